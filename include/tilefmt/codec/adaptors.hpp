@@ -1,0 +1,144 @@
+// tilefmt — field adaptors: what a plain C++ member type cannot say about its
+// bytes. Each adaptor is a small aggregate holding the value, so a format
+// struct stays an aggregate that Boost.PFR can walk, and each has exactly one
+// codec specialization (codec/traits.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace tilefmt::codec {
+
+// Adaptors stay aggregates without base classes so that a format struct can
+// be brace-initialised field by field (`{.fill_value = {bytes}}`).
+#define TILEFMT_CODEC_VALUE_ACCESS(T)                                          \
+  constexpr T& operator*() noexcept { return value; }                          \
+  constexpr const T& operator*() const noexcept { return value; }              \
+  constexpr T* operator->() noexcept { return &value; }                        \
+  constexpr const T* operator->() const noexcept { return &value; }
+#define TILEFMT_CODEC_CONTAINER_ACCESS                                         \
+  auto size() const noexcept { return value.size(); }                          \
+  bool empty() const noexcept { return value.empty(); }                        \
+  decltype(auto) operator[](std::size_t i) { return value[i]; }                \
+  decltype(auto) operator[](std::size_t i) const { return value[i]; }          \
+  auto begin() { return value.begin(); }                                       \
+  auto end() { return value.end(); }                                           \
+  auto begin() const { return value.begin(); }                                 \
+  auto end() const { return value.end(); }
+
+/// A container preceded by its element count, stored as `Count`
+/// (`counted<std::uint32_t, std::string>` is a u32 length then the bytes).
+template <class Count, class Container>
+struct counted {
+  static_assert(std::is_integral_v<Count> && std::is_unsigned_v<Count>,
+                "counted<Count, C>: Count must be an unsigned integer type (the width of the stored count)");
+  using count_type = Count;
+  using container_type = Container;
+  Container value{};
+
+  TILEFMT_CODEC_CONTAINER_ACCESS
+  friend bool operator==(const counted&, const counted&) = default;
+};
+
+/// The element count of field `Field` of the same struct, stored here rather
+/// than next to its elements. On encode it is taken from the container, so
+/// the two cannot disagree; after decode `value` holds what was read.
+template <std::size_t Field, class Count>
+struct count_of {
+  static_assert(std::is_integral_v<Count> && std::is_unsigned_v<Count>,
+                "count_of<Field, Count>: Count must be an unsigned integer type");
+  static constexpr std::size_t field = Field;
+  using count_type = Count;
+  Count value{};
+  friend bool operator==(const count_of&, const count_of&) = default;
+};
+
+/// The format version for the rest of the enclosing struct (and the structs
+/// nested in it) is the value of this field.
+template <class T>
+struct version_field {
+  static_assert(std::is_integral_v<T>, "version_field<T>: T must be an integer type");
+  T value{};
+  TILEFMT_CODEC_VALUE_ACCESS(T)
+  constexpr operator T() const noexcept { return value; }
+  friend bool operator==(const version_field&, const version_field&) = default;
+};
+
+/// Present only when the format version is >= `Version`.
+template <std::uint32_t Version, class T>
+struct since {
+  static constexpr std::uint32_t version = Version;
+  using value_type = T;
+  T value{};
+  TILEFMT_CODEC_VALUE_ACCESS(T)
+  friend bool operator==(const since&, const since&) = default;
+};
+
+/// Present only when the format version is < `Version`.
+template <std::uint32_t Version, class T>
+struct until {
+  static constexpr std::uint32_t version = Version;
+  using value_type = T;
+  T value{};
+  TILEFMT_CODEC_VALUE_ACCESS(T)
+  friend bool operator==(const until&, const until&) = default;
+};
+
+/// Present only when `Pred{}(parent, ctx)` (or `Pred{}(parent)`) is true;
+/// `parent` is the enclosing struct with the earlier fields already decoded.
+template <class Pred, class T>
+struct when {
+  using predicate = Pred;
+  using value_type = T;
+  T value{};
+  TILEFMT_CODEC_VALUE_ACCESS(T)
+  friend bool operator==(const when&, const when&) = default;
+};
+
+/// Predicate for `when<>`: field `Field` of the parent equals `Value`.
+template <std::size_t Field, auto Value>
+struct field_equals {
+  static constexpr std::size_t field = Field;
+  static constexpr auto value = Value;
+};
+
+/// A container whose element count is not stored: `Len{}(parent, ctx)` (or
+/// `Len{}(parent)`) computes it from earlier fields or from the caller's
+/// context (`ctx`).
+template <class Len, class Container>
+struct sized {
+  using length = Len;
+  using container_type = Container;
+  Container value{};
+  TILEFMT_CODEC_CONTAINER_ACCESS
+  friend bool operator==(const sized&, const sized&) = default;
+};
+
+/// A value preceded by the number of bytes its encoding takes, stored as
+/// `Length` (a length-prefixed record: the value must use exactly those bytes).
+template <class Length, class T>
+struct framed {
+  static_assert(std::is_integral_v<Length> && std::is_unsigned_v<Length>,
+                "framed<Length, T>: Length must be an unsigned integer type");
+  using length_type = Length;
+  using value_type = T;
+  T value{};
+  TILEFMT_CODEC_VALUE_ACCESS(T)
+  friend bool operator==(const framed&, const framed&) = default;
+};
+
+/// Everything up to the end of the buffer (the enclosing region).
+template <class Container>
+struct rest {
+  using container_type = Container;
+  Container value{};
+  TILEFMT_CODEC_CONTAINER_ACCESS
+  friend bool operator==(const rest&, const rest&) = default;
+};
+
+#undef TILEFMT_CODEC_VALUE_ACCESS
+#undef TILEFMT_CODEC_CONTAINER_ACCESS
+
+} // namespace tilefmt::codec

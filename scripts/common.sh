@@ -1,0 +1,42 @@
+# Shared by scripts/*.sh: install what the build needs on Debian 12 and
+# configure build directories. Safe to run again.
+set -euo pipefail
+
+TILEFMT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$TILEFMT_ROOT"
+
+say() { printf '\n== %s\n' "$*"; }
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+DEB_PACKAGES=(meson ninja-build pkg-config g++ clang libclang-rt-14-dev
+  libboost1.81-dev libxsimd-dev libzstd-dev liblz4-dev zlib1g-dev libbz2-dev
+  libsodium-dev libmd-dev doctest-dev libbenchmark-dev python3 python3-venv)
+
+install_packages() {
+  local missing=()
+  for p in "${DEB_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    say "Debian packages: all present"
+    return
+  fi
+  say "Installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# configure DIR [meson args...]: set up or reconfigure a build directory.
+configure() {
+  local dir="$1"; shift
+  if [ -f "$dir/build.ninja" ]; then
+    meson configure "$dir" "$@" >/dev/null
+  else
+    meson setup "$dir" "$@" >/dev/null
+  fi
+}
+
+jobs() { nproc 2>/dev/null || echo 2; }

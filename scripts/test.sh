@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Builds and runs the whole test suite: with g++, with clang++, and with g++
+# under AddressSanitizer + UndefinedBehaviorSanitizer, plus the interop suite
+# against TileDB-Py. Ends with "N passed, M failed"; exits non-zero on any
+# failure. Safe to run again.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+install_packages
+
+INTEROP_DIR="$TILEFMT_ROOT/build/interop"
+interop_status=0
+if [ -x scripts/interop.sh ]; then
+  say "Interop corpus (TileDB-Py)"
+  set +e
+  scripts/interop.sh "$INTEROP_DIR"
+  interop_status=$?
+  set -e
+  if [ $interop_status -ne 0 ] && [ $interop_status -ne 77 ]; then
+    echo "interop: corpus generation failed (exit $interop_status)"
+  fi
+fi
+export TILEFMT_INTEROP_MANIFEST="$INTEROP_DIR/corpus/manifest.json"
+
+declare -a RESULTS=()
+run_suite() {
+  local name="$1" dir="$2"; shift 2
+  say "Build: $name ($dir)"
+  configure "$dir" "$@"
+  ninja -C "$dir" -j "$(jobs)"
+  say "Test: $name"
+  set +e
+  meson test -C "$dir" --num-processes "$(jobs)" --print-errorlogs
+  set -e
+  RESULTS+=("$dir")
+}
+
+
+run_suite "g++ release" build/gcc -Dbuildtype=release -Dbench=true
+CXX=clang++ run_suite "clang++" build/clang -Dbuildtype=debugoptimized -Db_ndebug=false -Dbench=false
+export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+run_suite "g++ ASan+UBSan" build/asan -Dbuildtype=debugoptimized -Db_sanitize=address,undefined \
+  -Db_lundef=false -Dbench=false -Dcpp_args=-fno-sanitize-recover=undefined
+
+say "Summary"
+python3 - "$interop_status" "${RESULTS[@]}" <<'PY'
+import json, sys
+interop_status = int(sys.argv[1])
+passed = failed = skipped = 0
+for d in sys.argv[2:]:
+    p = f"{d}/meson-logs/testlog.json"
+    try:
+        lines = open(p).read().splitlines()
+    except OSError:
+        print(f"{d}: no test log"); failed += 1; continue
+    for line in lines:
+        t = json.loads(line)
+        r = t["result"]
+        if r in ("OK", "EXPECTEDFAIL"): passed += 1
+        elif r == "SKIP": skipped += 1
+        else:
+            failed += 1
+            print(f"FAILED [{d}] {t['name']}: {r}")
+if interop_status not in (0, 77):
+    failed += 1
+    print("FAILED interop corpus generation")
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+sys.exit(1 if failed else 0)
+PY

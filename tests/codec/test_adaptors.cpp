@@ -1,0 +1,285 @@
+// Round trips of every field adaptor, alone and combined, on randomized
+// values; exact bytes for small hand-worked cases; every prefix of every
+// encoding rejected.
+#include "tilefmt/codec/adaptors.hpp"
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "../support/testing.hpp"
+
+using namespace tilefmt;
+using tilefmt::testing::bytes_of;
+using tilefmt::testing::check_every_prefix_throws;
+using tilefmt::testing::check_round_trip;
+
+namespace {
+
+struct Counted {
+  codec::counted<std::uint8_t, std::string> name;
+  codec::counted<std::uint16_t, std::vector<std::int32_t>> values;
+  codec::counted<std::uint64_t, std::vector<std::byte>> blob;
+  friend bool operator==(const Counted&, const Counted&) = default;
+};
+
+struct Linked {
+  codec::count_of<3, std::uint32_t> n_first;
+  codec::count_of<4, std::uint8_t> n_second;
+  std::uint16_t between;
+  std::vector<std::uint64_t> first;
+  std::vector<Counted> second;
+  friend bool operator==(const Linked& a, const Linked& b) {
+    return a.between == b.between && a.first == b.first && a.second == b.second;
+  }
+};
+
+struct Versioned {
+  codec::version_field<std::uint32_t> version;
+  std::int8_t always;
+  codec::since<3, std::uint16_t> from3;
+  codec::until<5, std::uint8_t> before5;
+  codec::since<7, codec::counted<std::uint32_t, std::string>> from7;
+  friend bool operator==(const Versioned& a, const Versioned& b) = default;
+};
+
+// Gates whose version comes from the caller.
+struct Gated {
+  std::uint8_t a;
+  codec::since<6, std::uint32_t> b;
+  friend bool operator==(const Gated&, const Gated&) = default;
+};
+struct VersionCtx {
+  std::uint32_t version;
+};
+
+struct Entry { // TileDB array metadata entry shape
+  codec::counted<std::uint32_t, std::string> key;
+  std::uint8_t del;
+  codec::when<codec::field_equals<1, 0>, std::uint8_t> type;
+  codec::when<codec::field_equals<1, 0>, codec::counted<std::uint32_t, std::vector<std::byte>>> value;
+  friend bool operator==(const Entry&, const Entry&) = default;
+};
+
+struct IsPositive {
+  bool operator()(const auto& parent) const { return parent.sign > 0; }
+};
+struct WithPredicate {
+  std::int8_t sign;
+  codec::when<IsPositive, double> magnitude;
+  friend bool operator==(const WithPredicate&, const WithPredicate&) = default;
+};
+
+enum class Width : std::uint8_t { one = 1, two = 2, four = 4 };
+struct ExtentBytes { // length from an earlier field
+  std::size_t operator()(const auto& parent) const { return static_cast<std::size_t>(parent.width); }
+};
+struct FromContext { // length from the caller's context
+  std::size_t operator()(const auto&, const auto& ctx) const { return ctx.num_fields; }
+};
+struct Sized {
+  Width width;
+  codec::sized<ExtentBytes, std::vector<std::byte>> extent;
+  codec::sized<FromContext, std::vector<std::uint64_t>> per_field;
+  friend bool operator==(const Sized&, const Sized&) = default;
+};
+struct FieldCtx {
+  std::size_t num_fields;
+};
+
+struct Inner {
+  std::uint16_t a;
+  std::array<std::uint8_t, 3> b;
+  friend bool operator==(const Inner&, const Inner&) = default;
+};
+struct Framed {
+  codec::framed<std::uint32_t, Counted> body;
+  codec::framed<std::uint8_t, Inner> fixed;
+  friend bool operator==(const Framed&, const Framed&) = default;
+};
+
+struct Rest {
+  std::uint32_t header;
+  codec::rest<std::vector<std::uint16_t>> tail;
+  friend bool operator==(const Rest&, const Rest&) = default;
+};
+struct RestRecords {
+  std::uint8_t header;
+  codec::rest<std::vector<Counted>> tail;
+  friend bool operator==(const RestRecords&, const RestRecords&) = default;
+};
+
+// Everything at once, nested.
+struct Combined {
+  codec::version_field<std::uint16_t> version;
+  codec::counted<std::uint32_t, std::vector<Versioned>> inner_versions; // each sets its own version
+  codec::since<2, Linked> linked;
+  codec::counted<std::uint8_t, std::vector<Entry>> entries;
+  codec::since<3, codec::counted<std::uint16_t, std::vector<std::array<Inner, 2>>>> arrays;
+  friend bool operator==(const Combined&, const Combined&) = default;
+};
+
+Counted random_counted(tilefmt::testing::rng& r) {
+  Counted c;
+  c.name.value = r.text(40);
+  c.values.value = r.values<std::int32_t>(r.below(20));
+  c.blob.value = r.values<std::byte>(r.below(33));
+  return c;
+}
+
+} // namespace
+
+TEST_CASE("counted: exact bytes") {
+  Counted c{{"ab"}, {{-1, 2}}, {{std::byte{9}}}};
+  auto b = check_round_trip(c);
+  CHECK(b == bytes_of({2, 'a', 'b', 2, 0, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 9}));
+  check_every_prefix_throws<Counted>(b);
+}
+
+TEST_CASE("counted: randomized round trips") {
+  tilefmt::testing::rng r;
+  for (int i = 0; i < 200; ++i) check_round_trip(random_counted(r));
+}
+
+TEST_CASE("counted: a count that does not fit its width is an encode error") {
+  Counted c;
+  c.name.value = std::string(256, 'x');
+  CHECK_THROWS_AS(codec::encode(c), std::length_error);
+}
+
+TEST_CASE("count_of: counts stored apart are derived on encode") {
+  Linked l;
+  l.between = 0xabcd;
+  l.first = {1, 2, 3};
+  l.second = {Counted{{"z"}, {}, {}}};
+  l.n_first.value = 99; // ignored: the container decides
+  auto b = check_round_trip(l);
+  CHECK(b.size() == 4 + 1 + 2 + 24 + (1 + 1 + 2 + 8));
+  CHECK(b[0] == std::byte{3});
+  CHECK(b[4] == std::byte{1});
+  auto back = codec::decode<Linked>(b);
+  CHECK(back.n_first.value == 3);
+  CHECK(back.n_second.value == 1);
+  check_every_prefix_throws<Linked>(b);
+
+  tilefmt::testing::rng r;
+  for (int i = 0; i < 100; ++i) {
+    Linked x;
+    x.between = r.next<std::uint16_t>();
+    x.first = r.values<std::uint64_t>(r.below(50));
+    for (std::size_t k = r.below(5); k > 0; --k) x.second.push_back(random_counted(r));
+    check_round_trip(x);
+  }
+}
+
+TEST_CASE("version gates: from a version_field") {
+  for (std::uint32_t v : {1u, 3u, 4u, 5u, 6u, 7u, 23u}) {
+    CAPTURE(v);
+    Versioned x{{v}, -3, {0x1234}, {7}, {{"seven"}}};
+    if (v < 3) x.from3.value = 0;
+    if (v >= 5) x.before5.value = 0;
+    if (v < 7) x.from7.value.value.clear();
+    auto b = check_round_trip(x);
+    std::size_t expect = 4 + 1 + (v >= 3 ? 2 : 0) + (v < 5 ? 1 : 0) + (v >= 7 ? 4 + 5 : 0);
+    CHECK(b.size() == expect);
+    check_every_prefix_throws<Versioned>(b);
+  }
+}
+
+TEST_CASE("version gates: from the caller's context") {
+  Gated g{5, {77}};
+  auto b6 = check_round_trip(g, VersionCtx{6});
+  CHECK(b6 == bytes_of({5, 77, 0, 0, 0}));
+  auto b5 = codec::encode(g, VersionCtx{5});
+  CHECK(b5 == bytes_of({5}));
+  CHECK(codec::decode<Gated>(b5, VersionCtx{5}).b.value == 0);
+  // Bytes that carry the gated field but decoded as version 5: trailing bytes.
+  CHECK_THROWS_AS(codec::decode<Gated>(b6, VersionCtx{5}), format_error);
+}
+
+TEST_CASE("when: fields present only for a given value of an earlier field") {
+  Entry live{{"scale"}, 0, {3}, {{bytes_of({0, 0, 0, 0, 0, 0, 0xf0, 0x3f})}}};
+  auto b = check_round_trip(live);
+  CHECK(b.size() == 4 + 5 + 1 + 1 + 4 + 8);
+  check_every_prefix_throws<Entry>(b);
+
+  Entry deleted{{"gone"}, 1, {}, {}};
+  auto d = check_round_trip(deleted);
+  CHECK(d == bytes_of({4, 0, 0, 0, 'g', 'o', 'n', 'e', 1}));
+
+  WithPredicate p{1, {2.5}}, n{-1, {}};
+  CHECK(check_round_trip(p).size() == 9);
+  CHECK(check_round_trip(n).size() == 1);
+}
+
+TEST_CASE("sized: lengths from earlier fields and from the context") {
+  Sized s{Width::four, {bytes_of({1, 2, 3, 4})}, {{10, 20, 30}}};
+  auto b = check_round_trip(s, FieldCtx{3});
+  CHECK(b.size() == 1 + 4 + 24);
+  check_every_prefix_throws<Sized>(b, FieldCtx{3});
+  // A container that disagrees with its length function cannot be encoded.
+  Sized bad{Width::two, {bytes_of({1, 2, 3})}, {{1, 2, 3}}};
+  CHECK_THROWS_AS(codec::encode(bad, FieldCtx{3}), std::length_error);
+}
+
+TEST_CASE("framed: a length-prefixed record must use exactly its bytes") {
+  Framed f{{Counted{{"abc"}, {{1}}, {}}}, {Inner{7, {1, 2, 3}}}};
+  auto b = check_round_trip(f);
+  CHECK(b.size() == 4 + (1 + 3 + 2 + 4 + 8) + 1 + 5);
+  CHECK(b[0] == std::byte{18});
+  check_every_prefix_throws<Framed>(b);
+  auto longer = b;
+  longer[0] = std::byte{19}; // frame claims one byte more than the record uses
+  longer.insert(longer.begin() + 4 + 18, std::byte{0});
+  CHECK_THROWS_AS(codec::decode<Framed>(longer), format_error);
+}
+
+TEST_CASE("rest: the remainder of the buffer") {
+  Rest x{42, {{1, 2, 3}}};
+  auto b = check_round_trip(x);
+  CHECK(b.size() == 10);
+  auto odd = b;
+  odd.push_back(std::byte{0}); // not a whole uint16
+  CHECK_THROWS_AS(codec::decode<Rest>(odd), format_error);
+  check_round_trip(Rest{1, {}});
+
+  tilefmt::testing::rng r;
+  RestRecords rr{5, {}};
+  for (int i = 0; i < 4; ++i) rr.tail.value.push_back(random_counted(r));
+  check_round_trip(rr);
+}
+
+TEST_CASE("combined: nested, vectors of structs, versioned, conditional") {
+  tilefmt::testing::rng r;
+  for (int i = 0; i < 50; ++i) {
+    Combined c;
+    c.version.value = static_cast<std::uint16_t>(1 + r.below(4));
+    for (std::size_t k = r.below(4); k > 0; --k) {
+      std::uint32_t v = static_cast<std::uint32_t>(1 + r.below(10));
+      Versioned x{{v}, r.next<std::int8_t>(), {}, {}, {}};
+      if (v >= 3) x.from3.value = r.next<std::uint16_t>();
+      if (v < 5) x.before5.value = r.next<std::uint8_t>();
+      if (v >= 7) x.from7.value.value = r.text(10);
+      c.inner_versions.value.push_back(x);
+    }
+    if (c.version.value >= 2) {
+      c.linked.value.between = r.next<std::uint16_t>();
+      c.linked.value.first = r.values<std::uint64_t>(r.below(9));
+    }
+    for (std::size_t k = r.below(5); k > 0; --k) {
+      Entry e;
+      e.key.value = r.text(8);
+      e.del = r.below(2) ? 1 : 0;
+      if (e.del == 0) {
+        e.type.value = r.next<std::uint8_t>();
+        e.value.value.value = r.values<std::byte>(r.below(17));
+      }
+      c.entries.value.push_back(e);
+    }
+    if (c.version.value >= 3)
+      for (std::size_t k = r.below(3); k > 0; --k)
+        c.arrays.value.value.push_back({Inner{r.next<std::uint16_t>(), {1, 2, 3}}, Inner{}});
+    auto b = check_round_trip(c);
+    if (i < 10) check_every_prefix_throws<Combined>(b);
+  }
+}

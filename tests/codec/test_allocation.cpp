@@ -1,0 +1,77 @@
+// No allocation larger than the input can justify: the global allocator is
+// replaced in this test program to record the largest single request.
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "tilefmt/codec/codec.hpp"
+
+#include "../support/testing.hpp"
+
+namespace {
+std::atomic<std::size_t> largest{0};
+bool tracking = false;
+} // namespace
+
+void* operator new(std::size_t n) {
+  if (tracking) {
+    std::size_t prev = largest.load();
+    while (n > prev && !largest.compare_exchange_weak(prev, n)) {
+    }
+  }
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+using namespace tilefmt;
+using tilefmt::testing::bytes_of;
+
+namespace {
+struct Blob {
+  codec::counted<std::uint64_t, std::vector<std::byte>> bytes;
+};
+struct Part {
+  std::uint32_t a;
+  codec::counted<std::uint16_t, std::string> name; // variable size, at least 6 bytes
+};
+struct Parts {
+  codec::counted<std::uint64_t, std::vector<Part>> parts;
+};
+struct Words {
+  codec::count_of<1, std::uint64_t> n;
+  std::vector<std::uint32_t> words;
+};
+
+template <class T>
+std::size_t largest_allocation_decoding(const std::vector<std::byte>& b) {
+  largest = 0;
+  tracking = true;
+  try {
+    (void)codec::decode<T>(b);
+  } catch (const format_error&) {
+  }
+  tracking = false;
+  return largest.load();
+}
+} // namespace
+
+TEST_CASE("corrupt counts of 2^60 elements allocate nothing large") {
+  // count = 2^60, followed by 16 real bytes.
+  auto b = bytes_of({0, 0, 0, 0, 0, 0, 0, 0x10, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+  CHECK_THROWS_AS(codec::decode<Blob>(b), format_error);
+  CHECK_THROWS_AS(codec::decode<Parts>(b), format_error);
+  CHECK_THROWS_AS(codec::decode<Words>(b), format_error);
+  // Anything allocated is for the error message, never for elements.
+  CHECK(largest_allocation_decoding<Blob>(b) < 256);
+  CHECK(largest_allocation_decoding<Parts>(b) < 256);
+  CHECK(largest_allocation_decoding<Words>(b) < 256);
+}
+
+TEST_CASE("a plausible count allocates what the input holds") {
+  std::vector<std::byte> b(8 + 1000);
+  codec::store_le<std::uint64_t>(b.data(), 1000);
+  CHECK(largest_allocation_decoding<Blob>(b) >= 1000);
+  CHECK(codec::decode<Blob>(b).bytes.value.size() == 1000);
+}
