@@ -52,7 +52,9 @@ struct count_of {
   static constexpr std::size_t field = Field;
   using count_type = Count;
   Count value{};
-  friend bool operator==(const count_of&, const count_of&) = default;
+  // The count is derived from the container it counts, so two structs are
+  // equal when their containers are, whatever was last decoded here.
+  friend constexpr bool operator==(const count_of&, const count_of&) noexcept { return true; }
 };
 
 /// The format version for the rest of the enclosing struct (and the structs
