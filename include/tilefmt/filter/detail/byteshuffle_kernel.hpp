@@ -1,0 +1,155 @@
+// Byte shuffle (TileDB's BYTESHUFFLE filter, which calls c-blosc2's
+// blosc2_shuffle / blosc2_unshuffle on each part as one block).
+//
+// With S = type_size and N = n / S elements, byte j of element i moves to
+// out[j * N + i]: all first bytes, then all second bytes, and so on. The
+// n % S trailing bytes are copied unchanged after them. S = 1 is a copy.
+// Input and output must not overlap; neither needs any alignment.
+#ifndef TILEFMT_FILTER_DETAIL_BYTESHUFFLE_KERNEL_HPP
+#define TILEFMT_FILTER_DETAIL_BYTESHUFFLE_KERNEL_HPP
+
+#include <bit>
+#include <cstddef>
+
+#include "tilefmt/filter/detail/simd.hpp"
+
+namespace tilefmt::filter::detail {
+
+namespace byteshuffle_impl {
+
+// Elements [first, count) of the shuffle, one byte at a time.
+template <class Arch>
+inline void shuffle_range(const std::byte* in, std::size_t count, std::size_t type_size,
+                          std::byte* out, std::size_t first) noexcept {
+  for (std::size_t j = 0; j < type_size; ++j) {
+    std::byte* row = out + j * count;
+    for (std::size_t i = first; i < count; ++i) {
+      row[i] = in[i * type_size + j];
+    }
+  }
+}
+
+template <class Arch>
+inline void unshuffle_range(const std::byte* in, std::size_t count, std::size_t type_size,
+                            std::byte* out, std::size_t first) noexcept {
+  for (std::size_t i = first; i < count; ++i) {
+    for (std::size_t j = 0; j < type_size; ++j) {
+      out[i * type_size + j] = in[j * count + i];
+    }
+  }
+}
+
+// Each lane takes 16 consecutive elements (16 * S bytes, gathered from S
+// loads) and four interleave rounds turn them into 16 bytes of each row. The
+// lanes of one register hold consecutive groups of 16 elements, so each row
+// is stored with one full-width store. Returns the elements done.
+template <std::size_t S, class Arch>
+inline std::size_t shuffle_simd(const std::byte* in, std::size_t count, std::byte* out) noexcept {
+  constexpr std::size_t step = 16 * simd::lanes<Arch>;
+  std::size_t i = 0;
+  for (; i + step <= count; i += step) {
+    const auto rows = simd::rotate_left<4, Arch>(simd::load_lanes_each<S, Arch>(in + i * S, 16 * S));
+    for (std::size_t j = 0; j < S; ++j) {
+      simd::store(out + j * count + i, rows[j]);
+    }
+  }
+  return i;
+}
+
+template <std::size_t S, class Arch, std::size_t... J>
+inline std::array<simd::bytes<Arch>, S> load_rows(const std::byte* in, std::size_t count,
+                                                  std::size_t i, std::index_sequence<J...>) noexcept {
+  return {{simd::load<Arch>(in + J * count + i)...}};
+}
+
+// The inverse: one full register from each row, log2(S) rounds, and lane l of
+// register k holds bytes [16 k, 16 k + 16) of the l-th group of 16 elements.
+template <std::size_t S, class Arch>
+inline std::size_t unshuffle_simd(const std::byte* in, std::size_t count, std::byte* out) noexcept {
+  constexpr std::size_t step = 16 * simd::lanes<Arch>;
+  constexpr int rounds = std::countr_zero(S);
+  std::size_t i = 0;
+  for (; i + step <= count; i += step) {
+    const auto elems = simd::rotate_left<rounds, Arch>(load_rows<S, Arch>(in, count, i, std::make_index_sequence<S>{}));
+    for (std::size_t k = 0; k < S; ++k) {
+      simd::store_lanes(out + i * S + 16 * k, 16 * S, elems[k]);
+    }
+  }
+  return i;
+}
+
+}  // namespace byteshuffle_impl
+
+// Scalar reference.
+template <class Arch = void>
+inline void byteshuffle_scalar(const std::byte* in, std::size_t n, std::size_t type_size,
+                               std::byte* out) noexcept {
+  if (type_size <= 1) {
+    copy_bytes(out, in, n);
+    return;
+  }
+  const std::size_t count = n / type_size;
+  byteshuffle_impl::shuffle_range<Arch>(in, count, type_size, out, 0);
+  copy_bytes(out + count * type_size, in + count * type_size, n - count * type_size);
+}
+
+template <class Arch = void>
+inline void byteunshuffle_scalar(const std::byte* in, std::size_t n, std::size_t type_size,
+                                 std::byte* out) noexcept {
+  if (type_size <= 1) {
+    copy_bytes(out, in, n);
+    return;
+  }
+  const std::size_t count = n / type_size;
+  byteshuffle_impl::unshuffle_range<Arch>(in, count, type_size, out, 0);
+  copy_bytes(out + count * type_size, in + count * type_size, n - count * type_size);
+}
+
+// SIMD for type sizes 2, 4, 8 and 16; other sizes use the scalar loop.
+template <class Arch = default_arch>
+inline void byteshuffle(const std::byte* in, std::size_t n, std::size_t type_size,
+                        std::byte* out) noexcept {
+  if (type_size <= 1) {
+    copy_bytes(out, in, n);
+    return;
+  }
+  const std::size_t count = n / type_size;
+  std::size_t done = 0;
+  if constexpr (simd::accelerated<Arch>) {
+    switch (type_size) {
+      case 2: done = byteshuffle_impl::shuffle_simd<2, Arch>(in, count, out); break;
+      case 4: done = byteshuffle_impl::shuffle_simd<4, Arch>(in, count, out); break;
+      case 8: done = byteshuffle_impl::shuffle_simd<8, Arch>(in, count, out); break;
+      case 16: done = byteshuffle_impl::shuffle_simd<16, Arch>(in, count, out); break;
+      default: break;
+    }
+  }
+  byteshuffle_impl::shuffle_range<Arch>(in, count, type_size, out, done);
+  copy_bytes(out + count * type_size, in + count * type_size, n - count * type_size);
+}
+
+template <class Arch = default_arch>
+inline void byteunshuffle(const std::byte* in, std::size_t n, std::size_t type_size,
+                          std::byte* out) noexcept {
+  if (type_size <= 1) {
+    copy_bytes(out, in, n);
+    return;
+  }
+  const std::size_t count = n / type_size;
+  std::size_t done = 0;
+  if constexpr (simd::accelerated<Arch>) {
+    switch (type_size) {
+      case 2: done = byteshuffle_impl::unshuffle_simd<2, Arch>(in, count, out); break;
+      case 4: done = byteshuffle_impl::unshuffle_simd<4, Arch>(in, count, out); break;
+      case 8: done = byteshuffle_impl::unshuffle_simd<8, Arch>(in, count, out); break;
+      case 16: done = byteshuffle_impl::unshuffle_simd<16, Arch>(in, count, out); break;
+      default: break;
+    }
+  }
+  byteshuffle_impl::unshuffle_range<Arch>(in, count, type_size, out, done);
+  copy_bytes(out + count * type_size, in + count * type_size, n - count * type_size);
+}
+
+}  // namespace tilefmt::filter::detail
+
+#endif  // TILEFMT_FILTER_DETAIL_BYTESHUFFLE_KERNEL_HPP

@@ -1,0 +1,506 @@
+// Shared helpers for the filter kernels: little-endian scalar access and the
+// few data-movement operations xsimd 8 does not provide with one meaning on
+// every instruction set (lane-local interleaves and packs, per-lane loads and
+// stores, byte masks, whole-register element shifts).
+//
+// Every kernel is a function template over an xsimd architecture `Arch`
+// (default `default_arch`, the one the including file is compiled for). A
+// kernel uses SIMD code when `simd::accelerated<Arch>` holds, and otherwise
+// the scalar code written next to it.
+//
+// Instruction-set builds: a program may compile the same kernels for several
+// architectures in separate translation units (each with its own -m flags) and
+// choose one at run time. Inline functions that are not templates over `Arch`
+// are emitted by every such unit and the linker keeps one copy, possibly one
+// compiled for a wider instruction set than the CPU has. Everything a kernel
+// calls that could be compiled to vector instructions is therefore a template
+// over `Arch`; the scalar references take an `Arch` parameter (default `void`)
+// for the same reason.
+#ifndef TILEFMT_FILTER_DETAIL_SIMD_HPP
+#define TILEFMT_FILTER_DETAIL_SIMD_HPP
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+#include <xsimd/xsimd.hpp>
+
+namespace tilefmt::filter::detail {
+
+using default_arch = xsimd::default_arch;
+
+// ---------------------------------------------------------------------------
+// Scalar access. The on-disk format is little-endian whatever the host.
+
+template <class T>
+constexpr T byteswap_value(T v) noexcept {
+  static_assert(std::is_integral_v<T>);
+  using U = std::make_unsigned_t<T>;
+  U in = static_cast<U>(v);
+  U out = 0;
+  for (std::size_t i = 0; i < sizeof(T); ++i) {
+    out = static_cast<U>((out << 8) | (in & 0xFFu));
+    in = static_cast<U>(in >> 8);
+  }
+  return static_cast<T>(out);
+}
+
+template <class T>
+inline T load_le(const std::byte* p) noexcept {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::endian::native == std::endian::big) {
+    v = byteswap_value(v);
+  }
+  return v;
+}
+
+template <class T>
+inline void store_le(std::byte* p, T v) noexcept {
+  if constexpr (std::endian::native == std::endian::big) {
+    v = byteswap_value(v);
+  }
+  std::memcpy(p, &v, sizeof v);
+}
+
+// memcpy with a zero length may be given null pointers (empty spans).
+inline void copy_bytes(std::byte* dst, const std::byte* src, std::size_t n) noexcept {
+  if (n != 0) {
+    std::memcpy(dst, src, n);
+  }
+}
+
+// a + b and a - b in T with two's-complement wrap-around: the filters define
+// their arithmetic modulo 2^bits, and signed overflow must not be undefined.
+template <class T>
+constexpr T wrapping_add(T a, T b) noexcept {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+}
+
+template <class T>
+constexpr T wrapping_sub(T a, T b) noexcept {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
+}
+
+// Transposes the 8x8 bit matrix held in a 64-bit word (byte r = row r, bit c
+// = column c): bit c of byte r moves to bit r of byte c. Three rounds of
+// delta swaps (Hacker's Delight, 7-3). `Word` is std::uint64_t or an xsimd
+// batch of them, so the scalar and the vector kernels share one definition.
+template <class Word>
+inline Word transpose_bits_8x8(Word x) noexcept {
+  Word t = (x ^ (x >> 7)) & Word(0x00AA00AA00AA00AAull);
+  x = x ^ t ^ (t << 7);
+  t = (x ^ (x >> 14)) & Word(0x0000CCCC0000CCCCull);
+  x = x ^ t ^ (t << 14);
+  t = (x ^ (x >> 28)) & Word(0x00000000F0F0F0F0ull);
+  x = x ^ t ^ (t << 28);
+  return x;
+}
+
+namespace simd {
+
+template <class Arch>
+using bytes = xsimd::batch<std::uint8_t, Arch>;
+
+template <class T, class Arch>
+using batch = xsimd::batch<T, Arch>;
+
+// Families of instruction sets with one implementation of the operations
+// below. Each requires registers of the width it was written for, so an
+// xsimd release that reorders its architecture hierarchy cannot route a
+// 256-bit architecture into 128-bit code. Arch = void selects no family: the
+// kernels' scalar code.
+enum class family { none, sse2, avx2, avx512bw };
+
+template <class Arch, class Base, std::size_t Width>
+constexpr bool in_family() noexcept {
+  if constexpr (std::is_void_v<Arch>) {
+    return false;
+  } else if constexpr (!std::is_base_of_v<Base, Arch>) {
+    return false;
+  } else if constexpr (!Arch::supported()) {
+    return false;
+  } else {
+    return bytes<Arch>::size == Width;
+  }
+}
+
+template <class Arch>
+constexpr family family_of() noexcept {
+  if constexpr (std::endian::native != std::endian::little) {
+    return family::none;
+  }
+#if XSIMD_WITH_AVX512BW
+  else if constexpr (in_family<Arch, xsimd::avx512bw, 64>()) {
+    return family::avx512bw;
+  }
+#endif
+#if XSIMD_WITH_AVX2
+  else if constexpr (in_family<Arch, xsimd::avx2, 32>()) {
+    return family::avx2;
+  }
+#endif
+#if XSIMD_WITH_SSE2
+  else if constexpr (in_family<Arch, xsimd::sse2, 16>()) {
+    return family::sse2;
+  }
+#endif
+  else {
+    return family::none;
+  }
+}
+
+template <class Arch>
+inline constexpr family family_v = family_of<Arch>();
+
+// True when the SIMD kernels exist for Arch; otherwise kernels run their
+// scalar code (Arch = void, other CPUs, big-endian hosts, AVX without AVX2,
+// AVX-512 without BW).
+template <class Arch>
+inline constexpr bool accelerated = family_v<Arch> != family::none;
+
+// Register width in bytes and number of 16-byte lanes. x86 shuffles act on
+// each 16-byte lane separately; the kernels are written in terms of lanes.
+template <class Arch>
+inline constexpr std::size_t width = bytes<Arch>::size;
+
+template <class Arch>
+inline constexpr std::size_t lanes = width<Arch> / 16;
+
+template <class Arch, family = family_v<Arch>>
+struct ops;
+
+#if XSIMD_WITH_SSE2
+template <class Arch>
+struct ops<Arch, family::sse2> {
+  using reg = __m128i;
+
+  static reg load(const std::byte* p) noexcept {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  }
+  static void store(std::byte* p, reg v) noexcept {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
+  }
+  static reg load_lanes(const std::byte* p, std::size_t) noexcept { return load(p); }
+  static void store_lanes(std::byte* p, std::size_t, reg v) noexcept { store(p, v); }
+
+  template <std::size_t Unit>
+  static reg interleave_lo(reg a, reg b) noexcept {
+    if constexpr (Unit == 1) return _mm_unpacklo_epi8(a, b);
+    else if constexpr (Unit == 2) return _mm_unpacklo_epi16(a, b);
+    else if constexpr (Unit == 4) return _mm_unpacklo_epi32(a, b);
+    else return _mm_unpacklo_epi64(a, b);
+  }
+  template <std::size_t Unit>
+  static reg interleave_hi(reg a, reg b) noexcept {
+    if constexpr (Unit == 1) return _mm_unpackhi_epi8(a, b);
+    else if constexpr (Unit == 2) return _mm_unpackhi_epi16(a, b);
+    else if constexpr (Unit == 4) return _mm_unpackhi_epi32(a, b);
+    else return _mm_unpackhi_epi64(a, b);
+  }
+  // Saturating packs truncate exactly once each value is brought into the
+  // narrow type's range (masked for the unsigned pack, sign-extended from the
+  // low half for the signed one).
+  template <std::size_t Unit>
+  static reg pack_low_halves(reg a, reg b) noexcept {
+    if constexpr (Unit == 2) {
+      const reg m = _mm_set1_epi16(0xFF);
+      return _mm_packus_epi16(_mm_and_si128(a, m), _mm_and_si128(b, m));
+    } else if constexpr (Unit == 4) {
+      return _mm_packs_epi32(_mm_srai_epi32(_mm_slli_epi32(a, 16), 16),
+                             _mm_srai_epi32(_mm_slli_epi32(b, 16), 16));
+    } else {
+      return _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b),
+                                             _MM_SHUFFLE(2, 0, 2, 0)));
+    }
+  }
+  static std::uint64_t msb_mask(reg v) noexcept {
+    return static_cast<std::uint32_t>(_mm_movemask_epi8(v));
+  }
+  template <std::size_t Bytes>
+  static reg slide_up(reg v) noexcept {
+    return _mm_slli_si128(v, Bytes);
+  }
+  template <std::size_t Elem>
+  static reg broadcast_last(reg v) noexcept {
+    if constexpr (Elem == 8) return _mm_shuffle_epi32(v, 0xEE);
+    else if constexpr (Elem == 4) return _mm_shuffle_epi32(v, 0xFF);
+    else if constexpr (Elem == 2) return _mm_shuffle_epi32(_mm_shufflehi_epi16(v, 0xFF), 0xFF);
+    else return _mm_shuffle_epi32(_mm_shufflehi_epi16(_mm_unpackhi_epi8(v, v), 0xFF), 0xFF);
+  }
+};
+#endif
+
+#if XSIMD_WITH_AVX2
+template <class Arch>
+struct ops<Arch, family::avx2> {
+  using reg = __m256i;
+
+  static reg load(const std::byte* p) noexcept {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  }
+  static void store(std::byte* p, reg v) noexcept {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+  }
+  static reg load_lanes(const std::byte* p, std::size_t stride) noexcept {
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + stride));
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+  }
+  static void store_lanes(std::byte* p, std::size_t stride, reg v) noexcept {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(v));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + stride), _mm256_extracti128_si256(v, 1));
+  }
+
+  template <std::size_t Unit>
+  static reg interleave_lo(reg a, reg b) noexcept {
+    if constexpr (Unit == 1) return _mm256_unpacklo_epi8(a, b);
+    else if constexpr (Unit == 2) return _mm256_unpacklo_epi16(a, b);
+    else if constexpr (Unit == 4) return _mm256_unpacklo_epi32(a, b);
+    else return _mm256_unpacklo_epi64(a, b);
+  }
+  template <std::size_t Unit>
+  static reg interleave_hi(reg a, reg b) noexcept {
+    if constexpr (Unit == 1) return _mm256_unpackhi_epi8(a, b);
+    else if constexpr (Unit == 2) return _mm256_unpackhi_epi16(a, b);
+    else if constexpr (Unit == 4) return _mm256_unpackhi_epi32(a, b);
+    else return _mm256_unpackhi_epi64(a, b);
+  }
+  template <std::size_t Unit>
+  static reg pack_low_halves(reg a, reg b) noexcept {
+    if constexpr (Unit == 2) {
+      const reg m = _mm256_set1_epi16(0xFF);
+      return _mm256_packus_epi16(_mm256_and_si256(a, m), _mm256_and_si256(b, m));
+    } else if constexpr (Unit == 4) {
+      return _mm256_packs_epi32(_mm256_srai_epi32(_mm256_slli_epi32(a, 16), 16),
+                                _mm256_srai_epi32(_mm256_slli_epi32(b, 16), 16));
+    } else {
+      return _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b),
+                                                   _MM_SHUFFLE(2, 0, 2, 0)));
+    }
+  }
+  static std::uint64_t msb_mask(reg v) noexcept {
+    return static_cast<std::uint32_t>(_mm256_movemask_epi8(v));
+  }
+  template <std::size_t Bytes>
+  static reg slide_up(reg v) noexcept {
+    // `below` holds the low lane in the high lane's place, zeros under it;
+    // alignr then joins each lane with the one below it.
+    const reg below = _mm256_permute2x128_si256(v, v, 0x08);
+    if constexpr (Bytes < 16) return _mm256_alignr_epi8(v, below, 16 - Bytes);
+    else if constexpr (Bytes == 16) return below;
+    else return _mm256_slli_si256(below, Bytes - 16);
+  }
+  template <std::size_t Elem>
+  static reg broadcast_last(reg v) noexcept {
+    const __m128i hi = _mm256_extracti128_si256(v, 1);
+    if constexpr (Elem == 8) return _mm256_broadcastq_epi64(_mm_srli_si128(hi, 8));
+    else if constexpr (Elem == 4) return _mm256_broadcastd_epi32(_mm_srli_si128(hi, 12));
+    else if constexpr (Elem == 2) return _mm256_broadcastw_epi16(_mm_srli_si128(hi, 14));
+    else return _mm256_broadcastb_epi8(_mm_srli_si128(hi, 15));
+  }
+};
+#endif
+
+#if XSIMD_WITH_AVX512BW
+template <class Arch>
+struct ops<Arch, family::avx512bw> {
+  using reg = __m512i;
+
+  static reg load(const std::byte* p) noexcept { return _mm512_loadu_si512(p); }
+  static void store(std::byte* p, reg v) noexcept { _mm512_storeu_si512(p, v); }
+  static reg load_lanes(const std::byte* p, std::size_t stride) noexcept {
+    auto lane = [p, stride](std::size_t i) {
+      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i * stride));
+    };
+    reg v = _mm512_castsi128_si512(lane(0));
+    v = _mm512_inserti32x4(v, lane(1), 1);
+    v = _mm512_inserti32x4(v, lane(2), 2);
+    return _mm512_inserti32x4(v, lane(3), 3);
+  }
+  template <int Lane>
+  static __m128i lane(reg v) noexcept {
+    return _mm512_extracti32x4_epi32(v, Lane);
+  }
+  static void store_lanes(std::byte* p, std::size_t stride, reg v) noexcept {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), lane<0>(v));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + stride), lane<1>(v));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 2 * stride), lane<2>(v));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 3 * stride), lane<3>(v));
+  }
+
+  template <std::size_t Unit>
+  static reg interleave_lo(reg a, reg b) noexcept {
+    if constexpr (Unit == 1) return _mm512_unpacklo_epi8(a, b);
+    else if constexpr (Unit == 2) return _mm512_unpacklo_epi16(a, b);
+    else if constexpr (Unit == 4) return _mm512_unpacklo_epi32(a, b);
+    else return _mm512_unpacklo_epi64(a, b);
+  }
+  template <std::size_t Unit>
+  static reg interleave_hi(reg a, reg b) noexcept {
+    if constexpr (Unit == 1) return _mm512_unpackhi_epi8(a, b);
+    else if constexpr (Unit == 2) return _mm512_unpackhi_epi16(a, b);
+    else if constexpr (Unit == 4) return _mm512_unpackhi_epi32(a, b);
+    else return _mm512_unpackhi_epi64(a, b);
+  }
+  template <std::size_t Unit>
+  static reg pack_low_halves(reg a, reg b) noexcept {
+    if constexpr (Unit == 2) {
+      const reg m = _mm512_set1_epi16(0xFF);
+      return _mm512_packus_epi16(_mm512_and_si512(a, m), _mm512_and_si512(b, m));
+    } else if constexpr (Unit == 4) {
+      return _mm512_packs_epi32(_mm512_srai_epi32(_mm512_slli_epi32(a, 16), 16),
+                                _mm512_srai_epi32(_mm512_slli_epi32(b, 16), 16));
+    } else {
+      return _mm512_castps_si512(_mm512_shuffle_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b),
+                                                   _MM_SHUFFLE(2, 0, 2, 0)));
+    }
+  }
+  static std::uint64_t msb_mask(reg v) noexcept {
+    return static_cast<std::uint64_t>(_mm512_movepi8_mask(v));
+  }
+  template <std::size_t Bytes>
+  static reg slide_up(reg v) noexcept {
+    const reg zero = _mm512_setzero_si512();
+    if constexpr (Bytes % 4 == 0) {
+      return _mm512_alignr_epi32(v, zero, 16 - Bytes / 4);
+    } else {
+      static_assert(Bytes < 16);
+      const reg below = _mm512_alignr_epi64(v, zero, 6);  // lanes moved up one
+      return _mm512_alignr_epi8(v, below, 16 - Bytes);
+    }
+  }
+  template <std::size_t Elem>
+  static reg broadcast_last(reg v) noexcept {
+    const __m128i hi = lane<3>(v);
+    if constexpr (Elem == 8) return _mm512_broadcastq_epi64(_mm_srli_si128(hi, 8));
+    else if constexpr (Elem == 4) return _mm512_broadcastd_epi32(_mm_srli_si128(hi, 12));
+    else if constexpr (Elem == 2) return _mm512_broadcastw_epi16(_mm_srli_si128(hi, 14));
+    else return _mm512_broadcastb_epi8(_mm_srli_si128(hi, 15));
+  }
+};
+#endif
+
+// ---------------------------------------------------------------------------
+// The operations kernels use. Only meaningful when accelerated<Arch>.
+
+template <class To, class Arch, class From>
+inline batch<To, Arch> cast(const batch<From, Arch>& v) noexcept {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else {
+    return xsimd::bitwise_cast<batch<To, Arch>>(v);
+  }
+}
+
+template <class Arch>
+inline bytes<Arch> load(const std::byte* p) noexcept {
+  return ops<Arch>::load(p);
+}
+
+template <class T, class Arch>
+inline batch<T, Arch> load_as(const std::byte* p) noexcept {
+  return cast<T>(load<Arch>(p));
+}
+
+template <class Arch, class T>
+inline void store(std::byte* p, const batch<T, Arch>& v) noexcept {
+  ops<Arch>::store(p, cast<std::uint8_t>(v));
+}
+
+// Lane i of the result is the 16 bytes at p + i * stride.
+template <class Arch>
+inline bytes<Arch> load_lanes(const std::byte* p, std::size_t stride) noexcept {
+  return ops<Arch>::load_lanes(p, stride);
+}
+
+// Writes lane i of v to the 16 bytes at p + i * stride.
+template <class Arch, class T>
+inline void store_lanes(std::byte* p, std::size_t stride, const batch<T, Arch>& v) noexcept {
+  ops<Arch>::store_lanes(p, stride, cast<std::uint8_t>(v));
+}
+
+// Within each lane: the low halves of a and b interleaved in Unit-byte pieces
+// (a0 b0 a1 b1 ...); interleave_hi does the same with the high halves.
+template <std::size_t Unit, class Arch>
+inline bytes<Arch> interleave_lo(const bytes<Arch>& a, const bytes<Arch>& b) noexcept {
+  return ops<Arch>::template interleave_lo<Unit>(a, b);
+}
+
+template <std::size_t Unit, class Arch>
+inline bytes<Arch> interleave_hi(const bytes<Arch>& a, const bytes<Arch>& b) noexcept {
+  return ops<Arch>::template interleave_hi<Unit>(a, b);
+}
+
+// Within each lane: the low half of every Unit-byte element of a, then of b.
+template <std::size_t Unit, class Arch>
+inline bytes<Arch> pack_low_halves(const bytes<Arch>& a, const bytes<Arch>& b) noexcept {
+  return ops<Arch>::template pack_low_halves<Unit>(a, b);
+}
+
+// Bit i is the most significant bit of byte i.
+template <class Arch>
+inline std::uint64_t msb_mask(const bytes<Arch>& v) noexcept {
+  return ops<Arch>::msb_mask(v);
+}
+
+// Whole register moved up by Bytes (towards higher addresses), zeros below.
+template <std::size_t Bytes, class Arch>
+inline bytes<Arch> slide_up(const bytes<Arch>& v) noexcept {
+  static_assert(Bytes > 0 && Bytes < width<Arch>);
+  return ops<Arch>::template slide_up<Bytes>(v);
+}
+
+// The last Elem-byte element copied to every element.
+template <std::size_t Elem, class Arch>
+inline bytes<Arch> broadcast_last(const bytes<Arch>& v) noexcept {
+  return ops<Arch>::template broadcast_last<Elem>(v);
+}
+
+// Byte transposes as address rotations. Give byte (vector v, lane l, offset
+// o in the lane) of K = 2^k vectors the address bits [v | o] (k + 4 bits,
+// lane l kept aside). Interleaving vector i with vector i + K/2 into
+// new[2i] (low halves) and new[2i + 1] (high halves) rotates that address
+// left by one bit. Transposing an R x C byte matrix (C = 16 / R * K bytes per
+// row) is a rotation by log2(C) bits, so a byte shuffle of 16 elements of S
+// bytes is four rounds and its inverse log2(S) rounds, in every lane at once.
+template <class Arch, std::size_t K, std::size_t... I>
+inline std::array<bytes<Arch>, K> interleave_round(const std::array<bytes<Arch>, K>& v,
+                                                   std::index_sequence<I...>) noexcept {
+  constexpr std::size_t half = K / 2;
+  return {{(I % 2 == 0 ? interleave_lo<1, Arch>(v[I / 2], v[I / 2 + half])
+                       : interleave_hi<1, Arch>(v[I / 2], v[I / 2 + half]))...}};
+}
+
+template <std::size_t Rounds, class Arch, std::size_t K>
+inline std::array<bytes<Arch>, K> rotate_left(const std::array<bytes<Arch>, K>& v) noexcept {
+  static_assert(K >= 2 && std::has_single_bit(K));
+  if constexpr (Rounds == 0) {
+    return v;
+  } else {
+    return rotate_left<Rounds - 1, Arch, K>(interleave_round<Arch, K>(v, std::make_index_sequence<K>{}));
+  }
+}
+
+// v[i] = load_lanes(p + 16 i, stride)
+template <std::size_t K, class Arch, std::size_t... I>
+inline std::array<bytes<Arch>, K> load_lanes_each(const std::byte* p, std::size_t stride,
+                                                  std::index_sequence<I...>) noexcept {
+  return {{load_lanes<Arch>(p + 16 * I, stride)...}};
+}
+
+template <std::size_t K, class Arch>
+inline std::array<bytes<Arch>, K> load_lanes_each(const std::byte* p, std::size_t stride) noexcept {
+  return load_lanes_each<K, Arch>(p, stride, std::make_index_sequence<K>{});
+}
+
+}  // namespace simd
+}  // namespace tilefmt::filter::detail
+
+#endif  // TILEFMT_FILTER_DETAIL_SIMD_HPP

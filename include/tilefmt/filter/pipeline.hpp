@@ -1,0 +1,151 @@
+// tilefmt — a filter pipeline fixed at compile time.
+//
+//   using P = filter::pipeline<filter::positive_delta<>, filter::bit_width_reduction<>, filter::zstd<3>>;
+//   std::vector<std::byte> tile = P::encode<std::int64_t>(values);
+//   std::vector<std::int64_t> back = P::decode<std::int64_t>(tile);
+//   format::FilterPipeline desc = P::descriptor();   // what a schema stores
+//
+// The stages sit in a tuple: no virtual call per chunk. The bytes are those
+// TileDB writes for the same filters, chunk by chunk.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tilefmt/filter/chunking.hpp"
+#include "tilefmt/filter/detail/runner.hpp"
+#include "tilefmt/filter/stage.hpp"
+#include "tilefmt/format/datatype.hpp"
+#include "tilefmt/format/filter_pipeline.hpp"
+#include "tilefmt/format/tile.hpp"
+
+namespace tilefmt::filter {
+
+struct encode_options {
+  /// Chunking on: chunks of up to 64 KiB (stored as max_chunk_size 65536).
+  /// Off: the whole tile is one chunk (stored as 0).
+  bool chunking = true;
+  /// Format version the tile is written for (some filters differ by version).
+  std::uint32_t version = current_format_version;
+  /// Values per cell: chunks never split a cell.
+  std::uint32_t cell_val_num = 1;
+  /// The field's datatype, when it is not the one of the C++ type (dates...).
+  std::optional<format::Datatype> datatype{};
+};
+
+struct decode_options {
+  std::uint32_t version = current_format_version;
+  std::uint32_t cell_val_num = 1;
+  std::optional<format::Datatype> datatype{};
+  bool verify_checksums = true;
+  std::span<const std::uint8_t> encryption_key{};
+};
+
+namespace detail {
+
+template <class T>
+concept stage = requires(const T& s, forward_io& f, reverse_io& r, format::Datatype d) {
+  { T::filter_type } -> std::convertible_to<format::FilterType>;
+  { s.output_type(d) } -> std::same_as<format::Datatype>;
+  s.forward(f);
+  s.reverse(r);
+  { s.descriptor(std::uint32_t{}) } -> std::same_as<format::Filter>;
+};
+
+template <class... F>
+struct tuple_stages {
+  const std::tuple<F...>& stages;
+  static constexpr std::size_t size() noexcept { return sizeof...(F); }
+  template <class Fn>
+  void visit(std::size_t i, Fn&& fn) const {
+    visit_impl(i, fn, std::index_sequence_for<F...>{});
+  }
+
+private:
+  template <class Fn, std::size_t... I>
+  void visit_impl(std::size_t i, Fn& fn, std::index_sequence<I...>) const {
+    ((i == I ? (fn(std::get<I>(stages)), 0) : 0), ...);
+  }
+};
+
+template <class T>
+format::Datatype field_type(const std::optional<format::Datatype>& given) {
+  if (given) {
+    if (format::datatype_size(*given) != sizeof(T))
+      throw std::invalid_argument("tilefmt: datatype " + std::string(format::codec_enum_name(*given)) +
+                                  " does not have the size of the C++ value type");
+    return *given;
+  }
+  return format::datatype_of<T>();
+}
+
+} // namespace detail
+
+template <class... F>
+class pipeline {
+  static_assert((detail::stage<F> && ...),
+                "tilefmt::filter::pipeline<F...>: every F must be a filter stage (byteshuffle, zstd<>, ...)");
+
+public:
+  static constexpr std::size_t size = sizeof...(F);
+
+  /// The pipeline as a schema stores it.
+  static format::FilterPipeline descriptor(std::uint32_t version = current_format_version, bool chunking = true) {
+    format::FilterPipeline p;
+    p.max_chunk_size = chunking ? static_cast<std::uint32_t>(max_tile_chunk_size) : 0;
+    std::apply([&](const auto&... s) { (p.filters.value.push_back(s.descriptor(version)), ...); }, stages());
+    return p;
+  }
+
+  /// Filters `values` as one fixed-size tile.
+  template <class T>
+  static std::vector<std::byte> encode(std::span<const T> values, const encode_options& opt = {}) {
+    static_assert(std::is_trivially_copyable_v<T>, "tilefmt::filter::pipeline: values must be trivially copyable");
+    format::Datatype type = detail::field_type<T>(opt.datatype);
+    tile_context ctx{opt.version, sizeof(T) * opt.cell_val_num};
+    bytes_view raw = std::as_bytes(values);
+    detail::tuple_stages<F...> seq{stages()};
+    detail::runner run(seq);
+    run.set_input_type(type);
+    return detail::encode_tile(run, ctx, raw, fixed_chunks(raw.size(), ctx.cell_size, opt.chunking));
+  }
+  template <class T>
+  static std::vector<std::byte> encode(const std::vector<T>& values, const encode_options& opt = {}) {
+    return encode<T>(std::span<const T>(values), opt);
+  }
+
+  /// Decodes a tile this pipeline produced into `out` (exactly its size).
+  template <class T>
+  static void decode_into(bytes_view tile, std::span<T> out, const decode_options& opt = {}) {
+    auto view = codec::decode<format::TileView>(tile);
+    tile_context ctx{opt.version, sizeof(T) * opt.cell_val_num, opt.verify_checksums, opt.encryption_key};
+    detail::tuple_stages<F...> seq{stages()};
+    detail::runner run(seq);
+    run.set_input_type(detail::field_type<T>(opt.datatype));
+    detail::decode_tile(run, ctx, view, std::as_writable_bytes(out));
+  }
+
+  template <class T>
+  static std::vector<T> decode(bytes_view tile, const decode_options& opt = {}) {
+    auto view = codec::decode<format::TileView>(tile);
+    std::size_t n = detail::unfiltered_size(view);
+    if (n % sizeof(T) != 0)
+      throw format_error("tile holds " + std::to_string(n) + " bytes, not a whole number of values", 0);
+    std::vector<T> out(n / sizeof(T));
+    decode_into<T>(tile, std::span<T>(out), opt);
+    return out;
+  }
+
+private:
+  static const std::tuple<F...>& stages() {
+    static const std::tuple<F...> s{};
+    return s;
+  }
+};
+
+} // namespace tilefmt::filter

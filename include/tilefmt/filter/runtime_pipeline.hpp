@@ -1,0 +1,149 @@
+// tilefmt — a filter pipeline known only at run time, built from a
+// FilterPipeline read off disk. It holds the same stage types as pipeline<>
+// in a variant and runs them through the same chunk runner: one
+// implementation of every filter, two ways of choosing it.
+//
+//   filter::runtime_pipeline rp(attr.filters, attr.datatype, schema_version);
+//   std::vector<std::byte> cells = rp.decode(tile_bytes, {.cell_size = 4});
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "tilefmt/filter/bzip2.hpp"
+#include "tilefmt/filter/checksum_md5.hpp"
+#include "tilefmt/filter/checksum_sha256.hpp"
+#include "tilefmt/filter/chunking.hpp"
+#include "tilefmt/filter/detail/runner.hpp"
+#include "tilefmt/filter/gzip.hpp"
+#include "tilefmt/filter/lz4.hpp"
+#include "tilefmt/filter/none.hpp"
+#include "tilefmt/filter/stage.hpp"
+#include "tilefmt/filter/zstd.hpp"
+#include "tilefmt/format/filter_pipeline.hpp"
+#include "tilefmt/format/tile.hpp"
+
+namespace tilefmt::filter {
+
+/// Every filter stage a stored pipeline can name.
+using any_stage = std::variant<none, gzip<>, zstd<>, lz4<>, bzip2<>, checksum_md5, checksum_sha256>;
+
+/// A filter the stored pipeline names that this build cannot run.
+class unsupported_filter : public format_error {
+public:
+  using format_error::format_error;
+};
+
+namespace detail {
+
+template <class Variant, std::size_t I = 0>
+any_stage stage_from_filter(const format::Filter& f, std::uint32_t version) {
+  if constexpr (I == std::variant_size_v<Variant>) {
+    throw unsupported_filter("unsupported filter: " + std::string(format::codec_enum_name(f.type)), 0);
+  } else {
+    using S = std::variant_alternative_t<I, Variant>;
+    if (S::filter_type == f.type) return S::from_filter(f, version);
+    return stage_from_filter<Variant, I + 1>(f, version);
+  }
+}
+
+struct vector_stages {
+  const std::vector<any_stage>& stages;
+  std::size_t size() const noexcept { return stages.size(); }
+  template <class Fn>
+  void visit(std::size_t i, Fn&& fn) const {
+    std::visit(fn, stages[i]);
+  }
+};
+
+} // namespace detail
+
+class runtime_pipeline {
+public:
+  runtime_pipeline() = default;
+
+  /// `type` is the datatype entering the first filter (the field's type;
+  /// UINT64 for offsets, UINT8 for validity, CHAR for generic tiles);
+  /// `version` the format version of the object that stores the pipeline.
+  runtime_pipeline(const format::FilterPipeline& p, format::Datatype type, std::uint32_t version)
+      : chunking_(p.max_chunk_size != 0), type_(type), version_(version) {
+    stages_.reserve(p.filters.size());
+    for (std::size_t i = 0; i < p.filters.size(); ++i) {
+      try {
+        stages_.push_back(detail::stage_from_filter<any_stage>(p.filters[i], version));
+      } catch (format_error& e) {
+        e.prepend_field("filters[" + std::to_string(i) + "]");
+        throw;
+      }
+    }
+  }
+
+  /// Appends a stage that is not stored in the schema (TileDB appends the
+  /// encryption filter to the pipeline of every tile of an encrypted array).
+  void append(any_stage s) { stages_.push_back(std::move(s)); }
+
+  const std::vector<any_stage>& stages() const noexcept { return stages_; }
+  bool chunking() const noexcept { return chunking_; }
+  format::Datatype datatype() const noexcept { return type_; }
+  std::uint32_t version() const noexcept { return version_; }
+
+  /// The pipeline as it would be stored.
+  format::FilterPipeline descriptor() const {
+    format::FilterPipeline p;
+    p.max_chunk_size = chunking_ ? static_cast<std::uint32_t>(max_tile_chunk_size) : 0;
+    for (const auto& s : stages_) std::visit([&](const auto& st) { p.filters.value.push_back(st.descriptor(version_)); }, s);
+    return p;
+  }
+
+  tile_context context(std::size_t cell_size) const {
+    tile_context ctx;
+    ctx.version = version_;
+    ctx.cell_size = cell_size;
+    return ctx;
+  }
+
+  /// Decodes a parsed tile into `out`, which must be its unfiltered size.
+  void decode_into(const format::TileView& tile, std::span<std::byte> out, const tile_context& ctx) const {
+    detail::vector_stages seq{stages_};
+    detail::runner run(seq);
+    run.set_input_type(type_);
+    detail::decode_tile(run, ctx, tile, out);
+  }
+
+  /// Decodes serialized tile bytes (chunk count and chunks).
+  std::vector<std::byte> decode(bytes_view tile_bytes, const tile_context& ctx) const {
+    auto tile = codec::decode<format::TileView>(tile_bytes);
+    std::vector<std::byte> out(detail::unfiltered_size(tile));
+    decode_into(tile, out, ctx);
+    return out;
+  }
+
+  /// Filters one fixed-size tile (also offsets, validity, generic tiles).
+  std::vector<std::byte> encode(bytes_view data, const tile_context& ctx) const {
+    return encode_chunks(data, ctx, fixed_chunks(data.size(), ctx.cell_size, chunking_));
+  }
+
+  /// Filters one var-size data tile, chunked by its cells' offsets.
+  std::vector<std::byte> encode_var(bytes_view data, std::span<const std::uint64_t> offsets, const tile_context& ctx) const {
+    return encode_chunks(data, ctx, var_chunks(data.size(), offsets, format::datatype_size(type_), chunking_));
+  }
+
+private:
+  std::vector<std::byte> encode_chunks(bytes_view data, const tile_context& ctx,
+                                       const std::vector<chunk_range>& chunks) const {
+    detail::vector_stages seq{stages_};
+    detail::runner run(seq);
+    run.set_input_type(type_);
+    return detail::encode_tile(run, ctx, data, chunks);
+  }
+
+  std::vector<any_stage> stages_;
+  bool chunking_ = true;
+  format::Datatype type_ = format::Datatype::UINT8;
+  std::uint32_t version_ = current_format_version;
+};
+
+} // namespace tilefmt::filter

@@ -1,0 +1,144 @@
+// The pipeline engine: chunk framing, metadata stacking, compile-time and
+// runtime pipelines agreeing byte for byte, corrupt tiles rejected.
+#include "tilefmt/filter/pipeline.hpp"
+
+#include "tilefmt/filter/bzip2.hpp"
+#include "tilefmt/filter/checksum_md5.hpp"
+#include "tilefmt/filter/checksum_sha256.hpp"
+#include "tilefmt/filter/gzip.hpp"
+#include "tilefmt/filter/lz4.hpp"
+#include "tilefmt/filter/none.hpp"
+#include "tilefmt/filter/runtime_pipeline.hpp"
+#include "tilefmt/filter/zstd.hpp"
+
+#include "../support/testing.hpp"
+
+using namespace tilefmt;
+using tilefmt::testing::hex_bytes;
+
+namespace {
+template <class T>
+std::vector<T> smooth(std::size_t n) {
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<T>(i / 7 + (i % 3));
+  return v;
+}
+
+template <class P, class T>
+void check_both_ways(const std::vector<T>& values) {
+  auto tile = P::template encode<T>(values);
+  CHECK(P::template decode<T>(tile) == values);
+  // The runtime pipeline built from the descriptor decodes it and encodes
+  // the same bytes.
+  filter::runtime_pipeline rp(P::descriptor(), format::datatype_of<T>(), filter::current_format_version);
+  auto bytes = rp.decode(tile, rp.context(sizeof(T)));
+  REQUIRE(bytes.size() == values.size() * sizeof(T));
+  CHECK(std::memcmp(bytes.data(), values.data(), bytes.size()) == 0);
+  CHECK(rp.encode(std::as_bytes(std::span(values)), rp.context(sizeof(T))) == tile);
+}
+} // namespace
+
+TEST_CASE("empty pipeline: chunks with no metadata, data as is") {
+  std::vector<std::uint16_t> v{1, 2, 3};
+  auto tile = filter::pipeline<>::encode<std::uint16_t>(v);
+  CHECK(tile == hex_bytes("0100000000000000 06000000 06000000 00000000 010002000300"));
+  CHECK(filter::pipeline<>::decode<std::uint16_t>(tile) == v);
+  // An empty tile has no chunks.
+  CHECK(filter::pipeline<>::encode<std::uint16_t>(std::vector<std::uint16_t>{}) == hex_bytes("0000000000000000"));
+  CHECK(filter::pipeline<>::decode<std::uint16_t>(hex_bytes("0000000000000000")).empty());
+}
+
+TEST_CASE("chunking: a tile over 64 KiB has 64 KiB chunks; chunking off gives one") {
+  auto v = smooth<std::int32_t>(40000); // 160000 bytes
+  auto tile = filter::pipeline<filter::none>::encode<std::int32_t>(v);
+  auto view = codec::decode<format::TileView>(tile);
+  REQUIRE(view.chunks.size() == 3);
+  CHECK(view.chunks[0].original_length == 65536);
+  CHECK(view.chunks[2].original_length == 160000 - 2 * 65536);
+  auto one = filter::pipeline<filter::none>::encode<std::int32_t>(v, {.chunking = false});
+  CHECK(codec::decode<format::TileView>(one).chunks.size() == 1);
+  CHECK(filter::pipeline<filter::none>::descriptor(23, false).max_chunk_size == 0);
+}
+
+TEST_CASE("compressors round trip, alone and stacked") {
+  for (std::size_t n : {0u, 1u, 7u, 1000u, 16385u, 50000u}) {
+    CAPTURE(n);
+    auto v = smooth<std::int32_t>(n);
+    check_both_ways<filter::pipeline<filter::zstd<>>>(v);
+    check_both_ways<filter::pipeline<filter::zstd<19>>>(v);
+    check_both_ways<filter::pipeline<filter::lz4<>>>(v);
+    check_both_ways<filter::pipeline<filter::gzip<>>>(v);
+    check_both_ways<filter::pipeline<filter::gzip<9>>>(v);
+    check_both_ways<filter::pipeline<filter::bzip2<>>>(v);
+    check_both_ways<filter::pipeline<filter::checksum_md5, filter::zstd<>, filter::checksum_sha256>>(v);
+    check_both_ways<filter::pipeline<filter::gzip<1>, filter::lz4<>>>(v);
+  }
+}
+
+TEST_CASE("metadata stacking: checksum after compression keeps the compression header after its own") {
+  std::vector<std::uint8_t> v(100, 7);
+  using P = filter::pipeline<filter::zstd<>, filter::checksum_md5>;
+  auto tile = P::encode<std::uint8_t>(v);
+  auto view = codec::decode<format::TileView>(tile);
+  REQUIRE(view.chunks.size() == 1);
+  auto md = view.chunks[0].metadata.bytes();
+  // md5 header (8 + 2 x (8 + 16)) first: one metadata part (zstd's header), one data part.
+  auto ck = codec::decode_prefix<format::ChecksumMD5MD>(md);
+  CHECK(ck.first.metadata_checksums.size() == 1);
+  CHECK(ck.first.data_checksums.size() == 1);
+  CHECK(ck.first.metadata_checksums[0].length == 16);
+  auto zmd = codec::decode<format::CompressionMD>(md.subspan(ck.second));
+  CHECK(zmd.data_parts.size() == 1);
+  CHECK(zmd.data_parts[0].original_length == 100);
+  // Compression swallows the earlier metadata: md5 then zstd leaves one header.
+  using Q = filter::pipeline<filter::checksum_md5, filter::zstd<>>;
+  auto q = codec::decode<format::TileView>(Q::encode<std::uint8_t>(v));
+  auto qmd = codec::decode<format::CompressionMD>(q.chunks[0].metadata.bytes());
+  CHECK(qmd.metadata_parts.size() == 1);
+  CHECK(qmd.metadata_parts[0].original_length == 8 + 24);
+}
+
+TEST_CASE("checksum mismatch is a checksum_error; verification can be skipped") {
+  auto v = smooth<std::uint32_t>(1000);
+  using P = filter::pipeline<filter::checksum_sha256>;
+  auto tile = P::encode<std::uint32_t>(v);
+  tile[tile.size() - 10] ^= std::byte{1};
+  CHECK_THROWS_AS(P::decode<std::uint32_t>(tile), filter::checksum_error);
+  auto got = P::decode<std::uint32_t>(tile, {.verify_checksums = false});
+  CHECK(got.size() == v.size());
+  CHECK(got != v);
+}
+
+TEST_CASE("corrupt tiles: every truncation and many bit flips fail cleanly") {
+  auto v = smooth<std::int64_t>(3000);
+  using P = filter::pipeline<filter::checksum_md5, filter::lz4<>>;
+  auto tile = P::encode<std::int64_t>(v);
+  for (std::size_t n = 0; n < tile.size(); n += (n < 64 ? 1 : 97)) {
+    CAPTURE(n);
+    CHECK_THROWS(P::decode<std::int64_t>(std::span(tile).first(n)));
+  }
+  tilefmt::testing::rng r;
+  int rejected = 0;
+  for (int i = 0; i < 300; ++i) {
+    auto bad = tile;
+    bad[r.below(bad.size())] ^= static_cast<std::byte>(1u << r.below(8));
+    try {
+      auto out = P::decode<std::int64_t>(bad);
+      CHECK(out == v); // a flip that changes nothing observable (e.g. in a level byte) is fine
+    } catch (const format_error&) {
+      ++rejected;
+    }
+  }
+  CHECK(rejected > 250);
+}
+
+TEST_CASE("runtime pipeline: unknown filters are named") {
+  format::FilterPipeline p;
+  p.filters.value.push_back(format::Filter::make(format::FilterType::WEBP));
+  try {
+    filter::runtime_pipeline rp(p, format::Datatype::UINT8, 23);
+    FAIL("expected unsupported_filter");
+  } catch (const filter::unsupported_filter& e) {
+    CHECK(std::string(e.what()).find("unsupported filter: WEBP") != std::string::npos);
+  }
+}
