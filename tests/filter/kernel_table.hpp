@@ -24,6 +24,10 @@ struct bit_width_kernels {
   filter::detail::bit_width_stats<T> (*stats)(const std::byte* in, std::size_t count) noexcept;
   bool (*encode)(const std::byte* in, std::size_t count, T offset, unsigned bits, std::byte* out) noexcept;
   bool (*decode)(const std::byte* in, std::size_t count, T offset, unsigned bits, std::byte* out) noexcept;
+  std::size_t (*reduce_window)(const std::byte* in, std::size_t window_bytes, std::byte* out,
+                               filter::detail::bit_width_stats<T>& stats) noexcept;
+  bool (*restore_window)(const std::byte* in, std::size_t window_bytes, T offset, unsigned bits,
+                         std::byte* out) noexcept;
 };
 
 template <class T>

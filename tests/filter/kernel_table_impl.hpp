@@ -21,7 +21,8 @@ constexpr kernel_table make_kernel_table(const char* name) {
   }
   auto bw = []<class T>(T*) {
     return bit_width_kernels<T>{&d::bit_width_window_stats<T, Arch>, &d::bit_width_encode<T, Arch>,
-                                &d::bit_width_decode<T, Arch>};
+                                &d::bit_width_decode<T, Arch>, &d::bit_width_reduce_window<T, Arch>,
+                                &d::bit_width_restore_window<T, Arch>};
   };
   auto pd = []<class T>(T*) {
     return positive_delta_kernels<T>{&d::positive_delta_encode<T, Arch>, &d::positive_delta_decode<T, Arch>};

@@ -12,7 +12,8 @@ namespace {
 template <class T>
 constexpr bit_width_kernels<T> reference_bit_width() {
   namespace d = filter::detail;
-  return {&d::bit_width_window_stats_scalar<T>, &d::bit_width_encode_scalar<T>, &d::bit_width_decode_scalar<T>};
+  return {&d::bit_width_window_stats_scalar<T>, &d::bit_width_encode_scalar<T>, &d::bit_width_decode_scalar<T>,
+          &d::bit_width_reduce_window_scalar<T>, &d::bit_width_restore_window_scalar<T>};
 }
 
 template <class T>

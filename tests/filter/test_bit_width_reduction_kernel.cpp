@@ -1,5 +1,6 @@
 #include "tilefmt/filter/detail/bit_width_reduction_kernel.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -115,12 +116,13 @@ TEST_CASE("bit width reduction: decoding widens with T's signedness") {
 }
 
 // Values spanning exactly `spread` above a random base (wrapping in T), the
-// extremes at random positions; spread < 0: uniformly random values.
+// extremes at random positions; spread < 0 or beyond T: uniformly random
+// values.
 template <class T>
 std::vector<T> spread_values(std::size_t count, long double spread, std::mt19937_64& rng) {
   using U = std::make_unsigned_t<T>;
   std::vector<T> v(count);
-  if (spread < 0) {
+  if (spread < 0 || spread > static_cast<long double>(std::numeric_limits<U>::max())) {
     for (auto& x : v) x = static_cast<T>(rng());
     return v;
   }
@@ -181,6 +183,98 @@ void check_against_reference() {
       });
     }
   }
+}
+
+template <class T>
+std::size_t reduce_window(const bit_width_kernels<T>& k, const bytes& in, bytes& out, d::bit_width_stats<T>& s) {
+  const unaligned_buffer src(in);
+  unaligned_buffer dst(in.size());
+  const std::size_t written = k.reduce_window(src.data(), in.size(), dst.data(), s);
+  CHECK(dst.guard_intact());
+  out = dst.contents();
+  out.resize(std::min(written, out.size()));
+  return written;
+}
+
+template <class T>
+bytes restore_window(const bit_width_kernels<T>& k, const bytes& stored, std::size_t window_bytes, T offset,
+                     unsigned bits) {
+  const unaligned_buffer src(stored);
+  unaligned_buffer dst(window_bytes);
+  CHECK(k.restore_window(src.data(), window_bytes, offset, bits, dst.data()));
+  CHECK(dst.guard_intact());
+  return dst.contents();
+}
+
+TEST_CASE("bit width reduction: whole windows as TileDB writes them") {
+  auto check = [](const kernel_table& k) {
+    d::bit_width_stats<std::int32_t> s{};
+    bytes out;
+    // {1000, 1003, 1255}: reduced to int16
+    const bytes w1 = to_bytes<std::int32_t>({1000, 1003, 1255});
+    CHECK(reduce_window(bit_width<std::int32_t>(k), w1, out, s) == 6);
+    CHECK(hex(out) == "00 00 03 00 ff 00");
+    CHECK(s.value_offset() == 1000);
+    CHECK(s.bits == 16);
+    CHECK(restore_window(bit_width<std::int32_t>(k), out, 12, 1000, 16) == w1);
+    // 44 bytes of int64 (5 values and 4 bytes): the header gets the stats of
+    // the 5 values, the bytes are stored raw
+    bytes w2 = to_bytes<std::int64_t>({7, 8, 9, 10, 11});
+    for (int i = 0; i < 4; ++i) w2.push_back(std::byte{0xee});
+    d::bit_width_stats<std::int64_t> s64{};
+    CHECK(reduce_window(bit_width<std::int64_t>(k), w2, out, s64) == 44);
+    CHECK(out == w2);
+    CHECK(s64.value_offset() == 7);
+    CHECK(s64.bits == 8);
+    CHECK(restore_window(bit_width<std::int64_t>(k), w2, 44, std::int64_t{7}, 8) == w2);
+    // 2 bytes of int32: no whole value, an overflowed (empty) range, raw
+    const bytes w3 = from_hex("12 34");
+    CHECK(reduce_window(bit_width<std::int32_t>(k), w3, out, s) == 2);
+    CHECK(out == w3);
+    CHECK(s.overflow);
+    CHECK(s.bits == 32);
+  };
+  check(reference_kernels);
+  for_each_table(check);
+  CHECK(d::bit_width_stored_bytes<std::int32_t>(12, 16) == 6);
+  CHECK(d::bit_width_stored_bytes<std::int32_t>(12, 32) == 12);
+  CHECK(d::bit_width_stored_bytes<std::int64_t>(44, 8) == 44);
+}
+
+template <class T>
+void check_windows_against_reference() {
+  std::mt19937_64 rng(7 * sizeof(T) + std::is_signed_v<T>);
+  const auto& ref = bit_width<T>(reference_kernels);
+  for (std::size_t window_bytes : {std::size_t{0}, std::size_t{1}, sizeof(T) - 1, sizeof(T), 2 * sizeof(T) + 1,
+                                   std::size_t{255}, std::size_t{256}, std::size_t{258}, std::size_t{1024},
+                                   std::size_t{1027}, std::size_t{65536}}) {
+    for (long double spread : {0.0L, 100.0L, 300.0L, 70000.0L, -1.0L}) {
+      INFO(window_bytes, " bytes, spread ", static_cast<double>(spread));
+      bytes in = to_bytes(spread_values<T>(window_bytes / sizeof(T), spread, rng));
+      for (std::size_t t = in.size(); t < window_bytes; ++t) in.push_back(std::byte{0x5a});
+      d::bit_width_stats<T> s{};
+      bytes stored;
+      const std::size_t written = reduce_window(ref, in, stored, s);
+      CHECK(written == d::bit_width_stored_bytes<T>(window_bytes, s.bits));
+      REQUIRE(restore_window(ref, stored, window_bytes, s.value_offset(), s.bits) == in);
+      for_each_table([&](const kernel_table& k) {
+        d::bit_width_stats<T> got{};
+        bytes out;
+        CHECK(reduce_window(bit_width<T>(k), in, out, got) == written);
+        CHECK(got.bits == s.bits);
+        CHECK(got.overflow == s.overflow);
+        CHECK(got.value_offset() == s.value_offset());
+        CHECK(first_mismatch(out, stored) == no_mismatch);
+        CHECK(first_mismatch(restore_window(bit_width<T>(k), stored, window_bytes, s.value_offset(), s.bits), in) ==
+              no_mismatch);
+      });
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("bit width reduction: whole windows on every architecture match the reference", T, std::int16_t,
+                   std::uint16_t, std::int32_t, std::uint32_t, std::int64_t, std::uint64_t) {
+  check_windows_against_reference<T>();
 }
 
 TEST_CASE_TEMPLATE("bit width reduction: every architecture matches the reference", T, std::int16_t, std::uint16_t,

@@ -13,15 +13,27 @@
 #include <variant>
 #include <vector>
 
+#include "tilefmt/filter/bit_width_reduction.hpp"
+#include "tilefmt/filter/bitshuffle.hpp"
+#include "tilefmt/filter/byteshuffle.hpp"
 #include "tilefmt/filter/bzip2.hpp"
 #include "tilefmt/filter/checksum_md5.hpp"
 #include "tilefmt/filter/checksum_sha256.hpp"
 #include "tilefmt/filter/chunking.hpp"
+#include "tilefmt/filter/delta.hpp"
 #include "tilefmt/filter/detail/runner.hpp"
+#include "tilefmt/filter/dictionary.hpp"
+#include "tilefmt/filter/double_delta.hpp"
+#include "tilefmt/filter/encryption_aes256gcm.hpp"
+#include "tilefmt/filter/float_scale.hpp"
 #include "tilefmt/filter/gzip.hpp"
 #include "tilefmt/filter/lz4.hpp"
 #include "tilefmt/filter/none.hpp"
+#include "tilefmt/filter/positive_delta.hpp"
+#include "tilefmt/filter/rle.hpp"
 #include "tilefmt/filter/stage.hpp"
+#include "tilefmt/filter/webp.hpp"
+#include "tilefmt/filter/xor.hpp"
 #include "tilefmt/filter/zstd.hpp"
 #include "tilefmt/format/filter_pipeline.hpp"
 #include "tilefmt/format/tile.hpp"
@@ -29,13 +41,9 @@
 namespace tilefmt::filter {
 
 /// Every filter stage a stored pipeline can name.
-using any_stage = std::variant<none, gzip<>, zstd<>, lz4<>, bzip2<>, checksum_md5, checksum_sha256>;
-
-/// A filter the stored pipeline names that this build cannot run.
-class unsupported_filter : public format_error {
-public:
-  using format_error::format_error;
-};
+using any_stage = std::variant<none, gzip<>, zstd<>, lz4<>, bzip2<>, checksum_md5, checksum_sha256, byteshuffle,
+                               bitshuffle, bit_width_reduction<>, positive_delta<>, rle<>, double_delta<>, delta<>,
+                               dictionary<>, xor_filter, float_scale<>, webp<>, encryption_aes256gcm>;
 
 namespace detail {
 

@@ -57,6 +57,32 @@ struct tile_context {
   bool verify_checksums = true;
   /// AES-256-GCM key for encrypted tiles (32 bytes), or empty.
   std::span<const std::uint8_t> encryption_key{};
+
+  // RLE and DICTIONARY on var-size STRING_ASCII / STRING_UTF8 data tiles
+  // encode the cells and their offsets together (format_spec/filters/
+  // dictionary_encoding.md). Whether a tile is stored that way follows the
+  // v12/v13/v17 rule (`skip_offsets_filtering`, from rle.hpp or
+  // dictionary.hpp): from format version 12 for ASCII with RLE, 13 for
+  // ASCII with DICTIONARY, 17 for UTF8 with either. Such a var tile is one
+  // chunk (`use_tile_chunking`), and its offsets tile is stored as 8 zero
+  // bytes (no chunks): the reader gets the offsets back from the var tile.
+
+  /// Writing a var-size data tile: its cell offsets (one per cell, relative
+  /// to the tile, no trailing offset). Empty for every other tile.
+  std::span<const std::uint64_t> offsets{};
+  /// Reading a var-size data tile whose offsets tile was stored empty: the
+  /// RLE or DICTIONARY stage replaces the vector's contents with the cell
+  /// offsets it rebuilds. When the vector is not empty on entry, its size is
+  /// the number of cells the tile must hold (from the fragment metadata),
+  /// which bounds what a corrupt tile can make it allocate. Null for every
+  /// other tile.
+  std::vector<std::uint64_t>* rebuilt_offsets = nullptr;
+};
+
+/// A filter the stored pipeline names that this build cannot run.
+class unsupported_filter : public format_error {
+public:
+  using format_error::format_error;
 };
 
 /// Per-stage storage reused from chunk to chunk.

@@ -104,4 +104,65 @@ struct EncryptionMD {
   friend bool operator==(const EncryptionMD&, const EncryptionMD&) = default;
 };
 
+/// XOR, float scale and WebP: the length of each output part (float scale
+/// and WebP: the parts' lengths in input order, though their data is stored
+/// last part first).
+using XorMD = PartLengthsMD;
+using FloatScaleMD = PartLengthsMD;
+using WebpMD = PartLengthsMD;
+
+// Not metadata: the head of each part DELTA and DOUBLE_DELTA compress (the
+// values follow it in the part's data).
+
+/// DELTA (format_spec/filters/delta.md): then the first value and n - 1
+/// deltas, each as wide as the element type.
+struct DeltaHeader {
+  std::uint64_t num_values;
+  friend bool operator==(const DeltaHeader&, const DeltaHeader&) = default;
+};
+
+/// DOUBLE_DELTA (format_spec/filters/double_delta.md): then the first two
+/// values and a bit stream of (sign, |double delta|) pairs, or the raw
+/// values when `bitsize` >= 8 x element size - 1.
+struct DoubleDeltaHeader {
+  std::uint8_t bitsize;
+  std::uint64_t num_values;
+  friend bool operator==(const DoubleDeltaHeader&, const DoubleDeltaHeader&) = default;
+};
+
+/// RLE and DICTIONARY on var-size STRING_ASCII / STRING_UTF8 data tiles:
+/// what replaces the compression header (tiledb/sm/filter/
+/// compression_filter.cc, compress_var_string_coords).
+struct VarStringMD {
+  std::uint32_t num_metadata_parts; // always 0
+  std::uint32_t num_data_parts;     // always 1
+  std::uint32_t input_length;       // bytes of the var tile
+  std::uint32_t output_length;      // bytes of the encoded data
+  std::uint32_t offsets_length;     // bytes of the cell offsets: 8 per cell
+  friend bool operator==(const VarStringMD&, const VarStringMD&) = default;
+};
+
+/// RLE on var-size strings. The data: per run, the run length (big-endian,
+/// `run_length_width` bytes), the string's length (big-endian,
+/// `string_length_width` bytes) and its bytes.
+struct StringRLEMD {
+  VarStringMD strings;
+  std::uint8_t run_length_width;
+  std::uint8_t string_length_width;
+  friend bool operator==(const StringRLEMD&, const StringRLEMD&) = default;
+};
+
+/// DICTIONARY (format_spec/filters/dictionary_encoding.md, as the code
+/// writes it): the dictionary is the distinct strings in order of first
+/// appearance, each as its length (big-endian, `string_length_width` bytes)
+/// and its bytes, with no count. The data: one id per cell, big-endian,
+/// `id_width` bytes.
+struct DictionaryMD {
+  VarStringMD strings;
+  std::uint8_t id_width;
+  std::uint8_t string_length_width;
+  codec::counted<std::uint32_t, std::vector<std::byte>> dictionary;
+  friend bool operator==(const DictionaryMD&, const DictionaryMD&) = default;
+};
+
 } // namespace tilefmt::format

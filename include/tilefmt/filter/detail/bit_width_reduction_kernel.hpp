@@ -2,8 +2,8 @@
 // time. T is the filter's element type: int16, uint16, int32, uint32, int64
 // or uint64 (TileDB passes every other type through untouched).
 //
-// What TileDB does per window of `window_bytes` input bytes (the caller's
-// part; these kernels cover the arithmetic):
+// What TileDB does per window of `window_bytes` input bytes (the window
+// sizes and the metadata are the caller's part):
 //   - stats over the floor(window_bytes / sizeof(T)) whole elements
 //     (bit_width_window_stats), written to the metadata as the value offset
 //     and bit width;
@@ -12,7 +12,8 @@
 //   - otherwise each element is stored as (value - offset) in an integer of
 //     `bits` bits with T's signedness, little-endian (bit_width_encode), and
 //     read back by widening and adding the offset (bit_width_decode).
-// Input and output must not overlap; neither needs any alignment.
+// bit_width_reduce_window and bit_width_restore_window do all of it for one
+// window. Input and output must not overlap; neither needs any alignment.
 #ifndef TILEFMT_FILTER_DETAIL_BIT_WIDTH_REDUCTION_KERNEL_HPP
 #define TILEFMT_FILTER_DETAIL_BIT_WIDTH_REDUCTION_KERNEL_HPP
 
@@ -147,6 +148,18 @@ inline bit_width_stats<T> stats_from_range(T min, T max) noexcept {
   return {min, max, static_cast<std::uint8_t>(bits), false};
 }
 
+// Whether the instruction set has a min/max instruction for T. Without one,
+// xsimd builds min from <=, i.e. two compares; one compare and a select is
+// cheaper.
+template <class T, class Arch>
+constexpr bool has_native_min_max() noexcept {
+  using simd::family;
+  if constexpr (simd::family_v<Arch> == family::avx512bw) return true;
+  if constexpr (sizeof(T) == 8) return false;
+  if constexpr (simd::family_v<Arch> == family::avx2 || std::is_base_of_v<xsimd::sse4_1, Arch>) return true;
+  return std::is_same_v<T, std::int16_t>;
+}
+
 template <class T, class Arch>
 inline std::size_t min_max_simd(const std::byte* in, std::size_t count, T& min, T& max) noexcept {
   using B = simd::batch<T, Arch>;
@@ -157,8 +170,13 @@ inline std::size_t min_max_simd(const std::byte* in, std::size_t count, T& min, 
   B hi(std::numeric_limits<T>::lowest());
   for (; i + n <= count; i += n) {
     const B v = simd::load_as<T, Arch>(in + i * sizeof(T));
-    lo = xsimd::min(lo, v);
-    hi = xsimd::max(hi, v);
+    if constexpr (has_native_min_max<T, Arch>()) {
+      lo = xsimd::min(lo, v);
+      hi = xsimd::max(hi, v);
+    } else {
+      lo = xsimd::select(v < lo, v, lo);
+      hi = xsimd::select(hi < v, v, hi);
+    }
   }
   alignas(64) T lo_values[n];
   alignas(64) T hi_values[n];
@@ -171,50 +189,48 @@ inline std::size_t min_max_simd(const std::byte* in, std::size_t count, T& min, 
   return i;
 }
 
-// Lane-local narrowing of K registers of Unit-byte values to one register of
-// Unit / K-byte values, each a truncation (the low bytes).
-template <std::size_t Unit, class Arch, std::size_t K>
-inline simd::bytes<Arch> narrow(const std::array<simd::bytes<Arch>, K>& v) noexcept {
-  if constexpr (K == 1) {
-    return v[0];
-  } else {
-    std::array<simd::bytes<Arch>, K / 2> halves;
-    for (std::size_t k = 0; k < K / 2; ++k) {
-      halves[k] = simd::pack_low_halves<Unit, Arch>(v[2 * k], v[2 * k + 1]);
+// Lane-local narrowing of N registers of Unit-byte values, in place, to
+// v[0] of Unit / N-byte values, each a truncation (the low bytes).
+template <std::size_t Unit, std::size_t N, class Arch, std::size_t K>
+inline void narrow(std::array<simd::bytes<Arch>, K>& v) noexcept {
+  if constexpr (N > 1) {
+    for (std::size_t k = 0; k < N / 2; ++k) {
+      v[k] = simd::pack_low_halves<Unit, Arch>(v[2 * k], v[2 * k + 1]);
     }
-    return narrow<Unit / 2, Arch, K / 2>(halves);
+    narrow<Unit / 2, N / 2, Arch, K>(v);
+  }
+}
+
+// The sign of every Unit-byte value, as all-ones or all-zero Unit bytes.
+template <std::size_t Unit, class Arch>
+inline simd::bytes<Arch> sign_fill(const simd::bytes<Arch>& x) noexcept {
+  if constexpr (Unit == 1) {
+    using SB = simd::batch<std::int8_t, Arch>;
+    return simd::cast<std::uint8_t>(xsimd::select(simd::cast<std::int8_t>(x) < SB(0), SB(-1), SB(0)));
+  } else {
+    using S = std::conditional_t<Unit == 2, std::int16_t, std::int32_t>;
+    return simd::cast<std::uint8_t>(simd::cast<S>(x) >> (8 * Unit - 1));
   }
 }
 
 // Lane-local widening of one register of Unit-byte values (sign- or
-// zero-extended) into K registers; register k, lane l holds the k-th K-th of
+// zero-extended) into out[0, K); register k, lane l holds the k-th K-th of
 // lane l's values.
 template <std::size_t Unit, bool Signed, std::size_t K, class Arch>
-inline std::array<simd::bytes<Arch>, K> widen(const simd::bytes<Arch>& x) noexcept {
+inline void widen(const simd::bytes<Arch>& x, simd::bytes<Arch>* out) noexcept {
   if constexpr (K == 1) {
-    return {{x}};
+    out[0] = x;
   } else {
-    simd::bytes<Arch> ext(std::uint8_t{0});
-    if constexpr (Signed) {
-      using S = std::conditional_t<Unit == 1, std::int8_t, std::conditional_t<Unit == 2, std::int16_t, std::int32_t>>;
-      using SB = simd::batch<S, Arch>;
-      const SB s = simd::cast<S>(x);
-      ext = simd::cast<std::uint8_t>(xsimd::select(s < SB(S{0}), SB(S{-1}), SB(S{0})));
-    }
-    const auto lo = widen<2 * Unit, Signed, K / 2, Arch>(simd::interleave_lo<Unit, Arch>(x, ext));
-    const auto hi = widen<2 * Unit, Signed, K / 2, Arch>(simd::interleave_hi<Unit, Arch>(x, ext));
-    std::array<simd::bytes<Arch>, K> all;
-    for (std::size_t k = 0; k < K / 2; ++k) {
-      all[k] = lo[k];
-      all[K / 2 + k] = hi[k];
-    }
-    return all;
+    const simd::bytes<Arch> ext = Signed ? sign_fill<Unit, Arch>(x) : simd::bytes<Arch>(std::uint8_t{0});
+    widen<2 * Unit, Signed, K / 2, Arch>(simd::interleave_lo<Unit, Arch>(x, ext), out);
+    widen<2 * Unit, Signed, K / 2, Arch>(simd::interleave_hi<Unit, Arch>(x, ext), out + K / 2);
   }
 }
 
-// R = sizeof(T) / sizeof(U) registers in, one out. Register k's lane l is
-// loaded from input bytes [16 (R l + k), +16) so that each lane narrows a
-// contiguous run and the lanes of the result come out in order.
+// R = sizeof(T) / sizeof(U) registers in, one out. Register k's lane l
+// holds input unit R l + k (load_lane_groups), so that each lane narrows a
+// contiguous run and the lanes of the result come out in order; decoding
+// mirrors it.
 template <class T, class U, class Arch>
 inline std::size_t encode_simd(const std::byte* in, std::size_t count, T offset, std::byte* out) noexcept {
   constexpr std::size_t R = sizeof(T) / sizeof(U);
@@ -223,11 +239,12 @@ inline std::size_t encode_simd(const std::byte* in, std::size_t count, T offset,
   const B off(offset);
   std::size_t i = 0;
   for (; i + step <= count; i += step) {
-    auto v = simd::load_lanes_each<R, Arch>(in + i * sizeof(T), 16 * R);
+    auto v = simd::load_lane_groups<R, Arch>(in + i * sizeof(T));
     for (auto& x : v) {
       x = simd::cast<std::uint8_t>(simd::cast<T>(x) - off);
     }
-    simd::store(out + i * sizeof(U), narrow<sizeof(T), Arch, R>(v));
+    narrow<sizeof(T), R, Arch, R>(v);
+    simd::store(out + i * sizeof(U), v[0]);
   }
   return i;
 }
@@ -240,10 +257,12 @@ inline std::size_t decode_simd(const std::byte* in, std::size_t count, T offset,
   const B off(offset);
   std::size_t i = 0;
   for (; i + step <= count; i += step) {
-    const auto v = widen<sizeof(U), std::is_signed_v<U>, R, Arch>(simd::load<Arch>(in + i * sizeof(U)));
-    for (std::size_t k = 0; k < R; ++k) {
-      simd::store_lanes(out + i * sizeof(T) + 16 * k, 16 * R, simd::cast<T>(v[k]) + off);
+    std::array<simd::bytes<Arch>, R> v;
+    widen<sizeof(U), std::is_signed_v<U>, R, Arch>(simd::load<Arch>(in + i * sizeof(U)), v.data());
+    for (auto& x : v) {
+      x = simd::cast<std::uint8_t>(simd::cast<T>(x) + off);
     }
+    simd::store_lane_groups<R, Arch>(out + i * sizeof(T), v);
   }
   return i;
 }
@@ -367,6 +386,69 @@ inline bool bit_width_decode(const std::byte* in, std::size_t count, T offset, u
   return bit_width_impl::with_reduced_type<T>(bits, [&]<class U>() {
     return bit_width_impl::decode_as<T, U, Arch>(in, count, offset, out);
   });
+}
+
+// Bytes a window of `window_bytes` input bytes occupies once reduced to
+// `bits` (its raw size when TileDB stores it raw).
+template <bit_width_reducible T>
+constexpr std::size_t bit_width_stored_bytes(std::size_t window_bytes, unsigned bits) noexcept {
+  if (bits >= 8 * sizeof(T) || window_bytes % sizeof(T) != 0) return window_bytes;
+  return window_bytes / sizeof(T) * (bits / 8);
+}
+
+// One whole window as TileDB's filter writes it: `stats` receives what the
+// window header records (value_offset(), bits); returns the bytes written to
+// out (bit_width_stored_bytes). The stats come back through a reference:
+// returned by value, GCC assembles the struct through the stack with stores
+// narrower than the reloads, which stalls store forwarding once per window.
+template <bit_width_reducible T, class Arch = void>
+inline std::size_t bit_width_reduce_window_scalar(const std::byte* in, std::size_t window_bytes, std::byte* out,
+                                                  bit_width_stats<T>& stats) noexcept {
+  const std::size_t count = window_bytes / sizeof(T);
+  stats = bit_width_window_stats_scalar<T, Arch>(in, count);
+  if (stats.bits >= 8 * sizeof(T) || window_bytes % sizeof(T) != 0) {
+    copy_bytes(out, in, window_bytes);
+    return window_bytes;
+  }
+  bit_width_encode_scalar<T, Arch>(in, count, stats.value_offset(), stats.bits, out);
+  return count * (stats.bits / 8u);
+}
+
+template <bit_width_reducible T, class Arch = default_arch>
+inline std::size_t bit_width_reduce_window(const std::byte* in, std::size_t window_bytes, std::byte* out,
+                                           bit_width_stats<T>& stats) noexcept {
+  const std::size_t count = window_bytes / sizeof(T);
+  stats = bit_width_window_stats<T, Arch>(in, count);
+  if (stats.bits >= 8 * sizeof(T) || window_bytes % sizeof(T) != 0) {
+    copy_bytes(out, in, window_bytes);
+    return window_bytes;
+  }
+  bit_width_encode<T, Arch>(in, count, stats.value_offset(), stats.bits, out);
+  return count * (stats.bits / 8u);
+}
+
+// One whole window as TileDB's filter reads it, from its header (offset,
+// bits, window_bytes): reads bit_width_stored_bytes(window_bytes, bits) bytes
+// and writes window_bytes. Returns false, writing nothing, for a width TileDB
+// cannot have written.
+template <bit_width_reducible T, class Arch = void>
+inline bool bit_width_restore_window_scalar(const std::byte* in, std::size_t window_bytes, T offset, unsigned bits,
+                                            std::byte* out) noexcept {
+  if (bits >= 8 * sizeof(T) || window_bytes % sizeof(T) != 0) {
+    copy_bytes(out, in, window_bytes);
+    return true;
+  }
+  return bit_width_decode_scalar<T, Arch>(in, window_bytes / sizeof(T), offset, bits, out);
+}
+
+template <bit_width_reducible T, class Arch = default_arch>
+inline bool bit_width_restore_window(const std::byte* in, std::size_t window_bytes, T offset, unsigned bits,
+                                     std::byte* out) noexcept {
+  if (bits >= 8 * sizeof(T) || window_bytes % sizeof(T) != 0) {
+    copy_bytes(out, in, window_bytes);
+    return true;
+  }
+  return bit_width_decode<T, Arch>(in, window_bytes / sizeof(T), offset, bits, out);
 }
 
 }  // namespace tilefmt::filter::detail

@@ -83,14 +83,22 @@ inline void unshuffle_groups(const std::byte* in, std::size_t type_size, std::si
 
 // Forward, W = register width: per step, W elements are byte-transposed in
 // registers (as in byteshuffle) so that register j holds byte j of W
-// consecutive elements; a byte mask of the top bits of that register is W
-// consecutive bits of one row (W / 8 bytes, little-endian), and adding the
-// register to itself brings the next lower bit to the top. Returns the
-// 8-element groups done.
+// consecutive elements; the mask of bit b of its bytes is W consecutive
+// bits of row 8 j + b (W / 8 bytes, little-endian). Returns the 8-element
+// groups done.
+template <class Arch, std::size_t... B>
+inline void store_bit_rows(const simd::bytes<Arch>& plane, std::byte* row, std::size_t row_bytes,
+                           std::index_sequence<B...>) noexcept {
+  constexpr std::size_t mask_bytes = simd::width<Arch> / 8;
+  const std::uint64_t masks[] = {simd::bit_mask<B, Arch>(plane)...};
+  for (std::size_t b = 0; b < 8; ++b) {
+    std::memcpy(row + b * row_bytes, &masks[b], mask_bytes);
+  }
+}
+
 template <std::size_t S, class Arch>
 inline std::size_t shuffle_simd(const std::byte* in, std::size_t row_bytes, std::byte* out) noexcept {
   constexpr std::size_t step = simd::width<Arch>;  // elements per step
-  constexpr std::size_t mask_bytes = step / 8;
   const std::size_t count = row_bytes * 8;
   std::size_t i = 0;
   for (; i + step <= count; i += step) {
@@ -98,17 +106,46 @@ inline std::size_t shuffle_simd(const std::byte* in, std::size_t row_bytes, std:
     if constexpr (S == 1) {
       planes[0] = simd::load<Arch>(in + i);
     } else {
-      planes = simd::rotate_left<4, Arch>(simd::load_lanes_each<S, Arch>(in + i * S, 16 * S));
+      planes = simd::rotate_left<4, Arch>(simd::load_lane_groups<S, Arch>(in + i * S));
     }
     for (std::size_t j = 0; j < S; ++j) {
-      simd::bytes<Arch> x = planes[j];
-      std::byte* row = out + (8 * j + 7) * row_bytes + i / 8;
-      for (std::size_t b = 8; b-- > 0;) {
-        const std::uint64_t mask = simd::msb_mask<Arch>(x);
-        std::memcpy(row, &mask, mask_bytes);
-        row -= row_bytes;
-        x = x + x;
-      }
+      store_bit_rows<Arch>(planes[j], out + 8 * j * row_bytes + i / 8, row_bytes, std::make_index_sequence<8>{});
+    }
+  }
+  return i / 8;
+}
+
+// Inverse where a row mask can be spread back over bytes in one instruction
+// (AVX-512): per step of W elements, plane j is built from the 8 masks of
+// rows 8 j .. 8 j + 7, and the planes are byte-unshuffled into elements.
+template <class Arch, std::size_t... B>
+inline simd::bytes<Arch> gather_bit_rows(const std::byte* row, std::size_t row_bytes,
+                                         std::index_sequence<B...>) noexcept {
+  constexpr std::size_t mask_bytes = simd::width<Arch> / 8;
+  std::uint64_t masks[] = {((void)B, std::uint64_t{0})...};
+  for (std::size_t b = 0; b < 8; ++b) {
+    std::memcpy(&masks[b], row + b * row_bytes, mask_bytes);
+  }
+  simd::bytes<Arch> acc(std::uint8_t{0});
+  ((acc = simd::set_bit_where<B, Arch>(acc, masks[B])), ...);
+  return acc;
+}
+
+template <std::size_t S, class Arch>
+inline std::size_t unshuffle_masks_simd(const std::byte* in, std::size_t row_bytes, std::byte* out) noexcept {
+  constexpr std::size_t step = simd::width<Arch>;  // elements per step
+  constexpr int rounds = std::countr_zero(S);
+  const std::size_t count = row_bytes * 8;
+  std::size_t i = 0;
+  for (; i + step <= count; i += step) {
+    std::array<simd::bytes<Arch>, S> planes;
+    for (std::size_t j = 0; j < S; ++j) {
+      planes[j] = gather_bit_rows<Arch>(in + 8 * j * row_bytes + i / 8, row_bytes, std::make_index_sequence<8>{});
+    }
+    if constexpr (S == 1) {
+      simd::store(out + i, planes[0]);
+    } else {
+      simd::store_lane_groups<S, Arch>(out + i * S, simd::rotate_left<rounds, Arch>(planes));
     }
   }
   return i / 8;
@@ -120,7 +157,7 @@ inline std::array<simd::bytes<Arch>, K> load_strided(const std::byte* p, std::si
   return {{simd::load<Arch>(p + I * stride)...}};
 }
 
-// Inverse, per step of 8 W elements: for each byte position j, the 8 rows
+// Inverse elsewhere, per step of 8 W elements: for each byte position j, the 8 rows
 // give 8 registers of W bytes; three interleave rounds gather each 8-element
 // group's 8 row bytes into one 64-bit word, a bit transpose of that word
 // yields byte j of the group's 8 elements, and the result lands in plane j of
@@ -139,18 +176,17 @@ inline std::size_t unshuffle_simd(const std::byte* in, std::size_t row_bytes, st
           load_strided<8, Arch>(in + 8 * j * row_bytes + i / 8, row_bytes, std::make_index_sequence<8>{}));
       // Register k, lane l now holds the words of groups 16 l + 2 k and
       // 16 l + 2 k + 1, i.e. plane bytes [128 l + 16 k, 128 l + 16 k + 16).
-      std::byte* plane = S == 1 ? out + i : planes + j * step;
+      std::array<simd::bytes<Arch>, 8> words;
       for (std::size_t k = 0; k < 8; ++k) {
-        simd::store_lanes(plane + 16 * k, 128, transpose_bits_8x8(simd::cast<std::uint64_t>(rows[k])));
+        words[k] = simd::cast<std::uint8_t>(transpose_bits_8x8(simd::cast<std::uint64_t>(rows[k])));
       }
+      simd::store_lane_groups<8, Arch>(S == 1 ? out + i : planes + j * step, words);
     }
     if constexpr (S > 1) {
       for (std::size_t t = 0; t < step; t += W) {
-        const auto elems = simd::rotate_left<rounds, Arch>(
-            load_strided<S, Arch>(planes + t, step, std::make_index_sequence<S>{}));
-        for (std::size_t k = 0; k < S; ++k) {
-          simd::store_lanes(out + (i + t) * S + 16 * k, 16 * S, elems[k]);
-        }
+        simd::store_lane_groups<S, Arch>(
+            out + (i + t) * S,
+            simd::rotate_left<rounds, Arch>(load_strided<S, Arch>(planes + t, step, std::make_index_sequence<S>{})));
       }
     }
   }
@@ -245,7 +281,15 @@ inline void bitunshuffle_block(const std::byte* in, std::size_t n, std::size_t t
   const std::size_t shuffled = count - count % 8;
   const std::size_t row_bytes = shuffled / 8;
   std::size_t done = 0;
-  if constexpr (simd::accelerated<Arch>) {
+  if constexpr (simd::has_set_bit_where<Arch>) {
+    switch (type_size) {
+      case 1: done = bitshuffle_impl::unshuffle_masks_simd<1, Arch>(in, row_bytes, out); break;
+      case 2: done = bitshuffle_impl::unshuffle_masks_simd<2, Arch>(in, row_bytes, out); break;
+      case 4: done = bitshuffle_impl::unshuffle_masks_simd<4, Arch>(in, row_bytes, out); break;
+      case 8: done = bitshuffle_impl::unshuffle_masks_simd<8, Arch>(in, row_bytes, out); break;
+      default: break;
+    }
+  } else if constexpr (simd::accelerated<Arch>) {
     switch (type_size) {
       case 1: done = bitshuffle_impl::unshuffle_simd<1, Arch>(in, row_bytes, out); break;
       case 2: done = bitshuffle_impl::unshuffle_simd<2, Arch>(in, row_bytes, out); break;

@@ -39,16 +39,16 @@ inline void unshuffle_range(const std::byte* in, std::size_t count, std::size_t 
   }
 }
 
-// Each lane takes 16 consecutive elements (16 * S bytes, gathered from S
-// loads) and four interleave rounds turn them into 16 bytes of each row. The
-// lanes of one register hold consecutive groups of 16 elements, so each row
-// is stored with one full-width store. Returns the elements done.
+// Each lane takes 16 consecutive elements (16 * S bytes, one unit from each
+// of S registers) and four interleave rounds turn them into 16 bytes of each
+// row. The lanes of one register hold consecutive groups of 16 elements, so
+// each row is stored with one full-width store. Returns the elements done.
 template <std::size_t S, class Arch>
 inline std::size_t shuffle_simd(const std::byte* in, std::size_t count, std::byte* out) noexcept {
   constexpr std::size_t step = 16 * simd::lanes<Arch>;
   std::size_t i = 0;
   for (; i + step <= count; i += step) {
-    const auto rows = simd::rotate_left<4, Arch>(simd::load_lanes_each<S, Arch>(in + i * S, 16 * S));
+    const auto rows = simd::rotate_left<4, Arch>(simd::load_lane_groups<S, Arch>(in + i * S));
     for (std::size_t j = 0; j < S; ++j) {
       simd::store(out + j * count + i, rows[j]);
     }
@@ -70,10 +70,8 @@ inline std::size_t unshuffle_simd(const std::byte* in, std::size_t count, std::b
   constexpr int rounds = std::countr_zero(S);
   std::size_t i = 0;
   for (; i + step <= count; i += step) {
-    const auto elems = simd::rotate_left<rounds, Arch>(load_rows<S, Arch>(in, count, i, std::make_index_sequence<S>{}));
-    for (std::size_t k = 0; k < S; ++k) {
-      simd::store_lanes(out + i * S + 16 * k, 16 * S, elems[k]);
-    }
+    simd::store_lane_groups<S, Arch>(
+        out + i * S, simd::rotate_left<rounds, Arch>(load_rows<S, Arch>(in, count, i, std::make_index_sequence<S>{})));
   }
   return i;
 }

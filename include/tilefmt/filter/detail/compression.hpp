@@ -13,19 +13,24 @@
 
 namespace tilefmt::filter::detail {
 
-/// A compressor plugs in with
-///   static std::size_t bound(std::size_t n);
-///   static std::size_t compress(int level, bytes_view in, std::span<std::byte> out);
-///   static void decompress(bytes_view in, std::span<std::byte> out);   // fills `out` exactly or throws
+/// A compressor object (for codecs that need more than a level: the value
+/// width of RLE, the element type of DELTA and DOUBLE_DELTA) provides
+///   std::size_t bound(std::size_t n) const;            // most bytes compress(n bytes) writes
+///   std::size_t compress(bytes_view in, std::span<std::byte> out) const;
+///   void decompress(bytes_view in, std::span<std::byte> out) const;   // fills `out` exactly or throws
+/// and optionally
+///   std::size_t max_decompressed(std::size_t compressed) const;
+/// the most bytes a part of that compressed size can hold: declared
+/// lengths above it are rejected before anything is allocated.
 template <class Codec>
-void compress_forward(forward_io& io, int level) {
+void compress_forward_with(forward_io& io, const Codec& codec) {
   const part_list& md = io.in_metadata;
   const part_list& data = io.in_data;
   const std::size_t parts = md.size() + data.size();
 
   std::size_t bound = 0;
-  for (std::size_t i = 0; i < md.size(); ++i) bound += Codec::bound(md[i].size());
-  for (std::size_t i = 0; i < data.size(); ++i) bound += Codec::bound(data[i].size());
+  for (std::size_t i = 0; i < md.size(); ++i) bound += codec.bound(md[i].size());
+  for (std::size_t i = 0; i < data.size(); ++i) bound += codec.bound(data[i].size());
   auto out = scratch::sized(io.buf.data, bound);
 
   // Header: u32 md parts, u32 data parts, then (u32 original, u32 compressed) per part.
@@ -35,7 +40,7 @@ void compress_forward(forward_io& io, int level) {
   std::size_t at = 0, entry = 8;
   auto one = [&](bytes_view part) {
     if (part.size() > 0xffffffffu) throw std::length_error("tilefmt: part too large to compress");
-    std::size_t n = Codec::compress(level, part, out.subspan(at));
+    std::size_t n = codec.compress(part, out.subspan(at));
     codec::store_le<std::uint32_t>(header.data() + entry, static_cast<std::uint32_t>(part.size()));
     codec::store_le<std::uint32_t>(header.data() + entry + 4, static_cast<std::uint32_t>(n));
     entry += 8;
@@ -48,7 +53,7 @@ void compress_forward(forward_io& io, int level) {
 }
 
 template <class Codec>
-void compress_reverse(reverse_io& io, format::FilterType type) {
+void compress_reverse_with(reverse_io& io, format::FilterType type, const Codec& codec) {
   format::CompressionMD md;
   read_metadata(type, io.metadata, md);
   // What follows the header in the metadata region belongs to no one: the
@@ -60,19 +65,38 @@ void compress_reverse(reverse_io& io, format::FilterType type) {
   if (compressed_total != io.data.size())
     corrupt(type, "parts hold " + std::to_string(compressed_total) + " compressed bytes, the chunk has " +
                       std::to_string(io.data.size()));
+  // The first filter's output is the chunk: a different total is corrupt,
+  // and is caught before it is allocated.
+  if (!io.destination.empty() && data_total != io.destination.size())
+    corrupt(type, "parts decompress to " + std::to_string(data_total) + " bytes, the chunk has " +
+                      std::to_string(io.destination.size()));
+  if constexpr (requires { codec.max_decompressed(std::size_t{}); }) {
+    auto check = [&](const format::CompressedPartMD& p) {
+      if (p.original_length > codec.max_decompressed(p.compressed_length))
+        corrupt(type, "a part of " + std::to_string(p.compressed_length) + " compressed bytes cannot hold " +
+                          std::to_string(p.original_length));
+    };
+    for (const auto& p : md.metadata_parts) check(p);
+    for (const auto& p : md.data_parts) check(p);
+  }
 
   auto md_out = io.metadata_output(md_total);
   auto data_out = io.output(data_total);
   std::size_t in_at = 0, out_at = 0;
   for (const auto& p : md.metadata_parts) {
-    Codec::decompress(io.data.subspan(in_at, p.compressed_length), md_out.subspan(out_at, p.original_length));
+    try {
+      codec.decompress(io.data.subspan(in_at, p.compressed_length), md_out.subspan(out_at, p.original_length));
+    } catch (format_error& e) {
+      e.add_offset(in_at);
+      throw;
+    }
     in_at += p.compressed_length;
     out_at += p.original_length;
   }
   out_at = 0;
   for (const auto& p : md.data_parts) {
     try {
-      Codec::decompress(io.data.subspan(in_at, p.compressed_length), data_out.subspan(out_at, p.original_length));
+      codec.decompress(io.data.subspan(in_at, p.compressed_length), data_out.subspan(out_at, p.original_length));
     } catch (format_error& e) {
       e.add_offset(in_at);
       throw;
@@ -82,6 +106,28 @@ void compress_reverse(reverse_io& io, format::FilterType type) {
   }
   io.out_metadata = md_out;
   io.out_data = data_out;
+}
+
+/// A compressor whose functions are static and take only a level:
+///   static std::size_t bound(std::size_t n);
+///   static std::size_t compress(int level, bytes_view in, std::span<std::byte> out);
+///   static void decompress(bytes_view in, std::span<std::byte> out);   // fills `out` exactly or throws
+template <class Codec>
+struct leveled_codec {
+  int level;
+  std::size_t bound(std::size_t n) const { return Codec::bound(n); }
+  std::size_t compress(bytes_view in, std::span<std::byte> out) const { return Codec::compress(level, in, out); }
+  void decompress(bytes_view in, std::span<std::byte> out) const { Codec::decompress(in, out); }
+};
+
+template <class Codec>
+void compress_forward(forward_io& io, int level) {
+  compress_forward_with(io, leveled_codec<Codec>{level});
+}
+
+template <class Codec>
+void compress_reverse(reverse_io& io, format::FilterType type) {
+  compress_reverse_with(io, type, leveled_codec<Codec>{0});
 }
 
 /// Builds a compression stage's stored form: options = compressor byte and level.

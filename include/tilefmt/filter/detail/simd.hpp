@@ -187,8 +187,14 @@ struct ops<Arch, family::sse2> {
   static void store(std::byte* p, reg v) noexcept {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
   }
-  static reg load_lanes(const std::byte* p, std::size_t) noexcept { return load(p); }
-  static void store_lanes(std::byte* p, std::size_t, reg v) noexcept { store(p, v); }
+  template <std::size_t K, class V>
+  static void load_lane_groups(const std::byte* p, std::array<V, K>& x) noexcept {
+    for (std::size_t k = 0; k < K; ++k) x[k] = load(p + 16 * k);
+  }
+  template <std::size_t K, class V>
+  static void store_lane_groups(std::byte* p, const std::array<V, K>& x) noexcept {
+    for (std::size_t k = 0; k < K; ++k) store(p + 16 * k, x[k]);
+  }
 
   template <std::size_t Unit>
   static reg interleave_lo(reg a, reg b) noexcept {
@@ -220,7 +226,9 @@ struct ops<Arch, family::sse2> {
                                              _MM_SHUFFLE(2, 0, 2, 0)));
     }
   }
-  static std::uint64_t msb_mask(reg v) noexcept {
+  template <unsigned Bit>
+  static std::uint64_t bit_mask(reg v) noexcept {
+    if constexpr (Bit != 7) v = _mm_slli_epi16(v, 7 - Bit);  // bit to the top; carries only reach lower bits
     return static_cast<std::uint32_t>(_mm_movemask_epi8(v));
   }
   template <std::size_t Bytes>
@@ -248,14 +256,22 @@ struct ops<Arch, family::avx2> {
   static void store(std::byte* p, reg v) noexcept {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
   }
-  static reg load_lanes(const std::byte* p, std::size_t stride) noexcept {
-    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + stride));
-    return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+  // Register k = the 16-byte units k and K + k.
+  template <std::size_t K, class V>
+  static void load_lane_groups(const std::byte* p, std::array<V, K>& x) noexcept {
+    for (std::size_t k = 0; k < K; ++k) {
+      const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+      const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * (K + k)));
+      x[k] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+    }
   }
-  static void store_lanes(std::byte* p, std::size_t stride, reg v) noexcept {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(v));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + stride), _mm256_extracti128_si256(v, 1));
+  template <std::size_t K, class V>
+  static void store_lane_groups(std::byte* p, const std::array<V, K>& x) noexcept {
+    for (std::size_t k = 0; k < K; ++k) {
+      const reg v = x[k];
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 16 * k), _mm256_castsi256_si128(v));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 16 * (K + k)), _mm256_extracti128_si256(v, 1));
+    }
   }
 
   template <std::size_t Unit>
@@ -285,7 +301,9 @@ struct ops<Arch, family::avx2> {
                                                    _MM_SHUFFLE(2, 0, 2, 0)));
     }
   }
-  static std::uint64_t msb_mask(reg v) noexcept {
+  template <unsigned Bit>
+  static std::uint64_t bit_mask(reg v) noexcept {
+    if constexpr (Bit != 7) v = _mm256_slli_epi16(v, 7 - Bit);
     return static_cast<std::uint32_t>(_mm256_movemask_epi8(v));
   }
   template <std::size_t Bytes>
@@ -315,24 +333,72 @@ struct ops<Arch, family::avx512bw> {
 
   static reg load(const std::byte* p) noexcept { return _mm512_loadu_si512(p); }
   static void store(std::byte* p, reg v) noexcept { _mm512_storeu_si512(p, v); }
-  static reg load_lanes(const std::byte* p, std::size_t stride) noexcept {
-    auto lane = [p, stride](std::size_t i) {
-      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i * stride));
-    };
-    reg v = _mm512_castsi128_si512(lane(0));
-    v = _mm512_inserti32x4(v, lane(1), 1);
-    v = _mm512_inserti32x4(v, lane(2), 2);
-    return _mm512_inserti32x4(v, lane(3), 3);
-  }
   template <int Lane>
   static __m128i lane(reg v) noexcept {
     return _mm512_extracti32x4_epi32(v, Lane);
   }
-  static void store_lanes(std::byte* p, std::size_t stride, reg v) noexcept {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), lane<0>(v));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + stride), lane<1>(v));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 2 * stride), lane<2>(v));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 3 * stride), lane<3>(v));
+  // Transposes the 4x4 matrix of 16-byte lanes held in a, b, c, d.
+  static void transpose_lanes(reg& a, reg& b, reg& c, reg& d) noexcept {
+    const reg ab_lo = _mm512_shuffle_i64x2(a, b, 0x44);
+    const reg ab_hi = _mm512_shuffle_i64x2(a, b, 0xEE);
+    const reg cd_lo = _mm512_shuffle_i64x2(c, d, 0x44);
+    const reg cd_hi = _mm512_shuffle_i64x2(c, d, 0xEE);
+    a = _mm512_shuffle_i64x2(ab_lo, cd_lo, 0x88);
+    b = _mm512_shuffle_i64x2(ab_lo, cd_lo, 0xDD);
+    c = _mm512_shuffle_i64x2(ab_hi, cd_hi, 0x88);
+    d = _mm512_shuffle_i64x2(ab_hi, cd_hi, 0xDD);
+  }
+  // Register k, lane l = 16-byte unit K l + k. Loaded whole and rearranged
+  // in registers: four 128-bit inserts per register cost more.
+  template <std::size_t K, class V>
+  static void load_lane_groups(const std::byte* p, std::array<V, K>& x) noexcept {
+    if constexpr (K == 1) {
+      x[0] = load(p);
+    } else if constexpr (K == 2) {
+      const reg v0 = load(p);
+      const reg v1 = load(p + 64);
+      x[0] = _mm512_shuffle_i64x2(v0, v1, 0x88);
+      x[1] = _mm512_shuffle_i64x2(v0, v1, 0xDD);
+    } else {
+      static_assert(K % 4 == 0);
+      constexpr std::size_t Q = K / 4;
+      for (std::size_t q = 0; q < Q; ++q) {
+        reg a = load(p + 64 * q);
+        reg b = load(p + 64 * (Q + q));
+        reg c = load(p + 64 * (2 * Q + q));
+        reg d = load(p + 64 * (3 * Q + q));
+        transpose_lanes(a, b, c, d);
+        x[4 * q] = a;
+        x[4 * q + 1] = b;
+        x[4 * q + 2] = c;
+        x[4 * q + 3] = d;
+      }
+    }
+  }
+  template <std::size_t K, class V>
+  static void store_lane_groups(std::byte* p, const std::array<V, K>& x) noexcept {
+    if constexpr (K == 1) {
+      store(p, x[0]);
+    } else if constexpr (K == 2) {
+      const reg x0 = x[0];
+      const reg x1 = x[1];
+      store(p, _mm512_permutex2var_epi64(x0, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), x1));
+      store(p + 64, _mm512_permutex2var_epi64(x0, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), x1));
+    } else {
+      static_assert(K % 4 == 0);
+      constexpr std::size_t Q = K / 4;
+      for (std::size_t q = 0; q < Q; ++q) {
+        reg a = x[4 * q];
+        reg b = x[4 * q + 1];
+        reg c = x[4 * q + 2];
+        reg d = x[4 * q + 3];
+        transpose_lanes(a, b, c, d);
+        store(p + 64 * q, a);
+        store(p + 64 * (Q + q), b);
+        store(p + 64 * (2 * Q + q), c);
+        store(p + 64 * (3 * Q + q), d);
+      }
+    }
   }
 
   template <std::size_t Unit>
@@ -362,8 +428,15 @@ struct ops<Arch, family::avx512bw> {
                                                    _MM_SHUFFLE(2, 0, 2, 0)));
     }
   }
-  static std::uint64_t msb_mask(reg v) noexcept {
-    return static_cast<std::uint64_t>(_mm512_movepi8_mask(v));
+  template <unsigned Bit>
+  static std::uint64_t bit_mask(reg v) noexcept {
+    return static_cast<std::uint64_t>(_mm512_test_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(1u << Bit))));
+  }
+  // The inverse of bit_mask, which only AVX-512 has in one instruction:
+  // adds (sets) bit Bit in the bytes whose bit in `mask` is set.
+  template <unsigned Bit>
+  static reg set_bit_where(reg acc, std::uint64_t mask) noexcept {
+    return _mm512_mask_add_epi8(acc, static_cast<__mmask64>(mask), acc, _mm512_set1_epi8(static_cast<char>(1u << Bit)));
   }
   template <std::size_t Bytes>
   static reg slide_up(reg v) noexcept {
@@ -414,16 +487,20 @@ inline void store(std::byte* p, const batch<T, Arch>& v) noexcept {
   ops<Arch>::store(p, cast<std::uint8_t>(v));
 }
 
-// Lane i of the result is the 16 bytes at p + i * stride.
-template <class Arch>
-inline bytes<Arch> load_lanes(const std::byte* p, std::size_t stride) noexcept {
-  return ops<Arch>::load_lanes(p, stride);
+// K registers whose lane l, register k holds the 16-byte unit K l + k of
+// the K * width bytes at p: each lane sees K consecutive units, and the
+// lanes of one register come from consecutive groups of K units.
+template <std::size_t K, class Arch>
+inline std::array<bytes<Arch>, K> load_lane_groups(const std::byte* p) noexcept {
+  std::array<bytes<Arch>, K> x;
+  ops<Arch>::template load_lane_groups<K>(p, x);
+  return x;
 }
 
-// Writes lane i of v to the 16 bytes at p + i * stride.
-template <class Arch, class T>
-inline void store_lanes(std::byte* p, std::size_t stride, const batch<T, Arch>& v) noexcept {
-  ops<Arch>::store_lanes(p, stride, cast<std::uint8_t>(v));
+// The inverse of load_lane_groups.
+template <std::size_t K, class Arch>
+inline void store_lane_groups(std::byte* p, const std::array<bytes<Arch>, K>& x) noexcept {
+  ops<Arch>::template store_lane_groups<K>(p, x);
 }
 
 // Within each lane: the low halves of a and b interleaved in Unit-byte pieces
@@ -444,10 +521,20 @@ inline bytes<Arch> pack_low_halves(const bytes<Arch>& a, const bytes<Arch>& b) n
   return ops<Arch>::template pack_low_halves<Unit>(a, b);
 }
 
-// Bit i is the most significant bit of byte i.
+// Bit i is bit Bit of byte i.
+template <unsigned Bit, class Arch>
+inline std::uint64_t bit_mask(const bytes<Arch>& v) noexcept {
+  return ops<Arch>::template bit_mask<Bit>(v);
+}
+
+// Bytes of acc with bit Bit set where `mask` has bit i set (only where
+// has_set_bit_where<Arch>; the bit must be clear in acc).
 template <class Arch>
-inline std::uint64_t msb_mask(const bytes<Arch>& v) noexcept {
-  return ops<Arch>::msb_mask(v);
+inline constexpr bool has_set_bit_where = family_v<Arch> == family::avx512bw;
+
+template <unsigned Bit, class Arch>
+inline bytes<Arch> set_bit_where(const bytes<Arch>& acc, std::uint64_t mask) noexcept {
+  return ops<Arch>::template set_bit_where<Bit>(acc, mask);
 }
 
 // Whole register moved up by Bytes (towards higher addresses), zeros below.
@@ -486,18 +573,6 @@ inline std::array<bytes<Arch>, K> rotate_left(const std::array<bytes<Arch>, K>& 
   } else {
     return rotate_left<Rounds - 1, Arch, K>(interleave_round<Arch, K>(v, std::make_index_sequence<K>{}));
   }
-}
-
-// v[i] = load_lanes(p + 16 i, stride)
-template <std::size_t K, class Arch, std::size_t... I>
-inline std::array<bytes<Arch>, K> load_lanes_each(const std::byte* p, std::size_t stride,
-                                                  std::index_sequence<I...>) noexcept {
-  return {{load_lanes<Arch>(p + 16 * I, stride)...}};
-}
-
-template <std::size_t K, class Arch>
-inline std::array<bytes<Arch>, K> load_lanes_each(const std::byte* p, std::size_t stride) noexcept {
-  return load_lanes_each<K, Arch>(p, stride, std::make_index_sequence<K>{});
 }
 
 }  // namespace simd

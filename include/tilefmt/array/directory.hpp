@@ -1,0 +1,226 @@
+// tilefmt — what an array folder holds, in every layout TileDB has written
+// (format_spec/array_file_hierarchy.md; tiledb/sm/array/array_directory.cc):
+// schemas, committed fragments, array metadata files and consolidated
+// fragment metadata, filtered by an open timestamp range and by vacuum files.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tilefmt/array/io.hpp"
+#include "tilefmt/codec/wire.hpp"
+#include "tilefmt/format/names.hpp"
+
+namespace tilefmt::array {
+
+/// A file or folder with a timestamped name.
+struct timestamped_path {
+  fs::path path;
+  format::TimestampedName name;
+
+  std::uint64_t t1() const noexcept { return name.t1; }
+  std::uint64_t t2() const noexcept { return name.t2; }
+  /// Sorted as TileDB sorts: by timestamp range, then by path.
+  friend bool operator<(const timestamped_path& a, const timestamped_path& b) {
+    if (a.name.t1 != b.name.t1) return a.name.t1 < b.name.t1;
+    if (a.name.t2 != b.name.t2) return a.name.t2 < b.name.t2;
+    return a.path.string() < b.path.string();
+  }
+};
+
+struct listing {
+  /// Every schema file, oldest first; the legacy `__array_schema.tdb` first of all.
+  std::vector<fs::path> schemas;
+  /// The schema in force at the open timestamp.
+  fs::path latest_schema;
+  /// Committed fragments within the open range, not vacuumed, oldest first.
+  std::vector<timestamped_path> fragments;
+  /// Array metadata files within the open range, not vacuumed, oldest first.
+  std::vector<timestamped_path> metadata;
+  /// Consolidated fragment metadata files (`.meta`).
+  std::vector<timestamped_path> fragment_meta;
+};
+
+namespace detail {
+
+inline bool is_dir(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+inline bool exists(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(p, ec);
+}
+
+inline std::vector<fs::path> list(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (!is_dir(dir)) return out;
+  for (auto& e : fs::directory_iterator(dir, ec)) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+inline bool fully_within(const format::TimestampedName& n, std::uint64_t start, std::uint64_t end) {
+  return n.t1 >= start && n.t2 <= end;
+}
+
+/// Entries of `.vac` files (overlapping the open range): names of fragment
+/// or metadata folders/files that a consolidation replaced.
+inline std::set<std::string> vacuumed(const std::vector<fs::path>& files, std::uint64_t start, std::uint64_t end) {
+  std::set<std::string> out;
+  for (const auto& f : files) {
+    if (f.extension() != ".vac") continue;
+    auto name = format::parse_timestamped_name(f.filename().string());
+    if (!fully_within(name, start, end)) continue;
+    auto bytes = read_file(f);
+    std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    std::istringstream ss(text);
+    for (std::string line; std::getline(ss, line);) {
+      if (line.empty()) continue;
+      // Entries are absolute URIs (old writers) or paths relative to the
+      // array: only the last component matters here.
+      while (!line.empty() && line.back() == '/') line.pop_back();
+      auto slash = line.find_last_of('/');
+      out.insert(slash == std::string::npos ? line : line.substr(slash + 1));
+    }
+  }
+  return out;
+}
+
+/// Fragment names listed in consolidated commit files (`.con`).
+inline std::set<std::string> consolidated_commits(const std::vector<fs::path>& files) {
+  std::set<std::string> out;
+  for (const auto& f : files) {
+    if (f.extension() != ".con") continue;
+    auto bytes = read_file(f);
+    std::size_t at = 0;
+    while (at < bytes.size()) {
+      std::size_t nl = at;
+      while (nl < bytes.size() && bytes[nl] != std::byte{'\n'}) ++nl;
+      std::string line(reinterpret_cast<const char*>(bytes.data() + at), nl - at);
+      at = nl + 1;
+      // A .del entry is followed by a u64 size and that many raw bytes.
+      if (line.size() > 4 && line.ends_with(".del")) {
+        if (at + 8 > bytes.size()) throw io_error(f, "truncated delete entry");
+        std::uint64_t n = codec::load_le<std::uint64_t>(bytes.data() + at);
+        if (n > bytes.size() - at - 8) throw io_error(f, "truncated delete entry");
+        at += 8 + static_cast<std::size_t>(n);
+        continue;
+      }
+      auto slash = line.find_last_of('/');
+      std::string last = slash == std::string::npos ? line : line.substr(slash + 1);
+      auto dot = last.rfind(".wrt");
+      if (dot != std::string::npos && dot + 4 == last.size()) out.insert(last.substr(0, dot));
+    }
+  }
+  return out;
+}
+
+inline bool special_name(const std::string& n) {
+  static const std::set<std::string> names{"__schema", "__meta", "__commits", "__fragments", "__fragment_meta",
+                                           "__labels", "__enumerations", "__lock.tdb", "__array_schema.tdb",
+                                           "__tiledb_group.tdb", "__group"};
+  return names.count(n) != 0;
+}
+
+} // namespace detail
+
+/// Whether `root` is a TileDB array folder.
+inline bool is_array(const fs::path& root) {
+  return detail::is_dir(root / "__schema") || detail::exists(root / "__array_schema.tdb");
+}
+
+/// Lists an array folder as TileDB would see it when opened for reading at
+/// [start, end] (milliseconds since the epoch, both inclusive).
+inline listing list_array(const fs::path& root, std::uint64_t start = 0,
+                          std::uint64_t end = std::numeric_limits<std::uint64_t>::max()) {
+  if (!detail::is_dir(root)) throw io_error(root, "not a folder");
+  if (!is_array(root)) throw io_error(root, "not a TileDB array (no __schema folder or __array_schema.tdb)");
+  listing out;
+
+  // Schemas: the legacy file counts as the oldest; the rest sort by name,
+  // which puts them in timestamp order.
+  if (detail::exists(root / "__array_schema.tdb")) out.schemas.push_back(root / "__array_schema.tdb");
+  std::vector<timestamped_path> schemas;
+  for (const auto& p : detail::list(root / "__schema")) {
+    if (detail::is_dir(p)) continue; // __enumerations
+    schemas.push_back({p, format::parse_timestamped_name(p.filename().string())});
+  }
+  std::sort(schemas.begin(), schemas.end());
+  for (const auto& s : schemas) out.schemas.push_back(s.path);
+  // The schema in force is the last one written at or before `end`.
+  out.latest_schema = out.schemas.empty() ? fs::path{} : out.schemas.front();
+  for (const auto& s : schemas)
+    if (s.t2() <= end) out.latest_schema = s.path;
+  if (out.schemas.empty()) throw io_error(root, "no array schema");
+
+  // Fragments and commit markers in both layouts: before format 12 in the
+  // array folder with `.ok` files; from 12 under __fragments/ and __commits/.
+  auto root_entries = detail::list(root);
+  auto commit_entries = detail::list(root / "__commits");
+  std::set<std::string> committed;
+  for (const auto& p : root_entries)
+    if (p.extension() == ".ok") committed.insert(p.stem().string());
+  for (const auto& p : commit_entries)
+    if (p.extension() == ".wrt") committed.insert(p.stem().string());
+  for (const auto& n : detail::consolidated_commits(commit_entries)) committed.insert(n);
+
+  std::vector<fs::path> vac_files;
+  for (const auto& p : root_entries)
+    if (p.extension() == ".vac") vac_files.push_back(p);
+  for (const auto& p : commit_entries)
+    if (p.extension() == ".vac") vac_files.push_back(p);
+  auto vacuumed = detail::vacuumed(vac_files, start, end);
+
+  std::vector<fs::path> candidates;
+  for (const auto& p : root_entries) {
+    std::string n = p.filename().string();
+    if (detail::is_dir(p) && n.starts_with("__") && !detail::special_name(n)) candidates.push_back(p);
+  }
+  for (const auto& p : detail::list(root / "__fragments"))
+    if (detail::is_dir(p)) candidates.push_back(p);
+  for (const auto& p : candidates) {
+    std::string n = p.filename().string();
+    format::TimestampedName name;
+    try {
+      name = format::parse_timestamped_name(n);
+    } catch (const format_error&) {
+      continue; // not a fragment folder
+    }
+    // Before format 5 a fragment is committed when its metadata exists.
+    bool is_committed = committed.count(n) != 0 ||
+                        (name.implied_format_version() < 5 && detail::exists(p / "__fragment_metadata.tdb"));
+    if (!is_committed || vacuumed.count(n) != 0) continue;
+    if (!detail::fully_within(name, start, end)) continue;
+    out.fragments.push_back({p, name});
+  }
+  std::sort(out.fragments.begin(), out.fragments.end());
+
+  // Array metadata: vacuum files there name consolidated-away files.
+  auto meta_entries = detail::list(root / "__meta");
+  auto meta_vacuumed = detail::vacuumed(meta_entries, start, end);
+  for (const auto& p : meta_entries) {
+    if (detail::is_dir(p) || p.extension() == ".vac") continue;
+    std::string n = p.filename().string();
+    auto name = format::parse_timestamped_name(n);
+    if (meta_vacuumed.count(n) != 0 || !detail::fully_within(name, start, end)) continue;
+    out.metadata.push_back({p, name});
+  }
+  std::sort(out.metadata.begin(), out.metadata.end());
+
+  for (const auto& dir : {root, root / "__fragment_meta"})
+    for (const auto& p : detail::list(dir))
+      if (p.extension() == ".meta") out.fragment_meta.push_back({p, format::parse_timestamped_name(p.filename().string())});
+  std::sort(out.fragment_meta.begin(), out.fragment_meta.end());
+  return out;
+}
+
+} // namespace tilefmt::array

@@ -1,0 +1,1266 @@
+// tilefmt — the array schema (format_spec/array_schema.md) and enumeration
+// files (format_spec/enumeration.md), format versions 1 to 23. Layouts follow
+// TileDB's tiledb/sm/array_schema/{array_schema,array_schema_operations,
+// attribute,dimension,domain,dimension_label,current_domain,ndrectangle,
+// enumeration}.cc where they differ from the spec:
+//   - attributes carry an enumeration name from v20 (not in the spec);
+//   - a dimension label is `u32 dimension_index | u32 name | u8 relative_uri |
+//     u64 uri | u32 label_attr_name | u8 label_order | u8 label_type |
+//     u32 label_cell_val_num | u8 is_external` (no domain, u32 name length);
+//   - the current domain version is 0 (the spec says 1; TileDB rejects > 0);
+//   - an enumeration file holds the enumeration's name and path name after
+//     its version.
+//
+// A schema file `__schema/__t1_t2_uuid` (or `__array_schema.tdb` before v10)
+// is one generic tile whose payload is an ArraySchema:
+//
+//   auto schema = codec::decode<format::ArraySchema>(payload);
+//   std::vector<std::byte> again = codec::encode(schema);   // == payload
+//
+// Two structures cannot be walked field by field, and have documented
+// codec::traits<> specialisations at the end of this header:
+//   - Domain, before v5: the domain's one datatype sizes every dimension's
+//     domain and tile extent, and is copied into each Dimension on decode;
+//   - NDRectangle: each range's layout depends on its dimension's type, so
+//     ArraySchema decodes and encodes with a context that sees its own domain.
+//
+// TileDB 1.3 and earlier wrote schemas before format versions existed
+// (LibraryVersionArraySchema).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tilefmt/codec/codec.hpp"
+#include "tilefmt/format/datatype.hpp"
+#include "tilefmt/format/filter_pipeline.hpp"
+
+namespace tilefmt::format {
+
+/// The newest format version this library reads and writes: TileDB's
+/// constants::format_version at its development head (the 2.30.0 release
+/// writes 22). A schema of a newer version is decoded with this version's
+/// layout, and rejected, naming its version, when it does not fit.
+inline constexpr std::uint32_t current_format_version = 23;
+/// cell_val_num of a var-size attribute or dimension.
+inline constexpr std::uint32_t var_num = std::numeric_limits<std::uint32_t>::max();
+/// The cell size TileDB reports for var-size fields.
+inline constexpr std::uint64_t var_size = std::numeric_limits<std::uint64_t>::max();
+
+// ---------------------------------------------------------------------------
+// Enumerations (tiledb/sm/enums/{array_type,layout,data_order,current_domain_type}.h)
+// ---------------------------------------------------------------------------
+
+enum class ArrayType : std::uint8_t { DENSE = 0, SPARSE = 1 };
+constexpr bool codec_enum_valid(ArrayType t) { return static_cast<std::uint8_t>(t) <= 1; }
+constexpr std::string_view codec_enum_name(ArrayType t) {
+  return t == ArrayType::DENSE ? "DENSE" : t == ArrayType::SPARSE ? "SPARSE" : "INVALID";
+}
+
+/// Tile and cell order. A tile order is ROW_MAJOR or COL_MAJOR (the decoder
+/// rejects others, as TileDB does); HILBERT is a cell order only.
+enum class Layout : std::uint8_t { ROW_MAJOR = 0, COL_MAJOR = 1, GLOBAL_ORDER = 2, UNORDERED = 3, HILBERT = 4 };
+constexpr bool codec_enum_valid(Layout l) { return static_cast<std::uint8_t>(l) <= 4; }
+constexpr std::string_view codec_enum_name(Layout l) {
+  constexpr std::string_view names[] = {"ROW_MAJOR", "COL_MAJOR", "GLOBAL_ORDER", "UNORDERED", "HILBERT"};
+  return codec_enum_valid(l) ? names[static_cast<std::uint8_t>(l)] : "INVALID";
+}
+
+/// Order of an attribute's or a dimension label's values.
+enum class DataOrder : std::uint8_t { UNORDERED = 0, INCREASING = 1, DECREASING = 2 };
+constexpr bool codec_enum_valid(DataOrder o) { return static_cast<std::uint8_t>(o) <= 2; }
+constexpr std::string_view codec_enum_name(DataOrder o) {
+  constexpr std::string_view names[] = {"UNORDERED", "INCREASING", "DECREASING"};
+  return codec_enum_valid(o) ? names[static_cast<std::uint8_t>(o)] : "INVALID";
+}
+
+enum class CurrentDomainType : std::uint8_t { NDRECTANGLE = 0 };
+constexpr bool codec_enum_valid(CurrentDomainType t) { return t == CurrentDomainType::NDRECTANGLE; }
+constexpr std::string_view codec_enum_name(CurrentDomainType t) {
+  return t == CurrentDomainType::NDRECTANGLE ? "NDRECTANGLE" : "INVALID";
+}
+
+/// The current domain's own version (constants::current_domain_version). An
+/// enum so that the decoder rejects versions newer than the one it knows.
+enum class CurrentDomainVersion : std::uint32_t { V0 = 0 };
+constexpr bool codec_enum_valid(CurrentDomainVersion v) { return v == CurrentDomainVersion::V0; }
+constexpr std::string_view codec_enum_name(CurrentDomainVersion v) { return v == CurrentDomainVersion::V0 ? "0" : "INVALID"; }
+
+/// An enumeration file's version (constants::enumerations_version), as above.
+enum class EnumerationVersion : std::uint32_t { V0 = 0 };
+constexpr bool codec_enum_valid(EnumerationVersion v) { return v == EnumerationVersion::V0; }
+constexpr std::string_view codec_enum_name(EnumerationVersion v) { return v == EnumerationVersion::V0 ? "0" : "INVALID"; }
+
+// ---------------------------------------------------------------------------
+// Fill values (tiledb/sm/misc/constants.cc `fill_value`, attribute.cc)
+// ---------------------------------------------------------------------------
+
+/// TileDB's default fill value of an attribute: one value per cell value
+/// (one for a var-size attribute). Signed integers: the type's minimum;
+/// unsigned: its maximum; floats: quiet NaN; CHAR: `char` minimum (0x80 as
+/// on x86); date and time types: INT64_MIN; strings, ANY, BOOL, BLOB, GEOM: 0.
+inline std::vector<std::byte> default_fill_value(Datatype type, std::uint32_t cell_val_num) {
+  const std::size_t size = datatype_size(type);
+  std::array<std::byte, 8> one{};
+  auto put = [&](auto v) { codec::store_le(one.data(), v); };
+  switch (type) {
+  case Datatype::INT8: put(std::numeric_limits<std::int8_t>::min()); break;
+  case Datatype::INT16: put(std::numeric_limits<std::int16_t>::min()); break;
+  case Datatype::INT32: put(std::numeric_limits<std::int32_t>::min()); break;
+  case Datatype::INT64: put(std::numeric_limits<std::int64_t>::min()); break;
+  case Datatype::UINT8: put(std::numeric_limits<std::uint8_t>::max()); break;
+  case Datatype::UINT16: put(std::numeric_limits<std::uint16_t>::max()); break;
+  case Datatype::UINT32: put(std::numeric_limits<std::uint32_t>::max()); break;
+  case Datatype::UINT64: put(std::numeric_limits<std::uint64_t>::max()); break;
+  case Datatype::FLOAT32: put(std::numeric_limits<float>::quiet_NaN()); break;
+  case Datatype::FLOAT64: put(std::numeric_limits<double>::quiet_NaN()); break;
+  case Datatype::CHAR: put(std::int8_t{-128}); break;
+  default:
+    if (is_datetime(type) || is_time(type)) put(std::numeric_limits<std::int64_t>::min());
+    break; // strings, ANY, BOOL, BLOB, GEOM: zeros
+  }
+  const std::size_t n = cell_val_num == var_num ? 1 : cell_val_num;
+  std::vector<std::byte> out;
+  out.reserve(n * size);
+  for (std::size_t i = 0; i < n; ++i) out.insert(out.end(), one.begin(), one.begin() + static_cast<std::ptrdiff_t>(size));
+  return out;
+}
+
+namespace detail {
+/// Bytes of a dimension's domain: `domain_size` (stored from v5; before v5
+/// set on decode to 2 * sizeof of the domain's type).
+struct dimension_domain_bytes {
+  template <class D>
+  std::size_t operator()(const D& d) const {
+    return static_cast<std::size_t>(
+        std::min<std::uint64_t>(d.domain_size.value, std::numeric_limits<std::size_t>::max()));
+  }
+};
+/// Bytes of a dimension's tile extent: one value of its type, when not null.
+struct dimension_extent_bytes {
+  template <class D>
+  std::size_t operator()(const D& d) const {
+    return d.null_tile_extent == 0 ? datatype_size(d.type.value) : 0;
+  }
+};
+/// Two values of T stored one after the other (a range [lo, hi]).
+template <class T>
+std::pair<T, T> load_pair(std::span<const std::byte> b) {
+  if (b.size() != 2 * sizeof(T))
+    throw std::invalid_argument("tilefmt: the range holds " + std::to_string(b.size()) + " bytes, not two values of " +
+                                std::to_string(sizeof(T)) + " bytes");
+  return {codec::load_le<T>(b.data()), codec::load_le<T>(b.data() + sizeof(T))};
+}
+} // namespace detail
+
+// ---------------------------------------------------------------------------
+// The declarations, one per table of format_spec/array_schema.md
+// ---------------------------------------------------------------------------
+
+/// array_schema.md, "Dimension". Before v5 a dimension stores only its name,
+/// domain and tile extent; its type is the Domain's (copied into `type` on
+/// decode, so that every version reads the same in memory).
+struct Dimension {
+  codec::counted<std::uint32_t, std::string> name;
+  codec::since<5, Datatype> type;
+  codec::since<5, std::uint32_t> cell_val_num{1};  // var_num for string dimensions
+  codec::since<5, FilterPipeline> filters;          // empty: the schema's coords filters apply
+  codec::since<5, std::uint64_t> domain_size;       // = domain.size(); 0 for string dimensions
+  codec::sized<detail::dimension_domain_bytes, std::vector<std::byte>> domain;  // lo, hi
+  std::uint8_t null_tile_extent = 1;  // non-zero: no tile extent follows
+  codec::sized<detail::dimension_extent_bytes, std::vector<std::byte>> tile_extent;
+
+  bool is_var() const noexcept { return cell_val_num.value == var_num; }
+  /// Bytes of one coordinate (of one character for string dimensions).
+  std::size_t coord_size() const noexcept { return datatype_size(type.value); }
+  bool has_tile_extent() const noexcept { return null_tile_extent == 0; }
+
+  /// The domain [lo, hi] as values of T (whose size must match the type's).
+  template <class T>
+  std::pair<T, T> domain_as() const {
+    return detail::load_pair<T>(domain.value);
+  }
+  /// The tile extent as a T, or nullopt when it is null.
+  template <class T>
+  std::optional<T> tile_extent_as() const {
+    if (!has_tile_extent()) return std::nullopt;
+    if (tile_extent.size() != sizeof(T))
+      throw std::invalid_argument("tilefmt: Dimension::tile_extent_as<T>: the extent has " +
+                                  std::to_string(tile_extent.size()) + " bytes");
+    return codec::load_le<T>(tile_extent.value.data());
+  }
+
+  friend bool operator==(const Dimension&, const Dimension&) = default;
+};
+
+/// array_schema.md, "Domain". Decoded with a codec::traits<> specialisation
+/// before v5 (see the end of this header).
+struct Domain {
+  codec::until<5, Datatype> type;  // the type of every dimension, before v5
+  codec::counted<std::uint32_t, std::vector<Dimension>> dimensions;
+
+  friend bool operator==(const Domain&, const Domain&) = default;
+};
+
+/// array_schema.md, "Attribute" (+ the enumeration name of attribute.cc).
+struct Attribute {
+  codec::counted<std::uint32_t, std::string> name;
+  Datatype type{};
+  std::uint32_t cell_val_num = 1;  // var_num for var-size attributes
+  FilterPipeline filters;
+  /// From v6. Before v6 TileDB uses default_fill_value (see fill()).
+  codec::since<6, codec::counted<std::uint64_t, std::vector<std::byte>>> fill_value;
+  codec::since<7, bool> nullable;
+  codec::since<7, std::uint8_t> fill_value_validity;
+  codec::since<17, DataOrder> order;
+  /// Empty: the attribute has no enumeration.
+  codec::since<20, codec::counted<std::uint32_t, std::string>> enumeration_name;
+
+  bool is_var() const noexcept { return cell_val_num == var_num; }
+  /// Bytes of one cell; var_size for var-size attributes.
+  std::uint64_t cell_size() const noexcept {
+    return is_var() ? var_size : std::uint64_t{cell_val_num} * datatype_size(type);
+  }
+  /// The fill value TileDB uses: the stored one, or the default when none is stored (before v6).
+  std::vector<std::byte> fill() const {
+    return fill_value->empty() ? default_fill_value(type, cell_val_num) : fill_value->value;
+  }
+
+  friend bool operator==(const Attribute&, const Attribute&) = default;
+};
+
+/// array_schema.md, "Dimension Label", in the layout of dimension_label.cc
+/// (the spec's table differs: see the top of this header).
+struct DimensionLabel {
+  std::uint32_t dimension_index = 0;
+  codec::counted<std::uint32_t, std::string> name;
+  bool relative_uri = true;
+  codec::counted<std::uint64_t, std::string> uri;
+  codec::counted<std::uint32_t, std::string> label_attr_name;
+  DataOrder label_order = DataOrder::INCREASING;
+  Datatype label_type{};
+  std::uint32_t label_cell_val_num = 1;
+  bool is_external = false;
+
+  friend bool operator==(const DimensionLabel&, const DimensionLabel&) = default;
+};
+
+/// array_schema.md, the enumeration name / filename pairs of "Array Schema
+/// File" (v20). TileDB writes them in hash-map order: do not rely on it.
+struct EnumerationRef {
+  codec::counted<std::uint32_t, std::string> name;
+  codec::counted<std::uint32_t, std::string> filename;  // in __schema/__enumerations/
+
+  friend bool operator==(const EnumerationRef&, const EnumerationRef&) = default;
+};
+
+/// One dimension's range of an NDRectangle: lo then hi, and lo's size.
+/// Fixed-size dimensions store `lo‖hi`; var-size ones
+/// `u64 bytes | u64 start_size | lo‖hi` (format_spec/fragment.md, "MBR").
+struct NDRectangleRange {
+  std::uint64_t start_size = 0;  // bytes of lo
+  std::vector<std::byte> bytes;  // lo then hi
+
+  std::span<const std::byte> lo() const noexcept { return std::span<const std::byte>(bytes).first(split()); }
+  std::span<const std::byte> hi() const noexcept { return std::span<const std::byte>(bytes).subspan(split()); }
+  template <class T>
+  std::pair<T, T> as() const {
+    return detail::load_pair<T>(bytes);
+  }
+  std::pair<std::string_view, std::string_view> as_strings() const noexcept {
+    auto l = lo(), h = hi();
+    return {{reinterpret_cast<const char*>(l.data()), l.size()}, {reinterpret_cast<const char*>(h.data()), h.size()}};
+  }
+
+  template <class T>
+  static NDRectangleRange of(T lo, T hi) {
+    static_assert(std::is_arithmetic_v<T>, "tilefmt::format::NDRectangleRange::of: T must be arithmetic");
+    NDRectangleRange r{sizeof(T), std::vector<std::byte>(2 * sizeof(T))};
+    codec::store_le<T>(r.bytes.data(), lo);
+    codec::store_le<T>(r.bytes.data() + sizeof(T), hi);
+    return r;
+  }
+  static NDRectangleRange of_strings(std::string_view lo, std::string_view hi) {
+    NDRectangleRange r{lo.size(), std::vector<std::byte>(lo.size() + hi.size())};
+    if (!lo.empty()) std::memcpy(r.bytes.data(), lo.data(), lo.size());
+    if (!hi.empty()) std::memcpy(r.bytes.data() + lo.size(), hi.data(), hi.size());
+    return r;
+  }
+
+  friend bool operator==(const NDRectangleRange&, const NDRectangleRange&) = default;
+
+private:
+  std::size_t split() const noexcept {
+    return start_size < bytes.size() ? static_cast<std::size_t>(start_size) : bytes.size();
+  }
+};
+
+/// array_schema.md, "NDRectangle": one range per dimension of the domain.
+/// Its codec (a traits<> specialisation below) takes the dimensions from the
+/// context: inside an ArraySchema, from the schema's own domain; decoded
+/// alone, from `ctx.dims` (each with `var_size` and `coord_size()`, as
+/// NDRectangleContext or a fragment metadata context) or
+/// `ctx.dimension_shapes()`.
+struct NDRectangle {
+  std::vector<NDRectangleRange> ranges;
+  friend bool operator==(const NDRectangle&, const NDRectangle&) = default;
+};
+
+/// What an NDRectangle needs to know of one dimension.
+struct DimensionShape {
+  Datatype type = Datatype::INT32;
+  bool var_size = false;
+  constexpr std::size_t coord_size() const noexcept { return datatype_size(type); }
+  friend bool operator==(const DimensionShape&, const DimensionShape&) = default;
+};
+
+/// A context for decoding or encoding an NDRectangle on its own.
+struct NDRectangleContext {
+  std::vector<DimensionShape> dims;
+};
+
+/// The shapes of a domain's dimensions.
+inline std::vector<DimensionShape> dimension_shapes(const Domain& d) {
+  std::vector<DimensionShape> out;
+  out.reserve(d.dimensions.size());
+  for (const auto& dim : d.dimensions) out.push_back({dim.type.value, dim.is_var()});
+  return out;
+}
+
+/// array_schema.md, "Current Domain" (v22), in the layout of current_domain.cc.
+struct CurrentDomain {
+  CurrentDomainVersion version = CurrentDomainVersion::V0;
+  bool empty = true;
+  codec::when<codec::field_equals<1, false>, CurrentDomainType> type;
+  codec::when<codec::field_equals<1, false>, NDRectangle> ndrectangle;
+
+  friend bool operator==(const CurrentDomain&, const CurrentDomain&) = default;
+};
+
+/// array_schema.md, "Array Schema File": the payload of a schema file.
+struct ArraySchema {
+  codec::version_field<std::uint32_t> version{current_format_version};
+  codec::since<5, bool> allows_dups;
+  ArrayType array_type = ArrayType::DENSE;
+  Layout tile_order = Layout::ROW_MAJOR;
+  Layout cell_order = Layout::ROW_MAJOR;
+  std::uint64_t capacity = 10000;
+  FilterPipeline coords_filters;
+  FilterPipeline offsets_filters;
+  codec::since<7, FilterPipeline> validity_filters;
+  Domain domain;
+  codec::counted<std::uint32_t, std::vector<Attribute>> attributes;
+  codec::since<18, codec::counted<std::uint32_t, std::vector<DimensionLabel>>> dimension_labels;
+  codec::since<20, codec::counted<std::uint32_t, std::vector<EnumerationRef>>> enumerations;
+  codec::since<22, CurrentDomain> current_domain;
+
+  bool is_sparse() const noexcept { return array_type == ArrayType::SPARSE; }
+
+  /// The attribute called `name`, or nullptr.
+  const Attribute* attribute(std::string_view name) const noexcept {
+    for (const auto& a : attributes)
+      if (a.name.value == name) return &a;
+    return nullptr;
+  }
+  /// The dimension called `name`, or nullptr.
+  const Dimension* dimension(std::string_view name) const noexcept {
+    for (const auto& d : domain.dimensions)
+      if (d.name.value == name) return &d;
+    return nullptr;
+  }
+  /// The pipeline TileDB applies to dimension `i`'s tiles: its own, or the
+  /// coords filters when its own is empty (always before v5).
+  const FilterPipeline& dimension_filters(std::size_t i) const {
+    const auto& own = domain.dimensions.value.at(i).filters.value;
+    return own.filters.empty() ? coords_filters : own;
+  }
+
+  friend bool operator==(const ArraySchema&, const ArraySchema&) = default;
+};
+
+/// format_spec/enumeration.md (+ name and path_name, enumeration.cc): the
+/// payload of `__schema/__enumerations/__<label>_0`.
+struct Enumeration {
+  EnumerationVersion version = EnumerationVersion::V0;
+  codec::counted<std::uint32_t, std::string> name;
+  codec::counted<std::uint32_t, std::string> path_name;  // the file's own name
+  Datatype type{};
+  std::uint32_t cell_val_num = 1;  // var_num: var-size values with offsets
+  bool ordered = false;
+  codec::counted<std::uint64_t, std::vector<std::byte>> data;
+  /// Byte size, then one u64 byte offset per value into `data`.
+  codec::when<codec::field_equals<4, var_num>, codec::counted<std::uint64_t, std::vector<std::byte>>> offsets;
+
+  bool is_var() const noexcept { return cell_val_num == var_num; }
+  /// The offsets as numbers (empty for fixed-size values).
+  std::vector<std::uint64_t> offset_values() const {
+    const auto& b = offsets.value.value;
+    std::vector<std::uint64_t> out(b.size() / 8);
+    codec::load_le_array(b.data(), out.data(), out.size());
+    return out;
+  }
+  /// Var-size values as strings (each [offset[i], offset[i+1]) of `data`).
+  std::vector<std::string> string_values() const {
+    auto offs = offset_values();
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < offs.size(); ++i) {
+      std::uint64_t end = i + 1 < offs.size() ? offs[i + 1] : data.size();
+      if (offs[i] > end || end > data.size())
+        throw std::invalid_argument("tilefmt: Enumeration offsets are not increasing within the data");
+      out.emplace_back(reinterpret_cast<const char*>(data.value.data()) + offs[i],
+                       static_cast<std::size_t>(end - offs[i]));
+    }
+    return out;
+  }
+
+  friend bool operator==(const Enumeration&, const Enumeration&) = default;
+};
+
+// ---------------------------------------------------------------------------
+// TileDB 1.3 and earlier (before format versions): the schema starts with
+// the library version {major, minor, patch}, compressors stand where filter
+// pipelines are now, and attributes put the compressor before cell_val_num.
+// Current TileDB no longer opens these arrays. Layout from
+// tiledb/sm/array_schema/{array_schema,domain,dimension,attribute}.cc of
+// TileDB 1.3.0.
+// ---------------------------------------------------------------------------
+
+/// A compressor and its level. The compressor byte uses that release's
+/// numbering: 0 none, 1 GZIP, 2 ZSTD, 3 LZ4, 4 to 9 the BLOSC variants,
+/// 10 RLE, 11 BZIP2, 12 DOUBLE_DELTA.
+struct LibraryVersionCompressor {
+  std::uint8_t compressor = 0;
+  std::int32_t level = -1;
+  friend bool operator==(const LibraryVersionCompressor&, const LibraryVersionCompressor&) = default;
+};
+
+struct LibraryVersionAttribute {
+  codec::counted<std::uint32_t, std::string> name;
+  Datatype type{};
+  LibraryVersionCompressor compressor;
+  std::uint32_t cell_val_num = 1;
+  friend bool operator==(const LibraryVersionAttribute&, const LibraryVersionAttribute&) = default;
+};
+
+/// The domain and its dimensions have the layout of format versions 1 to 4.
+/// The library's major version (0 or 1 for every release that wrote this
+/// layout) is the version the gates see, which closes every gate of Domain
+/// and Dimension (all open at v5 or later).
+struct LibraryVersionArraySchema {
+  codec::version_field<std::int32_t> major_version{1};
+  std::int32_t minor_version = 3;
+  std::int32_t patch_version = 0;
+  ArrayType array_type = ArrayType::DENSE;
+  Layout tile_order = Layout::ROW_MAJOR;
+  Layout cell_order = Layout::ROW_MAJOR;
+  std::uint64_t capacity = 10000;
+  LibraryVersionCompressor coords_compressor;
+  LibraryVersionCompressor offsets_compressor;
+  Domain domain;
+  codec::counted<std::uint32_t, std::vector<LibraryVersionAttribute>> attributes;
+  friend bool operator==(const LibraryVersionArraySchema&, const LibraryVersionArraySchema&) = default;
+};
+
+// ---------------------------------------------------------------------------
+// Building new schemas (the defaults of TileDB's ArraySchema constructor)
+// ---------------------------------------------------------------------------
+
+/// A pipeline with one compression filter (GZIP, ZSTD, LZ4, RLE, BZIP2,
+/// DICTIONARY) at `level` (TileDB's default is -1).
+inline FilterPipeline compression_pipeline(FilterType type, std::int32_t level = -1) {
+  Compressor c = type == FilterType::DICTIONARY ? Compressor::DICTIONARY_ENCODING : static_cast<Compressor>(type);
+  FilterPipeline p;
+  p.filters.value.push_back(Filter::make(type, CompressionOptions{c, level}, current_format_version));
+  return p;
+}
+
+/// A fixed-size dimension over [lo, hi]; `type` defaults to T's datatype
+/// (pass a date or time type for int64 values).
+template <class T>
+Dimension make_dimension(std::string name, T lo, T hi, std::optional<T> tile_extent,
+                         Datatype type = datatype_of<T>()) {
+  static_assert(std::is_arithmetic_v<T>, "tilefmt::format::make_dimension: T must be an arithmetic type");
+  if (datatype_size(type) != sizeof(T))
+    throw std::invalid_argument("tilefmt::format::make_dimension: the datatype's size is not sizeof(T)");
+  Dimension d;
+  d.name.value = std::move(name);
+  d.type.value = type;
+  d.cell_val_num.value = 1;
+  d.domain.value = NDRectangleRange::of(lo, hi).bytes;
+  d.domain_size.value = d.domain.size();
+  d.null_tile_extent = tile_extent ? 0 : 1;
+  if (tile_extent) {
+    d.tile_extent.value.resize(sizeof(T));
+    codec::store_le<T>(d.tile_extent.value.data(), *tile_extent);
+  }
+  return d;
+}
+
+/// A var-size string dimension (STRING_ASCII): no domain, no tile extent.
+inline Dimension make_string_dimension(std::string name) {
+  Dimension d;
+  d.name.value = std::move(name);
+  d.type.value = Datatype::STRING_ASCII;
+  d.cell_val_num.value = var_num;
+  d.null_tile_extent = 1;
+  return d;
+}
+
+/// An attribute with TileDB's default fill value.
+inline Attribute make_attribute(std::string name, Datatype type, std::uint32_t cell_val_num = 1, bool nullable = false,
+                                FilterPipeline filters = {}) {
+  Attribute a;
+  a.name.value = std::move(name);
+  a.type = type;
+  a.cell_val_num = cell_val_num;
+  a.filters = std::move(filters);
+  a.fill_value->value = default_fill_value(type, cell_val_num);
+  a.nullable.value = nullable;
+  return a;
+}
+
+/// A schema of the current version with TileDB's default pipelines (coords
+/// and offsets ZSTD(-1), validity RLE(-1)) and an empty current domain.
+inline ArraySchema make_array_schema(ArrayType type, std::vector<Dimension> dimensions,
+                                     std::vector<Attribute> attributes) {
+  ArraySchema s;
+  s.array_type = type;
+  s.coords_filters = compression_pipeline(FilterType::ZSTD);
+  s.offsets_filters = compression_pipeline(FilterType::ZSTD);
+  s.validity_filters.value = compression_pipeline(FilterType::RLE);
+  s.domain.dimensions.value = std::move(dimensions);
+  s.attributes.value = std::move(attributes);
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// Dumps in words: filters with their options, values by datatype
+// ---------------------------------------------------------------------------
+
+namespace detail {
+
+inline std::string hex_string(std::span<const std::byte> b) {
+  constexpr char digits[] = "0123456789abcdef";
+  std::string s;
+  s.reserve(2 * b.size());
+  for (std::byte x : b) {
+    s += digits[std::to_integer<unsigned>(x) >> 4];
+    s += digits[std::to_integer<unsigned>(x) & 15];
+  }
+  return s;
+}
+
+inline bool valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : 4;
+    if (n == 4 || (n > 0 && i + n >= s.size())) return false;
+    for (std::size_t k = 1; k <= n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+/// `s` as a JSON string. Valid UTF-8 is kept; otherwise every byte from
+/// 0x80 is written as \u00XX (as if Latin-1), so any bytes give valid JSON.
+inline std::string json_string(std::string_view s) {
+  constexpr char digits[] = "0123456789abcdef";
+  const bool utf8 = valid_utf8(s);
+  std::string out = "\"";
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\n': out += "\\n"; break;
+    case '\r': out += "\\r"; break;
+    case '\t': out += "\\t"; break;
+    default:
+      if (c < 0x20 || c == 0x7f || (c >= 0x80 && !utf8)) {
+        out += "\\u00";
+        out += digits[c >> 4];
+        out += digits[c & 15];
+      } else {
+        out += ch;
+      }
+    }
+  }
+  return out + "\"";
+}
+
+template <class F>
+std::string float_text(F v, bool json) {
+  if (std::isnan(v)) return json ? "\"NaN\"" : "NaN";
+  if (std::isinf(v)) return json ? (v > 0 ? "\"Infinity\"" : "\"-Infinity\"") : (v > 0 ? "Infinity" : "-Infinity");
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+/// One value of `type` at `p` (which holds datatype_size(type) bytes).
+inline std::string value_text(Datatype type, const std::byte* p, bool json) {
+  switch (type) {
+  case Datatype::INT8: return std::to_string(codec::load_le<std::int8_t>(p));
+  case Datatype::UINT8: case Datatype::BOOL: return std::to_string(codec::load_le<std::uint8_t>(p));
+  case Datatype::INT16: return std::to_string(codec::load_le<std::int16_t>(p));
+  case Datatype::UINT16: case Datatype::STRING_UTF16: case Datatype::STRING_UCS2:
+    return std::to_string(codec::load_le<std::uint16_t>(p));
+  case Datatype::INT32: return std::to_string(codec::load_le<std::int32_t>(p));
+  case Datatype::UINT32: case Datatype::STRING_UTF32: case Datatype::STRING_UCS4:
+    return std::to_string(codec::load_le<std::uint32_t>(p));
+  case Datatype::UINT64: return std::to_string(codec::load_le<std::uint64_t>(p));
+  case Datatype::FLOAT32: return float_text(codec::load_le<float>(p), json);
+  case Datatype::FLOAT64: return float_text(codec::load_le<double>(p), json);
+  default:
+    if (type == Datatype::INT64 || is_datetime(type) || is_time(type))
+      return std::to_string(codec::load_le<std::int64_t>(p));
+    return std::to_string(std::to_integer<unsigned>(*p));
+  }
+}
+
+} // namespace detail
+
+/// Values of `type` in words: characters (CHAR, STRING_ASCII, STRING_UTF8)
+/// as one quoted string, BLOB, ANY and GEOM as a quoted hex string, numbers
+/// as a number or a bracketed list. In JSON, NaN and infinities are strings.
+inline std::string values_to_text(Datatype type, std::span<const std::byte> bytes, bool json = false) {
+  if (type == Datatype::CHAR || type == Datatype::STRING_ASCII || type == Datatype::STRING_UTF8)
+    return detail::json_string(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  if (type == Datatype::BLOB || type == Datatype::ANY || type == Datatype::GEOM_WKB || type == Datatype::GEOM_WKT)
+    return "\"" + detail::hex_string(bytes) + "\"";
+  const std::size_t size = datatype_size(type);
+  if (size == 0 || bytes.size() % size != 0) return "\"" + detail::hex_string(bytes) + "\"";
+  const std::size_t n = bytes.size() / size;
+  if (n == 1) return detail::value_text(type, bytes.data(), json);
+  std::string out = "[";
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i) out += ", ";
+    out += detail::value_text(type, bytes.data() + i * size, json);
+  }
+  return out + "]";
+}
+
+namespace detail {
+
+/// A filter's options as (name, value) pairs, decoded by filter type; an
+/// option blob that does not have the expected layout is shown in hex.
+inline std::vector<std::pair<std::string, std::string>> filter_options(const Filter& f, std::uint32_t version,
+                                                                        bool json) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto name = [&](auto e) {
+    std::string s(codec_enum_name(e));
+    return json ? json_string(s) : s;
+  };
+  auto compression = [&](Compressor expected, Compressor got, std::int32_t level) {
+    if (got != expected) out.emplace_back("compressor", name(got));
+    out.emplace_back("level", std::to_string(level));
+  };
+  try {
+    switch (f.type) {
+    case FilterType::GZIP: case FilterType::ZSTD: case FilterType::LZ4: case FilterType::RLE:
+    case FilterType::BZIP2: case FilterType::DICTIONARY: {
+      auto o = f.options_as<CompressionOptions>(version);
+      compression(f.type == FilterType::DICTIONARY ? Compressor::DICTIONARY_ENCODING
+                                                   : static_cast<Compressor>(f.type),
+                  o.compressor, o.level);
+      break;
+    }
+    case FilterType::DELTA: {
+      auto o = f.options_as<DeltaOptions>(version);
+      compression(Compressor::DELTA, o.compressor, o.level);
+      if (version >= 19) out.emplace_back("reinterpret_datatype", name(o.reinterpret_datatype.value));
+      break;
+    }
+    case FilterType::DOUBLE_DELTA: {
+      auto o = f.options_as<DoubleDeltaOptions>(version);
+      compression(Compressor::DOUBLE_DELTA, o.compressor, o.level);
+      if (version >= 20) out.emplace_back("reinterpret_datatype", name(o.reinterpret_datatype.value));
+      break;
+    }
+    case FilterType::BIT_WIDTH_REDUCTION: case FilterType::POSITIVE_DELTA:
+      out.emplace_back("max_window_size", std::to_string(f.options_as<WindowOptions>(version).max_window_size));
+      break;
+    case FilterType::SCALE_FLOAT: {
+      auto o = f.options_as<FloatScaleOptions>(version);
+      out.emplace_back("scale", float_text(o.scale, json));
+      out.emplace_back("offset", float_text(o.offset, json));
+      out.emplace_back("byte_width", std::to_string(o.byte_width));
+      break;
+    }
+    case FilterType::WEBP: {
+      auto o = f.options_as<WebpOptions>(version);
+      constexpr std::string_view formats[] = {"NONE", "RGB", "BGR", "RGBA", "BGRA"};
+      std::string fmt = o.format < 5 ? std::string(formats[o.format]) : std::to_string(o.format);
+      out.emplace_back("quality", float_text(o.quality, json));
+      out.emplace_back("format", o.format < 5 && json ? json_string(fmt) : fmt);
+      out.emplace_back("lossless", std::to_string(o.lossless));
+      out.emplace_back("y_extent", std::to_string(o.y_extent));
+      out.emplace_back("x_extent", std::to_string(o.x_extent));
+      break;
+    }
+    default:
+      if (!f.options.empty()) out.emplace_back("options", "\"" + hex_string(f.options.value) + "\"");
+      break;
+    }
+  } catch (const format_error&) {
+    out.clear();
+    out.emplace_back("options", "\"" + hex_string(f.options.value) + "\"");
+  }
+  return out;
+}
+
+} // namespace detail
+
+/// One filter in words, e.g. `ZSTD(level=-1)`, `BIT_WIDTH_REDUCTION(max_window_size=256)`,
+/// `BYTESHUFFLE`. `version` is the schema's (it decides the DELTA and
+/// DOUBLE_DELTA option layouts).
+inline std::string filter_to_text(const Filter& f, std::uint32_t version) {
+  std::string out(codec_enum_name(f.type));
+  auto opts = detail::filter_options(f, version, false);
+  if (opts.empty()) return out;
+  out += '(';
+  for (std::size_t i = 0; i < opts.size(); ++i) out += (i ? ", " : "") + opts[i].first + "=" + opts[i].second;
+  return out + ')';
+}
+
+inline std::string filter_to_json(const Filter& f, std::uint32_t version) {
+  std::string out = "{\"type\": " + detail::json_string(codec_enum_name(f.type));
+  for (const auto& [k, v] : detail::filter_options(f, version, true)) out += ", \"" + k + "\": " + v;
+  return out + "}";
+}
+
+/// A pipeline in words: `ZSTD(level=-1), BITSHUFFLE`, `(none)`; a
+/// max_chunk_size other than TileDB's 65536 is appended.
+inline std::string pipeline_to_text(const FilterPipeline& p, std::uint32_t version) {
+  std::string out;
+  for (std::size_t i = 0; i < p.filters.size(); ++i) out += (i ? ", " : "") + filter_to_text(p.filters[i], version);
+  if (out.empty()) out = "(none)";
+  if (p.max_chunk_size != 65536) out += " max_chunk_size=" + std::to_string(p.max_chunk_size);
+  return out;
+}
+
+inline std::string pipeline_to_json(const FilterPipeline& p, std::uint32_t version) {
+  std::string out = "{\"max_chunk_size\": " + std::to_string(p.max_chunk_size) + ", \"filters\": [";
+  for (std::size_t i = 0; i < p.filters.size(); ++i) out += (i ? ", " : "") + filter_to_json(p.filters[i], version);
+  return out + "]}";
+}
+
+namespace detail {
+
+inline std::string cell_val_num_text(std::uint32_t n, bool json) {
+  return n == var_num ? (json ? "\"var\"" : "var") : std::to_string(n);
+}
+
+inline std::string range_text(Datatype type, bool var, const NDRectangleRange& r, bool json) {
+  if (var) return "[" + values_to_text(Datatype::STRING_ASCII, r.lo(), json) + ", " +
+                  values_to_text(Datatype::STRING_ASCII, r.hi(), json) + "]";
+  return values_to_text(type, r.bytes, json);
+}
+
+/// Writes nested `key: value` lines (text) or the same as JSON.
+class dump_writer {
+public:
+  dump_writer(std::ostream& os, bool json) : os_(os), json_(json) {}
+
+  void key(std::string_view k) {
+    separate();
+    if (json_)
+      os_ << json_string(k) << ':';
+    else
+      os_ << k << ':';
+  }
+  void field(std::string_view k, const std::string& value) {
+    key(k);
+    os_ << ' ' << value;
+  }
+  /// Opens an object or a list as the value of the last key (or at the top).
+  void open(char c) {
+    if (json_) os_ << (depth_ ? " " : "") << c;
+    first_.push_back(true);
+    ++depth_;
+  }
+  void close(char c) {
+    --depth_;
+    const bool empty = first_.back();
+    first_.pop_back();
+    if (json_) {
+      if (!empty) newline();
+      os_ << c;
+    } else if (empty) {
+      os_ << (c == ']' ? " []" : " {}");
+    }
+  }
+  /// Opens an object that is an element of the enclosing list.
+  void open_item() {
+    if (json_) {
+      separate();
+      os_ << '{';
+    } else {
+      first_.back() = false;
+      newline();
+      os_ << "- ";
+      item_line_ = true;
+    }
+    first_.push_back(true);
+    ++depth_;
+  }
+
+private:
+  void newline() {
+    os_ << '\n';
+    for (int i = 0; i < depth_; ++i) os_ << "  ";
+  }
+  void separate() {
+    if (json_ && !first_.back()) os_ << ',';
+    first_.back() = false;
+    if (item_line_)
+      item_line_ = false;  // the first field of a list item shares the "- " line
+    else
+      newline();
+  }
+
+  std::ostream& os_;
+  bool json_;
+  std::vector<bool> first_{true};
+  int depth_ = 0;
+  bool item_line_ = false;
+};
+
+inline void schema_dump(std::ostream& os, const ArraySchema& s, bool json) {
+  const std::uint32_t v = s.version.value;
+  auto str = [&](std::string_view x) { return json ? json_string(x) : std::string(x); };
+  auto quoted = [&](std::string_view x) { return json_string(x); };
+  auto flag = [](bool x) { return std::string(x ? "true" : "false"); };
+  auto pipeline = [&](const FilterPipeline& p) { return json ? pipeline_to_json(p, v) : pipeline_to_text(p, v); };
+  dump_writer w(os, json);
+
+  if (!json) os << "ArraySchema";
+  w.open('{');
+  w.field("version", std::to_string(v));
+  if (v >= 5) w.field("allows_dups", flag(s.allows_dups.value));
+  w.field("array_type", str(codec_enum_name(s.array_type)));
+  w.field("tile_order", str(codec_enum_name(s.tile_order)));
+  w.field("cell_order", str(codec_enum_name(s.cell_order)));
+  w.field("capacity", std::to_string(s.capacity));
+  w.field("coords_filters", pipeline(s.coords_filters));
+  w.field("offsets_filters", pipeline(s.offsets_filters));
+  if (v >= 7) w.field("validity_filters", pipeline(s.validity_filters.value));
+  w.key("dimensions");
+  w.open('[');
+  for (const auto& d : s.domain.dimensions) {
+    w.open_item();
+    w.field("name", quoted(d.name.value));
+    w.field("type", str(codec_enum_name(d.type.value)));
+    w.field("cell_val_num", cell_val_num_text(d.cell_val_num.value, json));
+    if (v >= 5) w.field("filters", pipeline(d.filters.value));
+    if (!d.domain.empty())
+      w.field("domain", range_text(d.type.value, d.is_var(), NDRectangleRange{d.coord_size(), d.domain.value}, json));
+    else
+      w.field("domain", "null");
+    w.field("tile_extent", d.has_tile_extent() ? values_to_text(d.type.value, d.tile_extent.value, json) : "null");
+    w.close('}');
+  }
+  w.close(']');
+  w.key("attributes");
+  w.open('[');
+  for (const auto& a : s.attributes) {
+    w.open_item();
+    w.field("name", quoted(a.name.value));
+    w.field("type", str(codec_enum_name(a.type)));
+    w.field("cell_val_num", cell_val_num_text(a.cell_val_num, json));
+    w.field("filters", pipeline(a.filters));
+    w.field("fill_value", values_to_text(a.type, a.fill(), json));
+    if (v >= 7) {
+      w.field("nullable", flag(a.nullable.value));
+      w.field("fill_value_validity", std::to_string(a.fill_value_validity.value));
+    }
+    if (v >= 17) w.field("order", str(codec_enum_name(a.order.value)));
+    if (v >= 20 && !a.enumeration_name->empty()) w.field("enumeration_name", quoted(a.enumeration_name->value));
+    w.close('}');
+  }
+  w.close(']');
+  if (v >= 18) {
+    w.key("dimension_labels");
+    w.open('[');
+    for (const auto& l : s.dimension_labels.value) {
+      w.open_item();
+      w.field("dimension_index", std::to_string(l.dimension_index));
+      w.field("name", quoted(l.name.value));
+      w.field("relative_uri", flag(l.relative_uri));
+      w.field("uri", quoted(l.uri.value));
+      w.field("label_attr_name", quoted(l.label_attr_name.value));
+      w.field("label_order", str(codec_enum_name(l.label_order)));
+      w.field("label_type", str(codec_enum_name(l.label_type)));
+      w.field("label_cell_val_num", cell_val_num_text(l.label_cell_val_num, json));
+      w.field("is_external", flag(l.is_external));
+      w.close('}');
+    }
+    w.close(']');
+  }
+  if (v >= 20) {
+    w.key("enumerations");
+    w.open('[');
+    for (const auto& e : s.enumerations.value) {
+      w.open_item();
+      w.field("name", quoted(e.name.value));
+      w.field("filename", quoted(e.filename.value));
+      w.close('}');
+    }
+    w.close(']');
+  }
+  if (v >= 22) {
+    const auto& cd = s.current_domain.value;
+    w.key("current_domain");
+    w.open('{');
+    w.field("version", std::to_string(static_cast<std::uint32_t>(cd.version)));
+    w.field("empty", flag(cd.empty));
+    if (!cd.empty) {
+      w.field("type", str(codec_enum_name(cd.type.value)));
+      w.key("ranges");  // by dimension name
+      w.open('{');
+      const auto& ranges = cd.ndrectangle.value.ranges;
+      for (std::size_t i = 0; i < ranges.size(); ++i) {
+        if (i < s.domain.dimensions.size()) {
+          const Dimension& dim = s.domain.dimensions[i];
+          w.field(dim.name.value, range_text(dim.type.value, dim.is_var(), ranges[i], json));
+        } else {
+          w.field(std::to_string(i), "\"" + hex_string(ranges[i].bytes) + "\"");
+        }
+      }
+      w.close('}');
+    }
+    w.close('}');
+  }
+  w.close('}');
+  os << '\n';
+}
+
+} // namespace detail
+
+/// The schema in words, one `key: value` per line: names, types, domains
+/// and fill values as values of their types, filters with their options.
+inline std::string schema_to_text(const ArraySchema& s) {
+  std::ostringstream os;
+  detail::schema_dump(os, s, false);
+  return os.str();
+}
+
+/// The same as JSON (NaN and infinities as strings, strings escaped).
+inline std::string schema_to_json(const ArraySchema& s) {
+  std::ostringstream os;
+  detail::schema_dump(os, s, true);
+  return os.str();
+}
+
+/// Dumps (codec::to_text / to_json) show an NDRectangle as
+/// `[["lo", "hi"], ...]` in hex: its types live in the domain.
+inline std::ostream& operator<<(std::ostream& os, const NDRectangle& r) {
+  os << '[';
+  for (std::size_t i = 0; i < r.ranges.size(); ++i)
+    os << (i ? ", [\"" : "[\"") << detail::hex_string(r.ranges[i].lo()) << "\", \""
+       << detail::hex_string(r.ranges[i].hi()) << "\"]";
+  return os << ']';
+}
+
+} // namespace tilefmt::format
+
+// ---------------------------------------------------------------------------
+// The codec specialisations
+// ---------------------------------------------------------------------------
+namespace tilefmt::codec {
+
+namespace detail {
+
+/// Decodes `n` records into `out`, each first set to `preset`, naming the
+/// element that fails (`[i]`) as the codec does.
+template <class T, class S>
+void decode_preset_elements(reader& r, std::vector<T>& out, std::uint32_t n, const T& preset, S& st) {
+  constexpr std::size_t element_min = traits<T>::min_size ? traits<T>::min_size : 1;
+  if (n > r.remaining() / element_min)
+    throw format_error("needs at least " + std::to_string(element_min) + " bytes per element", r.offset(),
+                       ", " + std::to_string(r.remaining()) + " left (" + std::to_string(n) + " elements declared)");
+  out.assign(n, preset);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    try {
+      traits<T>::decode(r, out[i], st);
+    } catch (format_error& e) {
+      e.prepend_index(i);
+      throw;
+    }
+  }
+}
+
+/// Decodes field `name` with `f`, naming it in any error.
+template <class F>
+void decode_named(std::string_view name, F&& f) {
+  try {
+    f();
+  } catch (format_error& e) {
+    e.prepend_field(name);
+    throw;
+  }
+}
+
+} // namespace detail
+
+/// Domain, before v5: the Domain's datatype is every dimension's, and sizes
+/// their domains (2 * its size) and tile extents. A Dimension cannot see its
+/// Domain, so each one is decoded with `type`, `cell_val_num` and
+/// `domain_size` already set from the Domain (TileDB's Dimension::deserialize
+/// receives the type the same way). From v5 the Domain is an ordinary record.
+template <>
+struct traits<format::Domain> : detail::record_traits<format::Domain> {
+  using base = detail::record_traits<format::Domain>;
+
+  template <class S>
+  static void decode(reader& r, format::Domain& d, S& st) {
+    if (!st.has_version) detail::fail_no_version(r);
+    if (st.version >= 5) {
+      base::decode(r, d, st);
+      return;
+    }
+    detail::decode_named("type", [&] { traits<format::Datatype>::decode(r, d.type.value, st); });
+    detail::decode_named("dimensions", [&] {
+      const std::uint32_t n = r.read<std::uint32_t>();
+      format::Dimension preset;
+      preset.type.value = d.type.value;
+      preset.cell_val_num.value = format::is_string(d.type.value) ? format::var_num : 1;
+      preset.domain_size.value = 2 * format::datatype_size(d.type.value);
+      detail::decode_preset_elements(r, d.dimensions.value, n, preset, st);
+    });
+  }
+
+  template <class S>
+  static void encode(writer& w, const format::Domain& d, S& st) {
+    check_legacy_types(d, st);
+    base::encode(w, d, st);
+  }
+
+  template <class S>
+  static std::size_t size(const format::Domain& d, S& st) {
+    check_legacy_types(d, st);
+    return base::size(d, st);
+  }
+
+private:
+  template <class S>
+  static void check_legacy_types(const format::Domain& d, const S& st) {
+    if (!st.has_version || st.version >= 5) return;
+    for (const auto& dim : d.dimensions)
+      if (dim.type.value != d.type.value || dim.domain_size.value != 2 * format::datatype_size(d.type.value))
+        throw std::invalid_argument("tilefmt: before format version 5 every dimension has the Domain's type (" +
+                                    std::string(format::codec_enum_name(d.type.value)) + "); dimension " +
+                                    dim.name.value + " differs");
+  }
+};
+
+/// NDRectangle: each range's layout depends on its dimension (fixed: lo‖hi
+/// of the type's size; var: u64 bytes | u64 start_size | lo‖hi), and the
+/// dimensions come from the context (see NDRectangle).
+template <>
+struct traits<format::NDRectangle> {
+  static constexpr std::size_t min_size = 0;
+
+  template <class Ctx>
+  static std::vector<format::DimensionShape> shapes(const Ctx& ctx) {
+    if constexpr (requires { ctx.dimension_shapes(); }) {
+      return ctx.dimension_shapes();
+    } else if constexpr (requires {
+                           ctx.dims.size();
+                           static_cast<bool>(ctx.dims[0].var_size);
+                           ctx.dims[0].coord_size();
+                         }) {
+      std::vector<format::DimensionShape> out;
+      for (const auto& d : ctx.dims) {
+        format::DimensionShape s;
+        s.var_size = d.var_size;
+        if constexpr (requires { d.type; })
+          s.type = d.type;
+        else if constexpr (requires { d.datatype; })
+          s.type = d.datatype;
+        if (s.coord_size() != d.coord_size())
+          throw std::invalid_argument("tilefmt: NDRectangle: the context's dimension has no datatype");
+        out.push_back(s);
+      }
+      return out;
+    } else {
+      static_assert(sizeof(Ctx) == 0,
+                    "tilefmt::format::NDRectangle: decode and encode it inside an ArraySchema, or with a context "
+                    "that has `dims` (format::NDRectangleContext) or `dimension_shapes()`");
+      return {};
+    }
+  }
+
+  template <class S>
+  static void decode(reader& r, format::NDRectangle& v, S& st) {
+    const auto dims = shapes(st.ctx);
+    detail::decode_named("ranges", [&] {
+      v.ranges.assign(dims.size(), {});
+      for (std::size_t i = 0; i < dims.size(); ++i) {
+        try {
+          decode_range(r, v.ranges[i], dims[i]);
+        } catch (format_error& e) {
+          e.prepend_index(i);
+          throw;
+        }
+      }
+    });
+  }
+
+  template <class S>
+  static void encode(writer& w, const format::NDRectangle& v, S& st) {
+    const auto dims = shapes(st.ctx);
+    check(v, dims);
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      const auto& rg = v.ranges[i];
+      if (dims[i].var_size) {
+        w.write<std::uint64_t>(rg.bytes.size());
+        w.write<std::uint64_t>(rg.start_size);
+      }
+      w.write_bytes(rg.bytes.data(), rg.bytes.size());
+    }
+  }
+
+  template <class S>
+  static std::size_t size(const format::NDRectangle& v, S& st) {
+    const auto dims = shapes(st.ctx);
+    check(v, dims);
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < dims.size(); ++i) n += (dims[i].var_size ? 16 : 0) + v.ranges[i].bytes.size();
+    return n;
+  }
+
+private:
+  static void decode_range(reader& r, format::NDRectangleRange& rg, const format::DimensionShape& d) {
+    std::uint64_t size = 0;
+    if (!d.var_size) {
+      if (d.coord_size() == 0) r.fail("the dimension's datatype has no size");
+      size = 2 * d.coord_size();
+      rg.start_size = d.coord_size();
+    } else {
+      detail::decode_named("size", [&] { size = r.read<std::uint64_t>(); });
+      detail::decode_named("start_size", [&] {
+        rg.start_size = r.read<std::uint64_t>();
+        if (rg.start_size > size)
+          throw format_error("start_size " + std::to_string(rg.start_size) + " exceeds the range's " +
+                                 std::to_string(size) + " bytes",
+                             r.offset() - 8);
+      });
+    }
+    detail::decode_named("bytes", [&] {
+      if (size > r.remaining()) r.fail_short(static_cast<std::size_t>(std::min<std::uint64_t>(size, SIZE_MAX)));
+      const std::byte* p = r.take(static_cast<std::size_t>(size));
+      rg.bytes.assign(p, p + size);
+    });
+  }
+
+  static void check(const format::NDRectangle& v, const std::vector<format::DimensionShape>& dims) {
+    if (v.ranges.size() != dims.size())
+      throw std::invalid_argument("tilefmt: NDRectangle holds " + std::to_string(v.ranges.size()) +
+                                  " ranges for a domain of " + std::to_string(dims.size()) + " dimensions");
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      const auto& rg = v.ranges[i];
+      if (!dims[i].var_size && (rg.bytes.size() != 2 * dims[i].coord_size() || rg.start_size != dims[i].coord_size()))
+        throw std::invalid_argument("tilefmt: NDRectangle range " + std::to_string(i) + " holds " +
+                                    std::to_string(rg.bytes.size()) + " bytes, its dimension needs 2 x " +
+                                    std::to_string(dims[i].coord_size()));
+      if (dims[i].var_size && rg.start_size > rg.bytes.size())
+        throw std::invalid_argument("tilefmt: NDRectangle range " + std::to_string(i) + ": start_size exceeds its bytes");
+    }
+  }
+};
+
+namespace detail {
+
+/// The context an ArraySchema's fields are decoded and encoded with: the
+/// caller's, plus the schema itself so that the current domain finds the
+/// dimensions decoded before it.
+template <class Outer>
+struct array_schema_scope {
+  const Outer& outer;
+  const format::ArraySchema& schema;
+  std::vector<format::DimensionShape> dimension_shapes() const { return format::dimension_shapes(schema.domain); }
+};
+
+template <class S>
+auto array_schema_state(S& st, const format::ArraySchema& schema) {
+  using Outer = std::remove_cvref_t<decltype(st.ctx)>;
+  return array_schema_scope<Outer>{st.ctx, schema};
+}
+
+} // namespace detail
+
+/// ArraySchema: an ordinary record, walked with a context that lets its
+/// current domain see its domain (NDRectangle needs the dimension types).
+/// On decode it also rejects what TileDB rejects besides the field types: a
+/// tile order other than ROW_MAJOR / COL_MAJOR, and a version newer than
+/// format::current_format_version whose bytes do not decode with the
+/// current layout (the error then names the version).
+template <>
+struct traits<format::ArraySchema> : detail::record_traits<format::ArraySchema> {
+  using base = detail::record_traits<format::ArraySchema>;
+
+  template <class S>
+  static void decode(reader& r, format::ArraySchema& v, S& st) {
+    const std::size_t start = r.offset();
+    auto scope = detail::array_schema_state(st, v);
+    state<decltype(scope)> inner(scope);
+    inner.version = st.version;
+    inner.has_version = st.has_version;
+    try {
+      base::decode(r, v, inner);
+    } catch (format_error& e) {
+      if (r.offset() >= start + 4 && e.offset() >= start + 4 && v.version.value > format::current_format_version) {
+        format_error named("array schema format version " + std::to_string(v.version.value) + " is newer than " +
+                               std::to_string(format::current_format_version) +
+                               ", the newest known, and its bytes do not decode with that version's layout (" +
+                               e.what() + ")",
+                           start);
+        named.prepend_field("version");
+        throw named;
+      }
+      throw;
+    }
+    if (v.tile_order != format::Layout::ROW_MAJOR && v.tile_order != format::Layout::COL_MAJOR) {
+      format_error e("a tile order must be ROW_MAJOR or COL_MAJOR, found " +
+                         std::string(format::codec_enum_name(v.tile_order)),
+                     start + 5 + (v.version.value >= 5 ? 1 : 0));
+      e.prepend_field("tile_order");
+      throw e;
+    }
+  }
+
+  template <class S>
+  static void encode(writer& w, const format::ArraySchema& v, S& st) {
+    auto scope = detail::array_schema_state(st, v);
+    state<decltype(scope)> inner(scope);
+    base::encode(w, v, inner);
+  }
+
+  template <class S>
+  static std::size_t size(const format::ArraySchema& v, S& st) {
+    auto scope = detail::array_schema_state(st, v);
+    state<decltype(scope)> inner(scope);
+    return base::size(v, inner);
+  }
+};
+
+} // namespace tilefmt::codec

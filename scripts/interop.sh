@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Build the TileDB interop corpus: one Python virtual environment per TileDB-Py
+# release in tests/interop/versions.txt, the generator run in each, and a merged
+# manifest.
+#
+#   scripts/interop.sh [OUTDIR]        (default: build/interop in the repository)
+#
+# Output: OUTDIR/venv/tiledb-<py version>/        virtual environments
+#         OUTDIR/corpus/<libtiledb version>/      arrays, expected values, manifest.json
+#         OUTDIR/corpus/manifest.json             all versions merged
+#
+# Idempotent: a version's corpus is reused while the generator sources,
+# versions.txt and the installed TileDB-Py/libtiledb/numpy are unchanged (the
+# hash is kept in OUTDIR/corpus/<version>/.stamp).
+#
+# Exit status: 0 done; 77 the package index cannot be reached (meson's "skip"),
+# except under CI=true, where that is an error (1); 1 on any other failure.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SRC="$REPO/tests/interop"
+OUT="${1:-$REPO/build/interop}"
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+VERSIONS="$SRC/versions.txt"
+START=$(date +%s)
+
+say() { echo "interop: $*"; }
+
+unreachable() {
+    if [ "${CI:-}" = "true" ]; then
+        say "ERROR: package index unreachable ($1); CI needs the interop suite"
+        exit 1
+    fi
+    say "package index unreachable, skipping the interop suite"
+    exit 77
+}
+
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+export DEBIAN_FRONTEND=noninteractive
+
+# --- Python with venv --------------------------------------------------------
+apt_install() {
+    if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+        say "ERROR: $* missing and cannot install it (needs root and apt-get): install it and rerun"
+        exit 1
+    fi
+    say "installing $* with apt-get"
+    if ! apt-get install -y -q "$@" >/dev/null 2>&1; then
+        say "apt-get update"
+        apt-get update -q >/dev/null 2>&1 || unreachable "apt-get update failed"
+        apt-get install -y -q "$@" >/dev/null 2>&1 || unreachable "apt-get install $* failed"
+    fi
+}
+
+command -v python3 >/dev/null || apt_install python3
+VENV_OK=""
+ensure_venv() {  # Debian's python3 imports venv and ensurepip, yet cannot make a venv without python3-venv
+    [ -n "$VENV_OK" ] && return 0
+    rm -rf "$OUT/.venv-probe"
+    if ! python3 -m venv "$OUT/.venv-probe" >/dev/null 2>&1; then
+        apt_install python3-venv
+    fi
+    rm -rf "$OUT/.venv-probe"
+    VENV_OK=1
+}
+PYV=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+[ "$PYV" = "3.11" ] || say "note: python3 is $PYV; versions.txt was checked against CPython 3.11 wheels"
+
+# --- what to build ------------------------------------------------------------
+mapfile -t LINES < <(grep -v '^[[:space:]]*\(#\|$\)' "$VERSIONS")
+[ "${#LINES[@]}" -gt 0 ] || { say "ERROR: no versions in $VERSIONS"; exit 1; }
+
+SRC_HASH=$(cat "$SRC/generate.py" "$SRC/cases.py" "$SRC/expected.py" "$SRC/tdbcompat.py" "$VERSIONS" | sha256sum | cut -c1-16)
+say "generator sources $SRC_HASH, ${#LINES[@]} TileDB-Py versions, output $OUT"
+
+INDEX_CHECKED=""
+check_index() {  # $1: a venv python; once per run
+    [ -n "$INDEX_CHECKED" ] && return 0
+    if ! "$1" -m pip index versions tiledb --timeout 15 --retries 1 >/dev/null 2>&1; then
+        unreachable "pip index versions tiledb failed"
+    fi
+    INDEX_CHECKED=1
+}
+
+installed() {  # $1 venv python -> "tiledb-py libtiledb numpy" or nothing
+    "$1" -c 'import tiledb, numpy; print(tiledb.__version__, ".".join(map(str, tiledb.libtiledb.version())), numpy.__version__)' 2>/dev/null || true
+}
+
+mkdir -p "$OUT/venv" "$OUT/corpus"
+KEEP=()
+GENERATED=""
+NEWEST_PY=""
+for line in "${LINES[@]}"; do
+    read -r PYVER NUMPY WANT_LIB WANT_FMT _rest <<<"$line"
+    VENV="$OUT/venv/tiledb-$PYVER"
+    PY="$VENV/bin/python"
+    WANT_NP="${NUMPY#numpy==}"
+    HAVE=$( [ -x "$PY" ] && installed "$PY" || true )
+    read -r H_PY H_LIB H_NP <<<"${HAVE:-- - -}"
+    if [ "$H_PY" != "$PYVER" ] || { [ "$WANT_NP" != "$NUMPY" ] && [ "$H_NP" != "$WANT_NP" ]; }; then
+        ensure_venv
+        say "[$PYVER] creating virtual environment $VENV"
+        python3 -m venv --clear "$VENV"
+        check_index "$PY"
+        say "[$PYVER] pip install tiledb==$PYVER $NUMPY"
+        if ! "$PY" -m pip install -q --only-binary=:all: "tiledb==$PYVER" "$NUMPY"; then
+            say "ERROR: [$PYVER] pip install failed"
+            exit 1
+        fi
+        HAVE=$(installed "$PY")
+        read -r H_PY H_LIB H_NP <<<"${HAVE:-- - -}"
+        [ "$H_PY" = "$PYVER" ] || { say "ERROR: [$PYVER] tiledb does not import after install"; exit 1; }
+    fi
+    [ -z "${WANT_LIB:-}" ] || [ "$WANT_LIB" = "$H_LIB" ] || say "WARNING: [$PYVER] versions.txt says libtiledb $WANT_LIB, installed $H_LIB"
+    DEST="$OUT/corpus/$H_LIB"
+    KEEP+=("$H_LIB")
+    NEWEST_PY="$PY"
+    STAMP="$SRC_HASH tiledb-py=$H_PY libtiledb=$H_LIB numpy=$H_NP"
+    if [ -f "$DEST/.stamp" ] && [ -f "$DEST/manifest.json" ] && [ "$(cat "$DEST/.stamp")" = "$STAMP" ]; then
+        say "[$PYVER] libtiledb $H_LIB: corpus up to date (cached)"
+        continue
+    fi
+    say "[$PYVER] libtiledb $H_LIB: generating corpus into $DEST"
+    rm -rf "$DEST.tmp"
+    if ! "$PY" "$SRC/generate.py" --out "$DEST.tmp" | sed 's/^/    /'; then
+        say "ERROR: [$PYVER] generator failed (see above)"
+        exit 1
+    fi
+    GOT_FMT=$(python3 -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))["format_versions"])))' "$DEST.tmp/manifest.json")
+    [ -z "${WANT_FMT:-}" ] || [ "$WANT_FMT" = "$GOT_FMT" ] || say "WARNING: [$PYVER] versions.txt says format $WANT_FMT, fragments have $GOT_FMT"
+    echo "$STAMP" > "$DEST.tmp/.stamp"
+    rm -rf "$DEST"
+    mv "$DEST.tmp" "$DEST"
+    GENERATED=1
+done
+
+# Drop corpora of versions no longer listed.
+for d in "$OUT"/corpus/*/; do
+    [ -d "$d" ] || continue
+    name=$(basename "$d")
+    keep=""
+    for k in "${KEEP[@]}"; do [ "$k" = "$name" ] && keep=1; done
+    if [ -z "$keep" ]; then
+        say "removing stale corpus $name"
+        rm -rf "$d"
+    fi
+done
+
+python3 "$SRC/manifest.py" merge "$OUT/corpus" | sed 's/^/interop: /'
+python3 "$SRC/manifest.py" summary "$OUT/corpus/manifest.json" | sed 's/^/    /'
+# Checks of the generator itself, when something was (re)generated: the reverse
+# checker's selftest, and the newest TileDB-Py reading every corpus back.
+if [ -n "$GENERATED" ]; then
+    say "reverse_check.py --selftest with $(basename "$(dirname "$(dirname "$NEWEST_PY")")")"
+    if ! "$NEWEST_PY" "$SRC/reverse_check.py" --selftest > "$OUT/selftest.log" 2>&1; then
+        sed 's/^/    /' "$OUT/selftest.log"
+        say "ERROR: reverse_check selftest failed"
+        exit 1
+    fi
+    # (reworded so that a CI log reader does not take these lines for the suite's totals)
+    grep -E '^  FAIL|^selftest: [0-9]' "$OUT/selftest.log" \
+        | sed -E 's/^selftest: ([0-9]+) passed, ([0-9]+) failed$/selftest: \1 outcomes as intended, \2 not/; s/^/    /' 
+    say "cross-release read: newest TileDB-Py reads every corpus"
+    for k in "${KEEP[@]}"; do
+        if ! "$NEWEST_PY" "$SRC/reverse_check.py" --data-only --quiet "$OUT/corpus/$k/manifest.json" \
+                | sed -E "s/^([0-9]+) passed, ([0-9]+) failed$/\1 arrays read back alike, \2 differ/; s/^/    $k: /"; then
+            say "ERROR: the newest TileDB-Py reads corpus $k differently"
+            exit 1
+        fi
+    done
+fi
+say "done in $(( $(date +%s) - START ))s"

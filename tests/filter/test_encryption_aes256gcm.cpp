@@ -1,0 +1,200 @@
+// The internal AES_256_GCM filter: the GCM specification's test vectors
+// read through a hand-built chunk, the metadata layout (lengths, IV, tag),
+// earlier metadata encrypted into the data, wrong keys and altered bytes
+// rejected with authentication_error, never garbage.
+#include "tilefmt/filter/encryption_aes256gcm.hpp"
+
+#include "tilefmt/filter/gzip.hpp"
+#include "tilefmt/filter/pipeline.hpp"
+#include "tilefmt/filter/runtime_pipeline.hpp"
+#include "tilefmt/filter/xor.hpp"
+#include "tilefmt/filter/zstd.hpp"
+
+#include "../support/testing.hpp"
+
+using namespace tilefmt;
+using tilefmt::testing::hex_bytes;
+using D = format::Datatype;
+
+namespace {
+
+std::vector<std::uint8_t> key_of(std::string_view hex) {
+  std::vector<std::uint8_t> k;
+  for (std::byte b : hex_bytes(hex)) k.push_back(static_cast<std::uint8_t>(b));
+  return k;
+}
+
+const std::vector<std::uint8_t> zero_key(32, 0);
+const std::vector<std::uint8_t> test_key = key_of("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308");
+
+std::vector<std::byte> one_chunk(std::uint32_t original, const std::vector<std::byte>& md, const std::vector<std::byte>& data) {
+  format::Tile t;
+  t.chunks.value.push_back(format::Chunk{original, {}, {}, md, data});
+  return codec::encode(t);
+}
+
+bool available() {
+  try {
+    filter::detail::require_aes256gcm();
+    return true;
+  } catch (const filter::encryption_unavailable& e) {
+    MESSAGE(e.what());
+    return false;
+  }
+}
+
+/// A runtime pipeline of the stored filters plus the encryption filter, as
+/// TileDB's reader and writer build it for an encrypted array.
+filter::runtime_pipeline encrypted(const format::FilterPipeline& stored, D type) {
+  filter::runtime_pipeline rp(stored, type, 23);
+  rp.append(filter::encryption_aes256gcm{});
+  return rp;
+}
+
+filter::tile_context keyed(const filter::runtime_pipeline& rp, std::size_t cell_size, const std::vector<std::uint8_t>& key) {
+  auto ctx = rp.context(cell_size);
+  ctx.encryption_key = key;
+  return ctx;
+}
+
+} // namespace
+
+TEST_CASE("AES-256-GCM: the GCM test vectors, read through a chunk") {
+  if (!available()) return;
+  filter::runtime_pipeline rp = encrypted(filter::pipeline<>::descriptor(), D::UINT8);
+  // Test case 14: zero key, zero IV, 16 zero bytes.
+  auto tile = one_chunk(16,
+                        hex_bytes("00000000 01000000 10000000 10000000 000000000000000000000000"
+                                  "d0d1c8a799996bf0265b98b5d48ab919"),
+                        hex_bytes("cea7403d4d606b6e074ec5d3baf39d18"));
+  CHECK(rp.decode(tile, keyed(rp, 1, zero_key)) == std::vector<std::byte>(16));
+  // Test case 13: an empty part has a tag too.
+  auto empty = one_chunk(0, hex_bytes("00000000 01000000 00000000 00000000 000000000000000000000000"
+                                      "530f8afbc74536b9a963b4f1c4cb738b"),
+                         {});
+  CHECK(rp.decode(empty, keyed(rp, 1, zero_key)).empty());
+  // Test case 15, as a metadata part and a data part of one chunk.
+  const auto plain = hex_bytes("d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"
+                               "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255");
+  auto tile15 = one_chunk(64,
+                          hex_bytes("00000000 01000000 40000000 40000000 cafebabefacedbaddecaf888"
+                                    "b094dac5d93471bdec1a502270e3cc6c"),
+                          hex_bytes("522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa"
+                                    "8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662898015ad"));
+  CHECK(rp.decode(tile15, keyed(rp, 1, test_key)) == plain);
+  // A wrong key, an altered ciphertext, tag or IV: authentication_error.
+  CHECK_THROWS_AS(rp.decode(tile, keyed(rp, 1, test_key)), filter::authentication_error);
+  auto bad = tile15;
+  bad[bad.size() - 1] ^= std::byte{1};
+  CHECK_THROWS_AS(rp.decode(bad, keyed(rp, 1, test_key)), filter::authentication_error);
+  for (std::size_t at : {8u + 12u + 8u + 8u, 8u + 12u + 8u + 8u + 12u}) { // IV, tag
+    bad = tile15;
+    bad[at] ^= std::byte{0x80};
+    CHECK_THROWS_AS(rp.decode(bad, keyed(rp, 1, test_key)), filter::authentication_error);
+  }
+}
+
+TEST_CASE("AES-256-GCM: metadata layout; a fresh IV per part; earlier metadata is encrypted") {
+  if (!available()) return;
+  std::vector<std::int64_t> v(1000);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>(i * i);
+  auto raw = std::as_bytes(std::span(v));
+  filter::runtime_pipeline rp = encrypted(filter::pipeline<filter::xor_filter>::descriptor(), D::INT64);
+  auto ctx = keyed(rp, 8, test_key);
+  auto tile = rp.encode(raw, ctx);
+  auto view = codec::decode<format::TileView>(tile);
+  REQUIRE(view.chunks.size() == 1);
+  auto md_bytes = view.chunks[0].metadata.bytes();
+  auto data = view.chunks[0].data.bytes();
+  // The chunk metadata is only the encryption header: XOR's went inside.
+  auto md = codec::decode<format::EncryptionMD>(md_bytes);
+  REQUIRE(md.metadata_parts.size() == 1);
+  REQUIRE(md.data_parts.size() == 1);
+  CHECK(md.metadata_parts[0].plaintext_length == 8);
+  CHECK(md.data_parts[0].plaintext_length == 8000);
+  CHECK(data.size() == 8008);
+  CHECK(md.metadata_parts[0].iv != md.data_parts[0].iv);
+  // Each part decrypts on its own with its IV and tag, no additional data.
+  std::vector<std::uint8_t> xor_md(8);
+  REQUIRE(crypto_aead_aes256gcm_decrypt_detached(xor_md.data(), nullptr, reinterpret_cast<const unsigned char*>(data.data()), 8,
+                                                 md.metadata_parts[0].tag.data(), nullptr, 0, md.metadata_parts[0].iv.data(),
+                                                 test_key.data()) == 0);
+  CHECK(xor_md == std::vector<std::uint8_t>{1, 0, 0, 0, 0x40, 0x1f, 0, 0}); // XOR: 1 part of 8000 bytes
+  CHECK(rp.decode(tile, ctx) == std::vector<std::byte>(raw.begin(), raw.end()));
+  // Random IVs: the same tile encrypts differently every time, and decodes the same.
+  auto again = rp.encode(raw, ctx);
+  CHECK(again != tile);
+  CHECK(rp.decode(again, ctx) == std::vector<std::byte>(raw.begin(), raw.end()));
+  CHECK(filter::encryption_aes256gcm{}.output_type(D::INT64) == D::BLOB);
+}
+
+TEST_CASE("AES-256-GCM: round trips after other filters, through the runtime pipeline and compile-time stages") {
+  if (!available()) return;
+  for (std::size_t n : {0u, 1u, 5u, 20000u, 100000u}) {
+    CAPTURE(n);
+    std::vector<std::int32_t> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::int32_t>(i % 97) - 40;
+    auto raw = std::as_bytes(std::span(v));
+    for (const auto& stored : {filter::pipeline<>::descriptor(), filter::pipeline<filter::zstd<>>::descriptor(),
+                               filter::pipeline<filter::xor_filter, filter::gzip<>>::descriptor()}) {
+      filter::runtime_pipeline rp = encrypted(stored, D::INT32);
+      auto ctx = keyed(rp, 4, test_key);
+      auto tile = rp.encode(raw, ctx);
+      CHECK(rp.decode(tile, ctx) == std::vector<std::byte>(raw.begin(), raw.end()));
+      auto other = test_key;
+      other[31] ^= 1;
+      if (n) CHECK_THROWS_AS(rp.decode(tile, keyed(rp, 4, other)), filter::authentication_error);
+    }
+    // Compile-time stages, decoded by pipeline<> with the key.
+    using P = filter::pipeline<filter::zstd<>, filter::encryption_aes256gcm>;
+    std::tuple<filter::zstd<>, filter::encryption_aes256gcm> stages{};
+    filter::detail::tuple_stages<filter::zstd<>, filter::encryption_aes256gcm> seq{stages};
+    filter::detail::runner run(seq);
+    run.set_input_type(D::INT32);
+    filter::tile_context ctx;
+    ctx.cell_size = 4;
+    ctx.encryption_key = test_key;
+    auto tile = filter::detail::encode_tile(run, ctx, raw, filter::fixed_chunks(raw.size(), 4));
+    CHECK(P::decode<std::int32_t>(tile, {.encryption_key = test_key}) == v);
+  }
+}
+
+TEST_CASE("AES-256-GCM: descriptor, keys, corrupt chunks") {
+  if (!available()) return;
+  CHECK(filter::pipeline<filter::encryption_aes256gcm>::descriptor().filters[0] ==
+        format::Filter{format::FilterType::AES_256_GCM, {}});
+  // The pipeline of an encrypted generic tile: GZIP then AES (type 11, no options).
+  format::FilterPipeline generic = filter::pipeline<filter::gzip<1>, filter::encryption_aes256gcm>::descriptor();
+  CHECK(codec::encode(generic) == hex_bytes("00000100 02000000 01 05000000 01 01000000 0b 00000000"));
+  filter::runtime_pipeline rp(generic, D::CHAR, 23);
+  std::vector<std::byte> payload(300, std::byte{'t'});
+  auto tile = rp.encode(payload, keyed(rp, 1, test_key));
+  CHECK(rp.decode(tile, keyed(rp, 1, test_key)) == payload);
+  // No key, a short key.
+  CHECK_THROWS_AS(rp.encode(payload, rp.context(1)), std::invalid_argument);
+  CHECK_THROWS_AS(rp.decode(tile, rp.context(1)), std::invalid_argument);
+  std::vector<std::uint8_t> short_key(16, 1);
+  CHECK_THROWS_AS(rp.decode(tile, keyed(rp, 1, short_key)), std::invalid_argument);
+
+  // Truncations and altered lengths are format errors; no flip decodes.
+  filter::runtime_pipeline plain = encrypted(filter::pipeline<>::descriptor(), D::UINT8);
+  const auto md = hex_bytes("00000000 01000000 10000000 10000000 000000000000000000000000 d0d1c8a799996bf0265b98b5d48ab919");
+  const auto data = hex_bytes("cea7403d4d606b6e074ec5d3baf39d18");
+  auto decode = [&](const std::vector<std::byte>& t) { return plain.decode(t, keyed(plain, 1, zero_key)); };
+  for (std::size_t n = 0; n < md.size(); ++n)
+    CHECK_THROWS_AS(decode(one_chunk(16, std::vector<std::byte>(md.begin(), md.begin() + n), data)), format_error);
+  for (std::size_t n = 0; n < data.size(); ++n)
+    CHECK_THROWS_AS(decode(one_chunk(16, md, std::vector<std::byte>(data.begin(), data.begin() + n))), format_error);
+  CHECK_THROWS_AS(decode(one_chunk(16, hex_bytes("00000000 01000000 10000000 11000000 000000000000000000000000 "
+                                                 "d0d1c8a799996bf0265b98b5d48ab919"),
+                                   data)),
+                  format_error);
+  for (std::size_t i = 0; i < 8 * (md.size() + data.size()); ++i) {
+    auto bad_md = md, bad_data = data;
+    if (i < 8 * md.size())
+      bad_md[i / 8] ^= static_cast<std::byte>(1u << (i % 8));
+    else
+      bad_data[i / 8 - md.size()] ^= static_cast<std::byte>(1u << (i % 8));
+    CHECK_THROWS_AS(decode(one_chunk(16, bad_md, bad_data)), format_error);
+  }
+}
