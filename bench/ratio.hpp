@@ -22,7 +22,8 @@ class collecting_reporter : public benchmark::ConsoleReporter {
 public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const auto& r : runs)
-      if (r.run_type == Run::RT_Iteration) seconds_per_iter[r.benchmark_name()] = r.GetAdjustedRealTime();
+      // CPU time: single-threaded work, robust to other load on the machine.
+      if (r.run_type == Run::RT_Iteration) seconds_per_iter[r.benchmark_name()] = r.GetAdjustedCPUTime();
     ConsoleReporter::ReportRuns(runs);
   }
   std::map<std::string, double> seconds_per_iter;

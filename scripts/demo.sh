@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The main job: builds the library's examples and runs them.
+# The main job: builds the examples and runs them — a declared format, a
+# tile through a compile-time filter pipeline, and the inspector on a real
+# TileDB array (examples/data, written by TileDB-Py).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 install_packages
@@ -12,3 +14,16 @@ build/demo/examples/quickstart
 
 say "examples/custom_format: a non-TileDB format (a sensor log) from declarations only"
 build/demo/examples/custom_format
+
+say "examples/pipeline_tile: a tile through pipeline<positive_delta, bit_width_reduction, zstd<3>>"
+build/demo/examples/pipeline_tile
+
+ARRAY=examples/data/nullable_dense
+say "tilefmt-inspect $ARRAY   (written by $(head -1 examples/data/nullable_dense.TILEDB_VERSION.txt))"
+build/demo/examples/tilefmt-inspect "$ARRAY"
+
+say "tilefmt-inspect $ARRAY --values utf8 12"
+build/demo/examples/tilefmt-inspect "$ARRAY" --values utf8 12
+
+say "tilefmt-inspect $ARRAY --verify"
+build/demo/examples/tilefmt-inspect "$ARRAY" --verify
