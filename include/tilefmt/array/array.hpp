@@ -23,6 +23,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <exception>
 #include <thread>
 #include <vector>
 
@@ -44,6 +45,8 @@ struct open_options {
   std::uint64_t timestamp_end = std::numeric_limits<std::uint64_t>::max();
   /// Skip checksum verification for speed.
   bool verify_checksums = true;
+  /// Threads decoding the tiles of a column (0: one per core).
+  unsigned threads = 0;
 };
 
 /// A var-size column: `values` holds every cell's values back to back and
@@ -172,22 +175,35 @@ public:
     throw std::invalid_argument("tilefmt: fragment " + where_.name.str() + " has no field \"" + std::string(name) + "\"");
   }
 
-  /// Tile `i` of a field, unfiltered.
+  /// Tile `i` of a field, unfiltered. (Column reads decode tiles on several
+  /// threads; a fragment itself is not meant to be shared between threads.)
   tile_data read_tile(const field_info& f, std::size_t i) const {
     tile_data t;
     const std::size_t cells = tile_cells(i);
     try {
       if (f.var) {
-        auto offs = read_raw_tile(f, data_file(f, ""), tile_offsets(f), file_size(footer_.file_sizes, f), i,
-                                  *offsets_pipeline(), cells * 8, 8);
-        t.offsets.resize(cells);
-        codec::load_le_array(offs.data(), t.offsets.data(), cells);
-        auto var_sizes = section<format::TileSizes>(footer_.tile_var_sizes.value.at(f.footer_index));
-        if (i >= var_sizes.sizes.size()) throw format_error("tile " + std::to_string(i) + " has no var size", 0);
-        const std::uint64_t var_size = var_sizes.sizes.value[i];
-        t.values = read_raw_tile(f, data_file(f, "_var"), section<format::TileOffsets>(footer_.tile_var_offsets.value.at(f.footer_index)).offsets.value,
+        // RLE and dictionary on strings store the offsets inside the var
+        // tile (the v12/v13/v17 rule, judged by the schema's version); the
+        // offsets file then holds an empty tile per tile.
+        const bool rebuilt = filter::skip_offsets_filtering(*f.filters, f.type, schema_->version.value);
+        if (!rebuilt) {
+          auto offs = read_raw_tile(f, data_file(f, ""), tile_offsets(f), file_size(footer_.file_sizes, f), i,
+                                    *offsets_pipeline(), cells * 8, 8);
+          t.offsets.resize(cells);
+          codec::load_le_array(offs.data(), t.offsets.data(), cells);
+        } else {
+          t.offsets.assign(cells, 0);
+        }
+        const auto& var_sizes = cached(section_kind::var_sizes, f);
+        if (i >= var_sizes.size()) throw format_error("tile " + std::to_string(i) + " has no var size", 0);
+        const std::uint64_t var_size = var_sizes[i];
+        t.values = read_raw_tile(f, data_file(f, "_var"), cached(section_kind::var_offsets, f),
                                  file_size(footer_.file_var_sizes, f), i, *field_pipeline(f), var_size,
-                                 format::datatype_size(f.type));
+                                 format::datatype_size(f.type), rebuilt ? &t.offsets : nullptr);
+        if (t.offsets.size() != cells)
+          throw format_error("var tile rebuilds " + std::to_string(t.offsets.size()) + " offsets, the tile has " +
+                                 std::to_string(cells) + " cells",
+                             0);
         for (std::size_t c = 0; c < cells; ++c)
           if (t.offsets[c] > var_size || (c && t.offsets[c] < t.offsets[c - 1]))
             throw format_error("offset of cell " + std::to_string(c) + " is " + std::to_string(t.offsets[c]) +
@@ -198,8 +214,7 @@ public:
                                  *field_pipeline(f), cells * f.cell_size(), f.cell_size());
       }
       if (f.nullable) {
-        auto v = read_raw_tile(f, data_file(f, "_validity"),
-                               section<format::TileOffsets>(footer_.tile_validity_offsets.value.at(f.footer_index)).offsets.value,
+        auto v = read_raw_tile(f, data_file(f, "_validity"), cached(section_kind::validity_offsets, f),
                                file_size(footer_.file_validity_sizes, f), i, *validity_pipeline(), cells, 1);
         t.validity.assign(reinterpret_cast<const std::uint8_t*>(v.data()),
                           reinterpret_cast<const std::uint8_t*>(v.data()) + v.size());
@@ -264,10 +279,7 @@ public:
   std::vector<std::byte> read_bytes(std::string_view name) const {
     auto f = field(name);
     std::vector<std::byte> out;
-    for (std::size_t i = 0, n = tile_num(); i < n; ++i) {
-      auto t = read_tile(f, i);
-      out.insert(out.end(), t.values.begin(), t.values.end());
-    }
+    for (auto& t : read_all_tiles(f)) out.insert(out.end(), t.values.begin(), t.values.end());
     return out;
   }
 
@@ -294,8 +306,7 @@ public:
                                   std::string(format::codec_enum_name(f.type)) + " values");
     var_column<T> out;
     std::vector<std::byte> bytes;
-    for (std::size_t i = 0, n = tile_num(); i < n; ++i) {
-      auto t = read_tile(f, i);
+    for (auto& t : read_all_tiles(f)) {
       const std::uint64_t base = bytes.size();
       for (auto o : t.offsets) out.offsets.push_back((base + o) / sizeof(T));
       bytes.insert(bytes.end(), t.values.begin(), t.values.end());
@@ -309,10 +320,7 @@ public:
     auto f = field(name);
     if (!f.nullable) throw std::invalid_argument("tilefmt: field \"" + f.name + "\" is not nullable");
     std::vector<std::uint8_t> out;
-    for (std::size_t i = 0, n = tile_num(); i < n; ++i) {
-      auto t = read_tile(f, i);
-      out.insert(out.end(), t.validity.begin(), t.validity.end());
-    }
+    for (auto& t : read_all_tiles(f)) out.insert(out.end(), t.validity.begin(), t.validity.end());
     return out;
   }
 
@@ -404,18 +412,73 @@ private:
     });
   }
 
-  const std::vector<std::uint64_t>& tile_offsets(const field_info& f) const {
-    auto it = offsets_cache_.find(f.footer_index);
-    if (it == offsets_cache_.end())
-      it = offsets_cache_
-               .emplace(f.footer_index, section<format::TileOffsets>(footer_.tile_offsets.value.at(f.footer_index)).offsets.value)
-               .first;
+  enum class section_kind { offsets, var_offsets, var_sizes, validity_offsets };
+
+  /// A per-field section, decoded once. Filled before tiles are decoded in
+  /// parallel (prepare), so that the threads only read the cache.
+  const std::vector<std::uint64_t>& cached(section_kind k, const field_info& f) const {
+    auto key = std::make_pair(static_cast<int>(k), f.footer_index);
+    auto it = sections_.find(key);
+    if (it == sections_.end()) {
+      std::vector<std::uint64_t> v;
+      switch (k) {
+      case section_kind::offsets: v = section<format::TileOffsets>(footer_.tile_offsets.value.at(f.footer_index)).offsets.value; break;
+      case section_kind::var_offsets: v = section<format::TileOffsets>(footer_.tile_var_offsets.value.at(f.footer_index)).offsets.value; break;
+      case section_kind::var_sizes: v = section<format::TileSizes>(footer_.tile_var_sizes.value.at(f.footer_index)).sizes.value; break;
+      case section_kind::validity_offsets: v = section<format::TileOffsets>(footer_.tile_validity_offsets.value.at(f.footer_index)).offsets.value; break;
+      }
+      it = sections_.emplace(key, std::move(v)).first;
+    }
     return it->second;
+  }
+  const std::vector<std::uint64_t>& tile_offsets(const field_info& f) const { return cached(section_kind::offsets, f); }
+
+  /// Loads every section and pipeline tile reads of `f` will use.
+  void prepare(const field_info& f) const {
+    (void)tile_offsets(f);
+    (void)field_pipeline(f);
+    if (f.var) {
+      (void)cached(section_kind::var_offsets, f);
+      (void)cached(section_kind::var_sizes, f);
+      (void)offsets_pipeline();
+    }
+    if (f.nullable) {
+      (void)cached(section_kind::validity_offsets, f);
+      (void)validity_pipeline();
+    }
+  }
+
+  /// Every tile of `f`, decoded by up to opt_.threads threads.
+  std::vector<tile_data> read_all_tiles(const field_info& f) const {
+    prepare(f);
+    const std::size_t n = tile_num();
+    std::vector<tile_data> tiles(n);
+    unsigned threads = opt_.threads ? opt_.threads : std::max(1u, std::thread::hardware_concurrency());
+    threads = static_cast<unsigned>(std::min<std::size_t>(threads, n));
+    if (threads <= 1) {
+      for (std::size_t i = 0; i < n; ++i) tiles[i] = read_tile(f, i);
+      return tiles;
+    }
+    std::vector<std::exception_ptr> errors(threads);
+    std::vector<std::thread> pool;
+    for (unsigned w = 0; w < threads; ++w)
+      pool.emplace_back([&, w] {
+        try {
+          for (std::size_t i = w; i < n; i += threads) tiles[i] = read_tile(f, i);
+        } catch (...) {
+          errors[w] = std::current_exception();
+        }
+      });
+    for (auto& t : pool) t.join();
+    for (auto& e : errors)
+      if (e) std::rethrow_exception(e);
+    return tiles;
   }
 
   std::vector<std::byte> read_raw_tile(const field_info& f, const fs::path& file, const std::vector<std::uint64_t>& offsets,
                                        std::uint64_t file_size, std::size_t i, const filter::runtime_pipeline& rp,
-                                       std::uint64_t expected, std::size_t cell_size) const {
+                                       std::uint64_t expected, std::size_t cell_size,
+                                       std::vector<std::uint64_t>* rebuilt_offsets = nullptr) const {
     (void)f;
     if (i >= offsets.size()) throw format_error("tile " + std::to_string(i) + " has no offset", 0);
     const std::uint64_t begin = offsets[i];
@@ -434,6 +497,7 @@ private:
       ctx.cell_size = cell_size;
       ctx.verify_checksums = opt_.verify_checksums;
       ctx.encryption_key = opt_.encryption_key;
+      ctx.rebuilt_offsets = rebuilt_offsets;
       try {
         rp.decode_into(tile, out, ctx);
       } catch (format_error& e) {
@@ -470,7 +534,7 @@ private:
   std::vector<std::byte> meta_;
   format::FragmentContext ctx_;
   format::Footer footer_;
-  mutable std::map<std::size_t, std::vector<std::uint64_t>> offsets_cache_;
+  mutable std::map<std::pair<int, std::size_t>, std::vector<std::uint64_t>> sections_;
   mutable std::map<std::pair<const format::FilterPipeline*, format::Datatype>, std::unique_ptr<filter::runtime_pipeline>>
       pipelines_;
 };
