@@ -125,7 +125,8 @@ TEST_CASE("DICTIONARY: the v13 / v17 rules, and nothing else is accepted") {
   CHECK_FALSE(filter::use_tile_chunking(P::descriptor(), true, D::STRING_UTF8, 13));
   CHECK(filter::use_tile_chunking(P::descriptor(), true, D::STRING_ASCII, 12));
   var_tile t = make_tile({"a", "b"});
-  for (auto [type, version] : {std::pair{D::STRING_ASCII, 12u}, std::pair{D::STRING_UTF8, 16u}, std::pair{D::CHAR, 23u}}) {
+  for (auto [type, v] : {std::pair{D::STRING_ASCII, 12u}, std::pair{D::STRING_UTF8, 16u}, std::pair{D::CHAR, 23u}}) {
+    const std::uint32_t version = v;
     CAPTURE(version);
     filter::runtime_pipeline rp(P::descriptor(version, false), type, version);
     auto ctx = rp.context(1);

@@ -25,6 +25,7 @@ struct rgba_4x16 {
   static constexpr std::uint16_t x_extent = 16;
 };
 
+#if TILEFMT_HAVE_WEBP
 struct rgb_lossy {
   static constexpr float quality = 80.0f;
   static constexpr filter::webp_format format = filter::webp_format::rgb;
@@ -33,12 +34,13 @@ struct rgb_lossy {
   static constexpr std::uint16_t x_extent = 96;
 };
 
-[[maybe_unused]] std::vector<std::uint8_t> image(std::size_t bytes, std::uint64_t seed) {
+std::vector<std::uint8_t> image(std::size_t bytes, std::uint64_t seed) {
   tilefmt::testing::rng r(seed);
   std::vector<std::uint8_t> v(bytes);
   for (std::size_t i = 0; i < bytes; ++i) v[i] = static_cast<std::uint8_t>((i * 3) % 256 / 16 * 16 + r.below(2));
   return v;
 }
+#endif
 
 } // namespace
 
