@@ -78,7 +78,7 @@ void all_combinations(format::Datatype type) {
         }
         auto back = rp.decode(tile, rp.context(sizeof(T)));
         REQUIRE(back.size() == v.size() * sizeof(T));
-        CHECK(std::memcmp(back.data(), v.data(), back.size()) == 0);
+        CHECK((back.empty() || std::memcmp(back.data(), v.data(), back.size()) == 0));
       }
     }
   }
@@ -91,7 +91,7 @@ void same_as_runtime(format::Datatype type) {
   filter::runtime_pipeline rp(P::descriptor(), type, filter::current_format_version);
   CHECK(rp.encode(std::as_bytes(std::span(v)), rp.context(sizeof(T))) == tile);
   auto back = rp.decode(tile, rp.context(sizeof(T)));
-  CHECK(std::memcmp(back.data(), v.data(), back.size()) == 0);
+  CHECK((back.empty() || std::memcmp(back.data(), v.data(), back.size()) == 0));
   CHECK(P::template decode<T>(tile, {.datatype = type}) == v);
 }
 

@@ -33,7 +33,7 @@ void check_both_ways(const std::vector<T>& values) {
   filter::runtime_pipeline rp(P::descriptor(), format::datatype_of<T>(), filter::current_format_version);
   auto bytes = rp.decode(tile, rp.context(sizeof(T)));
   REQUIRE(bytes.size() == values.size() * sizeof(T));
-  CHECK(std::memcmp(bytes.data(), values.data(), bytes.size()) == 0);
+  CHECK((bytes.empty() || std::memcmp(bytes.data(), values.data(), bytes.size()) == 0));
   CHECK(rp.encode(std::as_bytes(std::span(values)), rp.context(sizeof(T))) == tile);
 }
 } // namespace
@@ -92,7 +92,8 @@ TEST_CASE("metadata stacking: checksum after compression keeps the compression h
   CHECK(zmd.data_parts[0].original_length == 100);
   // Compression swallows the earlier metadata: md5 then zstd leaves one header.
   using Q = filter::pipeline<filter::checksum_md5, filter::zstd<>>;
-  auto q = codec::decode<format::TileView>(Q::encode<std::uint8_t>(v));
+  auto q_bytes = Q::encode<std::uint8_t>(v); // the view points into these bytes
+  auto q = codec::decode<format::TileView>(q_bytes);
   auto qmd = codec::decode<format::CompressionMD>(q.chunks[0].metadata.bytes());
   CHECK(qmd.metadata_parts.size() == 1);
   CHECK(qmd.metadata_parts[0].original_length == 8 + 24);
