@@ -77,21 +77,31 @@ extern const kernel_table kernels_avx2;
 extern const kernel_table kernels_avx512bw;
 #endif
 
+// xsimd 8 reads the CPUID feature bits only; the compiler's check also asks
+// whether the operating system saves the wider registers (XCR0).
+#if defined(TILEFMT_TEST_ARCH_SSE2) || defined(TILEFMT_TEST_ARCH_SSE4_1) || defined(TILEFMT_TEST_ARCH_AVX2) || \
+    defined(TILEFMT_TEST_ARCH_AVX512BW)
+#define TILEFMT_CPU_SUPPORTS(feature) __builtin_cpu_supports(feature)
+#endif
+
 std::span<const kernel_table* const> kernel_tables() {
   static const std::vector<const kernel_table*> tables = [] {
     std::vector<const kernel_table*> t{&scalar_kernels, &default_kernels};
     [[maybe_unused]] const auto cpu = xsimd::available_architectures();
 #ifdef TILEFMT_TEST_ARCH_SSE2
-    if (cpu.sse2) t.push_back(&kernels_sse2);
+    if (cpu.sse2 && TILEFMT_CPU_SUPPORTS("sse2")) t.push_back(&kernels_sse2);
 #endif
 #ifdef TILEFMT_TEST_ARCH_SSE4_1
-    if (cpu.sse4_1) t.push_back(&kernels_sse4_1);
+    if (cpu.sse4_1 && TILEFMT_CPU_SUPPORTS("sse4.1")) t.push_back(&kernels_sse4_1);
 #endif
 #ifdef TILEFMT_TEST_ARCH_AVX2
-    if (cpu.avx2) t.push_back(&kernels_avx2);
+    if (cpu.avx2 && TILEFMT_CPU_SUPPORTS("avx2")) t.push_back(&kernels_avx2);
 #endif
 #ifdef TILEFMT_TEST_ARCH_AVX512BW
-    if (cpu.avx512f && cpu.avx512cd && cpu.avx512dq && cpu.avx512bw) t.push_back(&kernels_avx512bw);
+    if (cpu.avx512f && cpu.avx512cd && cpu.avx512dq && cpu.avx512bw && TILEFMT_CPU_SUPPORTS("avx512f") &&
+        TILEFMT_CPU_SUPPORTS("avx512cd") && TILEFMT_CPU_SUPPORTS("avx512dq") && TILEFMT_CPU_SUPPORTS("avx512bw")) {
+      t.push_back(&kernels_avx512bw);
+    }
 #endif
     return t;
   }();

@@ -201,29 +201,34 @@ inline void narrow(std::array<simd::bytes<Arch>, K>& v) noexcept {
   }
 }
 
-// The sign of every Unit-byte value, as all-ones or all-zero Unit bytes.
-template <std::size_t Unit, class Arch>
-inline simd::bytes<Arch> sign_fill(const simd::bytes<Arch>& x) noexcept {
-  if constexpr (Unit == 1) {
-    using SB = simd::batch<std::int8_t, Arch>;
-    return simd::cast<std::uint8_t>(xsimd::select(simd::cast<std::int8_t>(x) < SB(0), SB(-1), SB(0)));
-  } else {
-    using S = std::conditional_t<Unit == 2, std::int16_t, std::int32_t>;
-    return simd::cast<std::uint8_t>(simd::cast<S>(x) >> (8 * Unit - 1));
-  }
-}
-
 // Lane-local widening of one register of Unit-byte values (sign- or
 // zero-extended) into out[0, K); register k, lane l holds the k-th K-th of
-// lane l's values.
+// lane l's values. A value interleaved with itself and shifted right
+// arithmetically by its width is its sign extension; there is no 64-bit
+// arithmetic shift before AVX-512, so 32-bit values take their sign word from
+// a 32-bit shift instead.
 template <std::size_t Unit, bool Signed, std::size_t K, class Arch>
 inline void widen(const simd::bytes<Arch>& x, simd::bytes<Arch>* out) noexcept {
   if constexpr (K == 1) {
     out[0] = x;
   } else {
-    const simd::bytes<Arch> ext = Signed ? sign_fill<Unit, Arch>(x) : simd::bytes<Arch>(std::uint8_t{0});
-    widen<2 * Unit, Signed, K / 2, Arch>(simd::interleave_lo<Unit, Arch>(x, ext), out);
-    widen<2 * Unit, Signed, K / 2, Arch>(simd::interleave_hi<Unit, Arch>(x, ext), out + K / 2);
+    simd::bytes<Arch> lo;
+    simd::bytes<Arch> hi;
+    if constexpr (!Signed) {
+      const simd::bytes<Arch> zero(std::uint8_t{0});
+      lo = simd::interleave_lo<Unit, Arch>(x, zero);
+      hi = simd::interleave_hi<Unit, Arch>(x, zero);
+    } else if constexpr (Unit < 4) {
+      using S = std::conditional_t<Unit == 1, std::int16_t, std::int32_t>;
+      lo = simd::cast<std::uint8_t>(simd::cast<S>(simd::interleave_lo<Unit, Arch>(x, x)) >> (8 * Unit));
+      hi = simd::cast<std::uint8_t>(simd::cast<S>(simd::interleave_hi<Unit, Arch>(x, x)) >> (8 * Unit));
+    } else {
+      const simd::bytes<Arch> sign = simd::cast<std::uint8_t>(simd::cast<std::int32_t>(x) >> 31);
+      lo = simd::interleave_lo<Unit, Arch>(x, sign);
+      hi = simd::interleave_hi<Unit, Arch>(x, sign);
+    }
+    widen<2 * Unit, Signed, K / 2, Arch>(lo, out);
+    widen<2 * Unit, Signed, K / 2, Arch>(hi, out + K / 2);
   }
 }
 

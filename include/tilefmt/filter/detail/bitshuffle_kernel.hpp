@@ -18,10 +18,12 @@
 #define TILEFMT_FILTER_DETAIL_BITSHUFFLE_KERNEL_HPP
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "tilefmt/filter/detail/simd.hpp"
 

@@ -8,8 +8,10 @@
 #ifndef TILEFMT_FILTER_DETAIL_BYTESHUFFLE_KERNEL_HPP
 #define TILEFMT_FILTER_DETAIL_BYTESHUFFLE_KERNEL_HPP
 
+#include <array>
 #include <bit>
 #include <cstddef>
+#include <utility>
 
 #include "tilefmt/filter/detail/simd.hpp"
 

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "tilefmt/filter/detail/simd.hpp"
 
@@ -99,15 +100,32 @@ inline simd::batch<T, Arch> prefix_sum(const simd::batch<T, Arch>& d) noexcept {
 }
 
 template <class T, class Arch>
+inline simd::batch<T, Arch> broadcast_last(const simd::batch<T, Arch>& v) noexcept {
+  return simd::cast<T>(simd::broadcast_last<sizeof(T), Arch>(simd::cast<std::uint8_t>(v)));
+}
+
+// Two registers per step: each register's total is broadcast from its own
+// prefix sums, so the running sum carried from step to step waits on one
+// add per two registers instead of an add and a broadcast per register.
+template <class T, class Arch>
 inline std::size_t decode_simd(const std::byte* in, std::size_t count, T first, std::byte* out) noexcept {
   using B = simd::batch<T, Arch>;
   constexpr std::size_t n = B::size;
   B running(first);
   std::size_t i = 0;
+  for (; i + 2 * n <= count; i += 2 * n) {
+    const B p0 = prefix_sum<T, Arch>(simd::load_as<T, Arch>(in + i * sizeof(T)));
+    const B p1 = prefix_sum<T, Arch>(simd::load_as<T, Arch>(in + (i + n) * sizeof(T)));
+    const B total0 = broadcast_last<T, Arch>(p0);
+    const B total1 = broadcast_last<T, Arch>(p1);
+    simd::store(out + i * sizeof(T), p0 + running);
+    simd::store(out + (i + n) * sizeof(T), p1 + (running + total0));
+    running = running + (total0 + total1);
+  }
   for (; i + n <= count; i += n) {
     const B sums = prefix_sum<T, Arch>(simd::load_as<T, Arch>(in + i * sizeof(T))) + running;
     simd::store(out + i * sizeof(T), sums);
-    running = simd::cast<T>(simd::broadcast_last<sizeof(T), Arch>(simd::cast<std::uint8_t>(sums)));
+    running = broadcast_last<T, Arch>(sums);
   }
   return i;
 }

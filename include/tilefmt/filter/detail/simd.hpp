@@ -1,7 +1,10 @@
 // Shared helpers for the filter kernels: little-endian scalar access and the
 // few data-movement operations xsimd 8 does not provide with one meaning on
-// every instruction set (lane-local interleaves and packs, per-lane loads and
-// stores, byte masks, whole-register element shifts).
+// every instruction set (lane-local interleaves and packs, loads and stores
+// that regroup 16-byte lanes, bit masks of bytes, whole-register element
+// shifts). xsimd's zip_lo/zip_hi, for one, interleave within each 128-bit
+// lane on AVX2 and AVX-512 up to xsimd 9 and across the whole register from
+// xsimd 10 on; its 8-bit swizzle on AVX-512BW needs VBMI.
 //
 // Every kernel is a function template over an xsimd architecture `Arch`
 // (default `default_arch`, the one the including file is compiled for). A
@@ -13,9 +16,9 @@
 // choose one at run time. Inline functions that are not templates over `Arch`
 // are emitted by every such unit and the linker keeps one copy, possibly one
 // compiled for a wider instruction set than the CPU has. Everything a kernel
-// calls that could be compiled to vector instructions is therefore a template
-// over `Arch`; the scalar references take an `Arch` parameter (default `void`)
-// for the same reason.
+// calls that has loops or vector code is therefore a template over `Arch`
+// (the scalar references too: their `Arch` parameter defaults to `void`);
+// the shared helpers below that are not are straight-line integer code.
 #ifndef TILEFMT_FILTER_DETAIL_SIMD_HPP
 #define TILEFMT_FILTER_DETAIL_SIMD_HPP
 
@@ -317,11 +320,10 @@ struct ops<Arch, family::avx2> {
   }
   template <std::size_t Elem>
   static reg broadcast_last(reg v) noexcept {
-    const __m128i hi = _mm256_extracti128_si256(v, 1);
-    if constexpr (Elem == 8) return _mm256_broadcastq_epi64(_mm_srli_si128(hi, 8));
-    else if constexpr (Elem == 4) return _mm256_broadcastd_epi32(_mm_srli_si128(hi, 12));
-    else if constexpr (Elem == 2) return _mm256_broadcastw_epi16(_mm_srli_si128(hi, 14));
-    else return _mm256_broadcastb_epi8(_mm_srli_si128(hi, 15));
+    if constexpr (Elem == 8) return _mm256_permute4x64_epi64(v, 0xFF);
+    else if constexpr (Elem == 4) return _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(7));
+    else if constexpr (Elem == 2) return _mm256_broadcastw_epi16(_mm_srli_si128(_mm256_extracti128_si256(v, 1), 14));
+    else return _mm256_broadcastb_epi8(_mm_srli_si128(_mm256_extracti128_si256(v, 1), 15));
   }
 };
 #endif
@@ -451,11 +453,10 @@ struct ops<Arch, family::avx512bw> {
   }
   template <std::size_t Elem>
   static reg broadcast_last(reg v) noexcept {
-    const __m128i hi = lane<3>(v);
-    if constexpr (Elem == 8) return _mm512_broadcastq_epi64(_mm_srli_si128(hi, 8));
-    else if constexpr (Elem == 4) return _mm512_broadcastd_epi32(_mm_srli_si128(hi, 12));
-    else if constexpr (Elem == 2) return _mm512_broadcastw_epi16(_mm_srli_si128(hi, 14));
-    else return _mm512_broadcastb_epi8(_mm_srli_si128(hi, 15));
+    if constexpr (Elem == 8) return _mm512_permutexvar_epi64(_mm512_set1_epi64(7), v);
+    else if constexpr (Elem == 4) return _mm512_permutexvar_epi32(_mm512_set1_epi32(15), v);
+    else if constexpr (Elem == 2) return _mm512_permutexvar_epi16(_mm512_set1_epi16(31), v);
+    else return _mm512_broadcastb_epi8(_mm_srli_si128(lane<3>(v), 15));  // a byte permute needs VBMI
   }
 };
 #endif
@@ -463,13 +464,14 @@ struct ops<Arch, family::avx512bw> {
 // ---------------------------------------------------------------------------
 // The operations kernels use. Only meaningful when accelerated<Arch>.
 
+// Reinterprets the register of one integer batch as another. Every integer
+// batch of an x86 architecture has the same register type, and going through
+// it avoids xsimd::bitwise_cast, whose template parameter changed meaning
+// after xsimd 8.
 template <class To, class Arch, class From>
 inline batch<To, Arch> cast(const batch<From, Arch>& v) noexcept {
-  if constexpr (std::is_same_v<To, From>) {
-    return v;
-  } else {
-    return xsimd::bitwise_cast<batch<To, Arch>>(v);
-  }
+  static_assert(std::is_integral_v<To> && std::is_integral_v<From>);
+  return batch<To, Arch>(static_cast<typename batch<From, Arch>::register_type>(v));
 }
 
 template <class Arch>
