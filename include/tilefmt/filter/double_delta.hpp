@@ -14,7 +14,9 @@
 // double delta does not fit refuses to compress, as in TileDB.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>

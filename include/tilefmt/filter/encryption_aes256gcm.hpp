@@ -92,9 +92,10 @@ struct encryption_aes256gcm {
       unsigned char* tag = reinterpret_cast<unsigned char*>(h + 20);
       randombytes_buf(iv, 12);
       unsigned long long tag_len = 0;
-      crypto_aead_aes256gcm_encrypt_detached(reinterpret_cast<unsigned char*>(out.data() + at), tag, &tag_len,
-                                             reinterpret_cast<const unsigned char*>(part.data()), part.size(), nullptr,
-                                             0, nullptr, iv, key);
+      if (crypto_aead_aes256gcm_encrypt_detached(reinterpret_cast<unsigned char*>(out.data() + at), tag, &tag_len,
+                                                 reinterpret_cast<const unsigned char*>(part.data()), part.size(),
+                                                 nullptr, 0, nullptr, iv, key) != 0)
+        throw std::runtime_error("tilefmt: AES-256-GCM encryption failed");
       codec::store_le<std::uint32_t>(h, static_cast<std::uint32_t>(part.size()));
       codec::store_le<std::uint32_t>(h + 4, static_cast<std::uint32_t>(part.size()));
       h += entry;

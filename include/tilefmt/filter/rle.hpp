@@ -82,6 +82,7 @@ struct rle_codec {
       std::size_t run = (std::to_integer<std::size_t>(value[width]) << 8) | std::to_integer<std::size_t>(value[width + 1]);
       if (run > (out.size() - at) / width)
         corrupt(format::FilterType::RLE, "runs decode past the part's " + std::to_string(out.size()) + " bytes", r);
+      if (run == 0) continue; // TileDB accepts empty runs (and never writes them)
       if (width == 1) {
         std::memset(out.data() + at, std::to_integer<int>(value[0]), run);
         at += run;
