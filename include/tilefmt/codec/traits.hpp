@@ -649,8 +649,56 @@ struct traits<until<V, T>> : detail::gated_traits<until<V, T>> {};
 // ---------------------------------------------------------------------------
 namespace detail {
 
+// Boost.PFR counts a struct's fields by aggregate initialisation, where brace
+// elision spreads a C array member over one initialiser per element, and then
+// fails inside PFR. Before asking PFR, count the members twice: with one
+// braced initialiser per member ({x} initialises a whole array), and check
+// whether one more unbraced initialiser than that still compiles, which only
+// elision into an array member of two or more elements allows. (An object
+// that converts to anything initialises other aggregate members whole.)
+struct any_initialiser {
+  template <class U>
+  constexpr operator U() const noexcept;
+};
+template <std::size_t>
+using any_initialiser_t = any_initialiser;
+
+template <class T, std::size_t... I>
+consteval bool braced_initialisable(std::index_sequence<I...>) {
+  return requires { T{{any_initialiser_t<I>{}}...}; };
+}
+template <class T, std::size_t... I>
+consteval bool flat_initialisable(std::index_sequence<I...>) {
+  return requires { T{any_initialiser_t<I>{}...}; };
+}
+template <class T, std::size_t N = 0>
+consteval std::size_t braced_member_count() {
+  if constexpr (N > 256 || !braced_initialisable<T>(std::make_index_sequence<N + 1>{}))
+    return N;
+  else
+    return braced_member_count<T, N + 1>();
+}
 template <class T>
-inline constexpr std::size_t field_count = boost::pfr::tuple_size_v<T>;
+consteval bool has_c_array_member() {
+  if constexpr (!std::is_aggregate_v<T> || std::is_array_v<T>)
+    return false;
+  else
+    return flat_initialisable<T>(std::make_index_sequence<braced_member_count<T>() + 1>{});
+}
+
+template <class T>
+consteval std::size_t checked_field_count() {
+  if constexpr (has_c_array_member<T>()) {
+    static_assert(!has_c_array_member<T>(),
+                  "tilefmt::codec: C arrays cannot be reflected by Boost.PFR; declare the member as std::array<T, N>");
+    return 0;
+  } else {
+    return boost::pfr::tuple_size_v<T>;
+  }
+}
+
+template <class T>
+inline constexpr std::size_t field_count = checked_field_count<T>();
 
 template <class T, std::size_t I>
 using field_t = boost::pfr::tuple_element_t<I, T>;
