@@ -760,6 +760,34 @@ def consolidated_sparse_vacuumed(b):
     b.consolidate("fragment_meta")
 
 
+@case("consolidated_commits_vacuumed", "sparse", "consolidated_commits", "ignore_file", "consolidated_fragments", "vacuumed", "multi_fragment")
+def consolidated_commits_vacuumed(b):
+    """Three sparse fragments whose commits are consolidated (.con), then the fragments consolidated and vacuumed: TileDB writes an ignore file (.ign) for the commits the .con still names."""
+    r = rng_for(b)
+    b.create(S([D("d", 0, 999, 100)], [A("a", np.int64)], sparse=True, capacity=10))
+    for n in (12, 9, 15):
+        b.write({"a": numeric(r, np.int64, n)}, coords=[unique_coords(r, 0, 999, n, np.int32)])
+    b.snapshot()
+    b.consolidate("commits")
+    b.vacuum("commits")
+    b.consolidate("fragments")
+    b.vacuum("fragments")
+
+
+@case("sparse_deletes_consolidated", "sparse", "deletes", "duplicates", "consolidated_fragments", "vacuumed", "multi_fragment")
+def sparse_deletes_consolidated(b):
+    """Sparse with duplicates: two writes, a delete commit (a < 0), a third write, then consolidated (per-cell timestamps, delete timestamps and condition index: t, dt, dci) and vacuumed."""
+    r = rng_for(b)
+    b.create(S([D("d", 0, 999, 100)], [A("a", np.int64)], sparse=True, capacity=10, allows_duplicates=True))
+    for n in (14, 11):
+        b.write({"a": numeric(r, np.int64, n)}, coords=[unique_coords(r, 0, 999, n, np.int32)])
+    b.delete("a < 0")
+    b.write({"a": numeric(r, np.int64, 9)}, coords=[unique_coords(r, 0, 999, 9, np.int32)])
+    b.snapshot()
+    b.consolidate("fragments")
+    b.vacuum("fragments")
+
+
 # ---------------------------------------------------------------- encryption, empty, large
 
 

@@ -14,6 +14,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -118,28 +119,231 @@ void check_metadata(const array::metadata_map& m, const json::value& expected) {
 
 void check_fragment(const array::fragment& frag, const json::object& want, const fs::path& base) {
   const std::string primary = str(want.at("primary"));
+  // TileDB reads a fragment with delete metadata without the cells deleted
+  // at or before the end of its timestamp range.
+  std::vector<bool> keep;
+  if (frag.has_delete_meta())
+    for (auto t : frag.read_delete_timestamps()) keep.push_back(t > frag.timestamp_end());
   for (const auto& kv : want.at("fields").as_object()) {
     std::string name(kv.key());
     const auto& form = kv.value().as_object().at("expected").as_object().at(primary).as_object();
     auto f = frag.field(name);
     std::vector<std::byte> values, offsets;
     std::vector<std::uint8_t> validity;
+    std::size_t cell = 0;
     for (std::size_t t = 0, n = frag.tile_num(); t < n; ++t) {
       auto tile = frag.read_tile(f, t);
-      std::uint64_t at = values.size();
-      for (auto o : tile.offsets) {
-        std::byte b[8];
-        codec::store_le<std::uint64_t>(b, at + o);
-        offsets.insert(offsets.end(), b, b + 8);
+      const std::size_t cells = static_cast<std::size_t>(frag.tile_cells(t));
+      const std::size_t width = f.var ? 0 : tile.values.size() / std::max<std::size_t>(cells, 1);
+      for (std::size_t c = 0; c < cells; ++c, ++cell) {
+        if (!keep.empty() && !keep.at(cell)) continue;
+        if (f.var) {
+          const std::uint64_t b = tile.offsets.at(c), e = c + 1 < cells ? tile.offsets.at(c + 1) : tile.values.size();
+          std::byte o[8];
+          codec::store_le<std::uint64_t>(o, values.size());
+          offsets.insert(offsets.end(), o, o + 8);
+          values.insert(values.end(), tile.values.begin() + static_cast<std::ptrdiff_t>(b),
+                        tile.values.begin() + static_cast<std::ptrdiff_t>(e));
+        } else {
+          values.insert(values.end(), tile.values.begin() + static_cast<std::ptrdiff_t>(c * width),
+                        tile.values.begin() + static_cast<std::ptrdiff_t>((c + 1) * width));
+        }
+        if (!tile.validity.empty()) validity.push_back(tile.validity.at(c));
       }
-      values.insert(values.end(), tile.values.begin(), tile.values.end());
-      validity.insert(validity.end(), tile.validity.begin(), tile.validity.end());
     }
     expect_equal_bytes(name + " data", values, base / str(form.at("data").as_object().at("file")));
     if (auto it = form.find("offsets"); it != form.end() && !it->value().is_null())
       expect_equal_bytes(name + " offsets", offsets, base / str(it->value().as_object().at("file")));
     if (auto it = form.find("validity"); it != form.end() && !it->value().is_null())
       expect_equal_bytes(name + " validity", std::as_bytes(std::span(validity)), base / str(it->value().as_object().at("file")));
+  }
+}
+
+__extension__ typedef __int128 wide_int;  // holds every int64 and uint64 coordinate
+
+json::value json_int(wide_int v) {
+  if (v >= 0 && v > std::numeric_limits<std::int64_t>::max()) return json::value(static_cast<std::uint64_t>(v));
+  return json::value(static_cast<std::int64_t>(v));
+}
+
+bool integer_type(format::Datatype t) {
+  using D = format::Datatype;
+  switch (t) {
+  case D::INT8: case D::UINT8: case D::INT16: case D::UINT16: case D::INT32: case D::UINT32: case D::INT64:
+  case D::UINT64: return true;
+  default: return false;
+  }
+}
+
+/// A fixed-size integer field of a fragment, widened.
+std::vector<wide_int> read_integers(const array::fragment& frag, const std::string& name) {
+  auto f = frag.field(name);
+  std::vector<wide_int> out;
+  if (!integer_type(f.type) || f.var || f.cell_val_num != 1) throw mismatch(name + " is not an integer field");
+  filter::with_integer_type(f.type, [&]<class T>() {
+    for (T v : frag.read<T>(name)) out.push_back(static_cast<wide_int>(v));
+  });
+  return out;
+}
+
+/// The bounds of a fixed integer range of a non-empty domain.
+std::pair<wide_int, wide_int> integer_range(const format::MBR& m, std::size_t d, format::Datatype t) {
+  std::pair<wide_int, wide_int> out;
+  filter::with_integer_type(t, [&]<class T>() {
+    auto [lo, hi] = m.ranges.at(d).template as<T>();
+    out = {static_cast<wide_int>(lo), static_cast<wide_int>(hi)};
+  });
+  return out;
+}
+
+/// What TileDB's fragment info says of each fragment: timestamps, format
+/// version, dense or sparse, cell count, schema name, non-empty domain.
+void check_fragment_info(const array::fragment& frag, const json::object& want) {
+  const std::string name = frag.name().stem();
+  const auto& tr = want.at("timestamp_range").as_array();
+  if (frag.timestamp_start() != tr[0].to_number<std::uint64_t>() || frag.timestamp_end() != tr[1].to_number<std::uint64_t>())
+    throw mismatch("fragment " + name + ": timestamp range");
+  if (frag.format_version() != want.at("format_version").to_number<std::uint32_t>())
+    throw mismatch("fragment " + name + ": format version " + std::to_string(frag.format_version()));
+  if (frag.dense() == want.at("sparse").as_bool()) throw mismatch("fragment " + name + ": dense/sparse");
+  if (frag.cell_num() != want.at("cell_num").to_number<std::uint64_t>())
+    throw mismatch("fragment " + name + ": " + std::to_string(frag.cell_num()) + " cells, TileDB says " +
+                   std::to_string(want.at("cell_num").to_number<std::uint64_t>()));
+  if (auto it = want.find("array_schema_name"); it != want.end() && it->value().is_string() && frag.format_version() >= 10)
+    if (frag.footer().array_schema_name.value.value != str(it->value()))
+      throw mismatch("fragment " + name + ": schema name " + frag.footer().array_schema_name.value.value);
+  // Non-empty domain, for integer dimensions.
+  const auto& dims = frag.schema().domain.dimensions.value;
+  const auto& ned = want.at("non_empty_domain").as_array();
+  if (ned.size() != dims.size()) throw mismatch("fragment " + name + ": non-empty domain has " + std::to_string(ned.size()) + " ranges");
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    if (!integer_type(dims[d].type.value) || dims[d].is_var()) continue;
+    auto [lo, hi] = integer_range(frag.non_empty_domain(), d, dims[d].type.value);
+    json::array got{json_int(lo), json_int(hi)};
+    if (got != ned[d].as_array())
+      throw mismatch("fragment " + name + ": non-empty domain of " + dims[d].name.value + " is " + json::serialize(got) +
+                     ", TileDB says " + json::serialize(ned[d]));
+  }
+}
+
+/// The array opened at each recorded timestamp range: the schema in force,
+/// the union of the selected fragments' non-empty domains, and the cells a
+/// read returns (sparse coordinates, filtered by per-cell timestamps where a
+/// fragment has them; attribute `a` of a 1D dense array, later fragments
+/// over earlier ones), against what TileDB returned opened the same way.
+void check_time_travel(const json::object& a, const fs::path& base, const array::open_options& opt) {
+  // libtiledb before 2.19 opens an array with its newest schema whatever the
+  // open range (tests/interop/README.md); later releases pick the schema in
+  // force at the range's end, as tilefmt does.
+  bool newest_schema_only = false;
+  {
+    std::istringstream v(str(a.at("libtiledb_version")));
+    int major = 0, minor = 0;
+    char dot = 0;
+    v >> major >> dot >> minor;
+    newest_schema_only = major < 2 || (major == 2 && minor < 19);
+  }
+  json::array newest_attrs;
+  const auto newest = array::open(base / str(a.at("path")), opt);
+  for (const auto& at_ : newest.schema().attributes) newest_attrs.emplace_back(at_.name.value);
+  for (const auto& rv : a.at("time_travel").as_array()) {
+    const auto& rec = rv.as_object();
+    const auto& tr = rec.at("timestamp_range").as_array();
+    array::open_options o = opt;
+    o.timestamp_start = tr[0].to_number<std::uint64_t>();
+    o.timestamp_end = tr[1].to_number<std::uint64_t>();
+    const std::string at = "opened at [" + std::to_string(o.timestamp_start) + ", " + std::to_string(o.timestamp_end) + "]: ";
+    auto arr = array::open(base / str(a.at("path")), o);
+    json::array attrs;
+    for (const auto& at_ : arr.schema().attributes) attrs.emplace_back(at_.name.value);
+    if ((newest_schema_only ? newest_attrs : attrs) != rec.at("schema_attrs").as_array())
+      throw mismatch(at + "schema attributes " + json::serialize(attrs) + ", TileDB: " + json::serialize(rec.at("schema_attrs")));
+    const auto& want_ned = rec.at("non_empty_domain");
+    if (want_ned.is_null()) {
+      if (!arr.fragments().empty()) throw mismatch(at + std::to_string(arr.fragments().size()) + " fragments, TileDB sees none");
+      continue;
+    }
+    if (arr.fragments().empty()) throw mismatch(at + "no fragments, TileDB sees some");
+    const bool has_coords = rec.contains("coords"), has_a = rec.contains("a");
+    if (!has_coords && !has_a) continue;  // not integer dimensions
+    const auto& dims = arr.schema().domain.dimensions.value;
+    std::vector<std::pair<wide_int, wide_int>> ned(dims.size());
+    for (std::size_t i = 0; i < arr.fragments().size(); ++i)
+      for (std::size_t d = 0; d < dims.size(); ++d) {
+        auto r = integer_range(arr.fragments()[i].non_empty_domain(), d, dims[d].type.value);
+        ned[d] = i == 0 ? r : std::pair{std::min(ned[d].first, r.first), std::max(ned[d].second, r.second)};
+      }
+    json::array got_ned;
+    for (auto [lo, hi] : ned) got_ned.push_back(json::array{json_int(lo), json_int(hi)});
+    if (got_ned != want_ned.as_array())
+      throw mismatch(at + "non-empty domain " + json::serialize(got_ned) + ", TileDB: " + json::serialize(want_ned));
+
+    if (has_coords) {
+      std::vector<std::vector<wide_int>> cells;
+      for (const auto& frag : arr.fragments()) {
+        std::vector<std::vector<wide_int>> cols;
+        for (const auto& d : dims) cols.push_back(read_integers(frag, d.name.value));
+        std::vector<std::uint64_t> ts, deleted;
+        if (frag.has_timestamps()) ts = frag.read_timestamps();
+        if (frag.has_delete_meta()) deleted = frag.read_delete_timestamps();
+        if ((!ts.empty() && ts.size() != cols.front().size()) || (!deleted.empty() && deleted.size() != cols.front().size()))
+          throw mismatch(at + "fragment " + frag.name().stem() + ": timestamp columns disagree with the cell count");
+        for (std::size_t c = 0; c < cols.front().size(); ++c) {
+          if (!ts.empty() && (ts[c] < o.timestamp_start || ts[c] > o.timestamp_end)) continue;
+          // A cell deleted at or before the open end is gone (reader_base.cc
+          // add_delete_timestamps_condition).
+          if (!deleted.empty() && deleted[c] <= o.timestamp_end && o.timestamp_end != std::numeric_limits<std::uint64_t>::max())
+            continue;
+          if (!deleted.empty() && o.timestamp_end == std::numeric_limits<std::uint64_t>::max() && deleted[c] < o.timestamp_end)
+            continue;
+          std::vector<wide_int> cell;
+          for (const auto& col : cols) cell.push_back(col[c]);
+          cells.push_back(std::move(cell));
+        }
+      }
+      std::sort(cells.begin(), cells.end());
+      if (!arr.schema().allows_dups.value) cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
+      json::array got;
+      for (const auto& cell : cells) {
+        json::array j;
+        for (auto v : cell) j.push_back(json_int(v));
+        got.push_back(std::move(j));
+      }
+      const auto& want = rec.at("coords").as_array();
+      if (got != want)
+        throw mismatch(at + std::to_string(got.size()) + " cells, TileDB reads " + std::to_string(want.size()) +
+                       (got.size() == want.size() ? " (different coordinates)" : ""));
+    }
+    if (has_a) {
+      const auto& dim = dims.at(0);
+      const auto [L, H] = ned.at(0);
+      const auto* attr = arr.schema().attribute("a");
+      if (!attr) throw mismatch(at + "no attribute a");
+      auto fill = attr->fill();
+      std::int32_t fill_value = codec::load_le<std::int32_t>(fill.data());
+      std::vector<std::int32_t> merged(static_cast<std::size_t>(H - L + 1), fill_value);
+      wide_int dom_lo = 0, ext = 1;
+      filter::with_integer_type(dim.type.value, [&]<class T>() {
+        dom_lo = static_cast<wide_int>(dim.domain_as<T>().first);
+        ext = static_cast<wide_int>(dim.tile_extent_as<T>().value_or(T{1}));
+      });
+      for (const auto& frag : arr.fragments()) {
+        if (!frag.schema().attribute("a")) continue;
+        auto values = frag.read<std::int32_t>("a");
+        auto [nl, nh] = integer_range(frag.non_empty_domain(), 0, dim.type.value);
+        const wide_int first = dom_lo + (nl - dom_lo) / ext * ext;
+        for (std::size_t k = 0; k < values.size(); ++k) {
+          const wide_int coord = first + static_cast<wide_int>(k);
+          if (coord >= nl && coord <= nh && coord >= L && coord <= H) merged[static_cast<std::size_t>(coord - L)] = values[k];
+        }
+      }
+      const auto& want = rec.at("a").as_array();
+      if (want.size() != merged.size()) throw mismatch(at + "a: " + std::to_string(merged.size()) + " cells, TileDB reads " + std::to_string(want.size()));
+      for (std::size_t k = 0; k < merged.size(); ++k)
+        if (want[k].to_number<std::int64_t>() != merged[k])
+          throw mismatch(at + "a at " + std::to_string(static_cast<long long>(L) + static_cast<long long>(k)) + " is " +
+                         std::to_string(merged[k]) + ", TileDB reads " + json::serialize(want[k]));
+    }
   }
 }
 
@@ -164,8 +368,10 @@ void check_array(const json::object& a, const fs::path& base) {
     const auto& frag = arr.fragments()[i];
     if (frag.name().stem() != str(frags[i]->at("name")))
       throw mismatch("fragment " + std::to_string(i) + " is " + frag.name().stem() + ", expected " + str(frags[i]->at("name")));
+    check_fragment_info(frag, *frags[i]);
     check_fragment(frag, *frags[i], base);
   }
+  if (a.contains("time_travel")) check_time_travel(a, base, opt);
 }
 
 std::vector<std::string> read_patterns(const char* path) {

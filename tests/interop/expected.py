@@ -373,3 +373,61 @@ def _derive_tiles(s, names, coords, clipped, rowmajor):
             validity = np.array([v[i] if ok else 0 for i, ok in zip(idx.tolist(), inside.tolist())], dtype=np.uint8)
         out[n] = _from_cells(cells, validity, facts)
     return out
+
+
+# ---------------------------------------------------------------- time travel
+
+
+def time_travel_ranges(frag_ranges, write_times):
+    """Open ranges worth checking: everything, each write alone, up to each
+    write, from each write on, and the ranges of consolidated fragments."""
+    times = sorted(set(write_times) | {t for r in frag_ranges for t in r})
+    if not times:
+        return []
+    out = [(0, times[-1] + 1)]
+    for t in times:
+        out += [(0, t), (t, t), (t, times[-1] + 1)]
+    for lo, hi in frag_ranges:
+        if lo != hi:
+            out += [(lo, hi), (lo + 1, hi), (lo, hi - 1)]
+    if len(times) > 1:
+        out.append((0, times[0] - 1))
+    seen, ranges = set(), []
+    for r in out:
+        if r not in seen and r[0] <= r[1]:
+            seen.add(r)
+            ranges.append(r)
+    return ranges
+
+
+def _int_dims(s):
+    dom = s.domain
+    return all(np.issubdtype(dom.dim(i).dtype, np.integer) for i in range(dom.ndim))
+
+
+def time_travel(uri, key, ranges):
+    """What TileDB sees when the array is opened at each range: the schema's
+    attributes, the non-empty domain, and (integer dimensions) the cells a
+    read returns: the coordinates of a sparse array (sorted), or attribute
+    `a` of a 1D dense array over the non-empty domain, row-major."""
+    out = []
+    for lo, hi in ranges:
+        with tc.open_array(uri, key=key, timestamp=(lo, hi)) as A:
+            s = A.schema
+            rec = {"timestamp_range": [lo, hi], "schema_attrs": [s.attr(i).name for i in range(s.nattr)]}
+            ned = A.nonempty_domain()
+            rec["non_empty_domain"] = None if ned is None else [[_scalar(x) for x in r] for r in ned]
+            if ned is not None and _int_dims(s):
+                rd = dict(uri=uri, key=key, timestamp=(lo, hi))
+                dom = s.domain
+                names = [dom.dim(i).name for i in range(dom.ndim)]
+                if s.sparse:
+                    bufs = tc.raw_read(A, s, names, "G", [tuple(r) for r in ned], **rd)
+                    cols = [np.frombuffer(bufs[n].data, dtype=np.dtype(dom.dim(i).dtype).newbyteorder("<")).tolist()
+                            for i, n in enumerate(names)]
+                    rec["coords"] = sorted(list(c) for c in zip(*cols))
+                elif dom.ndim == 1 and s.has_attr("a") and s.attr("a").dtype == np.int32:
+                    bufs = tc.raw_read(A, s, ["a"], "C", [tuple(r) for r in ned], **rd)
+                    rec["a"] = np.frombuffer(bufs["a"].data, dtype="<i4").tolist()
+            out.append(rec)
+    return out

@@ -96,6 +96,14 @@ class Builder:
                 tc.write_dense(A, sel, values, validity)
         return t
 
+    def delete(self, cond):
+        """A delete commit (__commits/*.del) removing the cells matching `cond`."""
+        t = self.tick()
+        self.written[t] = []
+        with tc.open_array(self.uri, "d", key=self.key, timestamp=t) as A:
+            A.query(cond=cond).submit()
+        return t
+
     def meta(self, put=None, delete=()):
         t = self.tick()
         with tc.open_array(self.uri, "w", key=self.key, timestamp=t) as A:
@@ -196,6 +204,9 @@ class Builder:
         }
         versions = {f["format_version"] for f in fragments}
         entry["format_version"] = max(versions) if versions else None
+        if len(self.written) > 1 or len(self.snapshots) > 1 or len(entry["schema_files"]) > 1:
+            ranges = ex.time_travel_ranges([f["timestamp_range"] for f in frags], list(self.written))
+            entry["time_travel"] = ex.time_travel(self.uri, self.key, ranges)
         return entry
 
     def _metadata(self):

@@ -46,6 +46,10 @@ struct listing {
   std::vector<timestamped_path> metadata;
   /// Consolidated fragment metadata files (`.meta`).
   std::vector<timestamped_path> fragment_meta;
+  /// Delete and update commits (`.del`, `.upd` in __commits/) within the
+  /// open range, oldest first. Fragments list those already applied to their
+  /// cells in fragment::processed_conditions().
+  std::vector<timestamped_path> delete_commits;
 };
 
 namespace detail {
@@ -72,14 +76,26 @@ inline bool fully_within(const format::TimestampedName& n, std::uint64_t start, 
   return n.t1 >= start && n.t2 <= end;
 }
 
+/// Whether a fragment (or vacuum file) named `n` takes part in a read at
+/// [start, end]. Its whole range must lie inside, except in sparse arrays
+/// from format 15, where a fragment consolidated with per-cell timestamps
+/// may overlap the range partly and the reader filters its cells
+/// (array_directory.cc timestamps_overlap, consolidation_with_timestamps_supported).
+inline bool selected(const format::TimestampedName& n, std::uint64_t start, std::uint64_t end, bool partial_overlap) {
+  if (partial_overlap && n.grammar == format::NameGrammar::t1_t2_uuid_version && n.implied_format_version() >= 15)
+    return n.t1 <= end && start <= n.t2;
+  return fully_within(n, start, end);
+}
+
 /// Entries of `.vac` files (overlapping the open range): names of fragment
 /// or metadata folders/files that a consolidation replaced.
-inline std::set<std::string> vacuumed(const std::vector<fs::path>& files, std::uint64_t start, std::uint64_t end) {
+inline std::set<std::string> vacuumed(const std::vector<fs::path>& files, std::uint64_t start, std::uint64_t end,
+                                      bool partial_overlap = false) {
   std::set<std::string> out;
   for (const auto& f : files) {
     if (f.extension() != ".vac") continue;
     auto name = format::parse_timestamped_name(f.filename().string());
-    if (!fully_within(name, start, end)) continue;
+    if (!selected(name, start, end, partial_overlap)) continue;
     auto bytes = read_file(f);
     std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     std::istringstream ss(text);
@@ -95,8 +111,27 @@ inline std::set<std::string> vacuumed(const std::vector<fs::path>& files, std::u
   return out;
 }
 
-/// Fragment names listed in consolidated commit files (`.con`).
-inline std::set<std::string> consolidated_commits(const std::vector<fs::path>& files) {
+/// The lines of every ignore file (`.ign`, format_spec/ignore_file.md): commit
+/// files, relative to the array URI as a `.con` file names them, that the
+/// consolidated commits no longer stand for (their fragments were vacuumed or
+/// deleted). TileDB matches them against `.con` lines as exact strings and
+/// reads every ignore file whatever the open range (array_directory.cc).
+inline std::set<std::string> ignored_commits(const std::vector<fs::path>& files) {
+  std::set<std::string> out;
+  for (const auto& f : files) {
+    if (f.extension() != ".ign") continue;
+    auto bytes = read_file(f);
+    std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    std::istringstream ss(text);
+    for (std::string line; std::getline(ss, line);) out.insert(line);
+  }
+  return out;
+}
+
+/// Fragment names listed in consolidated commit files (`.con`), less the
+/// commits an ignore file names.
+inline std::set<std::string> consolidated_commits(const std::vector<fs::path>& files,
+                                                  const std::set<std::string>& ignored = {}) {
   std::set<std::string> out;
   for (const auto& f : files) {
     if (f.extension() != ".con") continue;
@@ -115,6 +150,7 @@ inline std::set<std::string> consolidated_commits(const std::vector<fs::path>& f
         at += 8 + static_cast<std::size_t>(n);
         continue;
       }
+      if (ignored.count(line) != 0) continue;
       auto slash = line.find_last_of('/');
       std::string last = slash == std::string::npos ? line : line.substr(slash + 1);
       auto dot = last.rfind(".wrt");
@@ -140,8 +176,12 @@ inline bool is_array(const fs::path& root) {
 
 /// Lists an array folder as TileDB would see it when opened for reading at
 /// [start, end] (milliseconds since the epoch, both inclusive).
+/// `sparse_array`: the schema in force is sparse, so fragments of format 15
+/// and later that overlap the range only in part are listed too (TileDB
+/// filters their cells by the per-cell timestamps, fragment::read_timestamps).
+/// array::open decides it from the schema.
 inline listing list_array(const fs::path& root, std::uint64_t start = 0,
-                          std::uint64_t end = std::numeric_limits<std::uint64_t>::max()) {
+                          std::uint64_t end = std::numeric_limits<std::uint64_t>::max(), bool sparse_array = false) {
   if (!detail::is_dir(root)) throw io_error(root, "not a folder");
   if (!is_array(root)) throw io_error(root, "not a TileDB array (no __schema folder or __array_schema.tdb)");
   listing out;
@@ -171,14 +211,15 @@ inline listing list_array(const fs::path& root, std::uint64_t start = 0,
     if (p.extension() == ".ok") committed.insert(p.stem().string());
   for (const auto& p : commit_entries)
     if (p.extension() == ".wrt") committed.insert(p.stem().string());
-  for (const auto& n : detail::consolidated_commits(commit_entries)) committed.insert(n);
+  for (const auto& n : detail::consolidated_commits(commit_entries, detail::ignored_commits(commit_entries)))
+    committed.insert(n);
 
   std::vector<fs::path> vac_files;
   for (const auto& p : root_entries)
     if (p.extension() == ".vac") vac_files.push_back(p);
   for (const auto& p : commit_entries)
     if (p.extension() == ".vac") vac_files.push_back(p);
-  auto vacuumed = detail::vacuumed(vac_files, start, end);
+  auto vacuumed = detail::vacuumed(vac_files, start, end, sparse_array);
 
   std::vector<fs::path> candidates;
   for (const auto& p : root_entries) {
@@ -199,7 +240,7 @@ inline listing list_array(const fs::path& root, std::uint64_t start = 0,
     bool is_committed = committed.count(n) != 0 ||
                         (name.implied_format_version() < 5 && detail::exists(p / "__fragment_metadata.tdb"));
     if (!is_committed || vacuumed.count(n) != 0) continue;
-    if (!detail::fully_within(name, start, end)) continue;
+    if (!detail::selected(name, start, end, sparse_array)) continue;
     out.fragments.push_back({p, name});
   }
   std::sort(out.fragments.begin(), out.fragments.end());
@@ -220,6 +261,13 @@ inline listing list_array(const fs::path& root, std::uint64_t start = 0,
     for (const auto& p : detail::list(dir))
       if (p.extension() == ".meta") out.fragment_meta.push_back({p, format::parse_timestamped_name(p.filename().string())});
   std::sort(out.fragment_meta.begin(), out.fragment_meta.end());
+
+  for (const auto& p : commit_entries)
+    if (p.extension() == ".del" || p.extension() == ".upd") {
+      auto name = format::parse_timestamped_name(p.filename().string());
+      if (detail::fully_within(name, start, end)) out.delete_commits.push_back({p, name});
+    }
+  std::sort(out.delete_commits.begin(), out.delete_commits.end());
   return out;
 }
 

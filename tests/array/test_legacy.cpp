@@ -1,0 +1,103 @@
+// Arrays of TileDB 1.3 and 1.4 (tests/data/legacy, from TileDB's test inputs)
+// opened through array::open: legacy fragment metadata, zipped coordinates
+// in one __coords file, data files named after attributes.
+#include "tilefmt/array/array.hpp"
+
+#include <filesystem>
+#include <numeric>
+
+#include "../support/testing.hpp"
+
+using namespace tilefmt;
+namespace fs = std::filesystem;
+
+namespace {
+const fs::path data = fs::path(TILEFMT_TEST_DATA) / "legacy";
+
+template <class C>
+std::vector<typename C::value_type> plain(const C& c) {
+  return {c.begin(), c.end()};
+}
+
+fs::path copy_array(const fs::path& src, const std::string& name) {
+  fs::path dst = fs::temp_directory_path() / ("tilefmt-legacy-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dst);
+  fs::copy(src, dst, fs::copy_options::recursive);
+  return dst;
+}
+} // namespace
+
+TEST_CASE("TileDB 1.4 sparse array with coordinates zipped in __coords (non_split_coords_v1_4_0)") {
+  // TileDB's unit-backwards_compat.cc reads a = 1, 2, 3, 4 at (1,10), (2,10),
+  // (3,10), (4,10) from this array.
+  auto arr = array::open(data / "non_split_coords_v1_4_0");
+  CHECK(arr.schema().is_sparse());
+  REQUIRE(arr.fragments().size() == 1);
+  const auto& f = arr.fragments()[0];
+  CHECK(f.format_version() == 1);
+  CHECK_FALSE(f.dense());
+  CHECK(f.tile_num() == 1);
+  CHECK(f.cell_num() == 4);
+  CHECK(plain(f.read<std::int32_t>("a")) == std::vector<std::int32_t>{1, 2, 3, 4});
+  CHECK(plain(f.read<std::int32_t>("d1")) == std::vector<std::int32_t>{1, 2, 3, 4});
+  CHECK(plain(f.read<std::int32_t>("d2")) == std::vector<std::int32_t>{10, 10, 10, 10});
+  auto ned = f.non_empty_domain();
+  CHECK(ned.ranges.at(0).as<std::int32_t>() == std::pair<std::int32_t, std::int32_t>{1, 4});
+  CHECK(ned.ranges.at(1).as<std::int32_t>() == std::pair<std::int32_t, std::int32_t>{10, 10});
+  auto tile = f.read_tile(f.field("d2"), 0);
+  CHECK(tile.values.size() == 16);
+}
+
+TEST_CASE("TileDB 1.3 dense array (dense_array_v1_3_0)") {
+  // Current TileDB refuses this array (unit-backwards_compat.cc). Its schema
+  // is 4x4 int32 ("rows", "cols", tiles of 4x4) with an uncompressed int32
+  // attribute `a`; its one fragment covers [1,4] x [1,4]. No independent
+  // statement of the values exists: a.tdb is the raw tile, 1 to 16.
+  auto arr = array::open(data / "dense_array_v1_3_0");
+  CHECK_FALSE(arr.schema().is_sparse());
+  REQUIRE(arr.schema().attributes.size() == 1);
+  CHECK(arr.schema().attributes[0].name.value == "a");
+  REQUIRE(arr.fragments().size() == 1);
+  const auto& f = arr.fragments()[0];
+  CHECK(f.dense());
+  CHECK(f.tile_num() == 1);
+  CHECK(f.cell_num() == 16);
+  std::vector<std::int32_t> want(16);
+  std::iota(want.begin(), want.end(), 1);
+  CHECK(plain(f.read<std::int32_t>("a")) == want);
+}
+
+TEST_CASE("legacy arrays, damaged: errors naming the file") {
+  for (const char* name : {"non_split_coords_v1_4_0", "dense_array_v1_3_0"}) {
+    CAPTURE(name);
+    auto root = copy_array(data / name, name);
+    std::vector<fs::path> files;
+    for (auto& e : fs::recursive_directory_iterator(root))
+      if (e.is_regular_file() && e.file_size() > 0) files.push_back(e.path());
+    for (const auto& file : files) {
+      CAPTURE(file.string());
+      auto original = array::read_file(file);
+      for (std::size_t cut : {std::size_t{0}, original.size() / 2, original.size() - 1}) {
+        auto bytes = original;
+        bytes.resize(cut);
+        array::write_file_atomic(file, bytes);
+        bool failed = false;
+        try {
+          auto arr = array::open(root);
+          for (const auto& frag : arr.fragments())
+            for (const auto& fi : frag.fields())
+              for (std::size_t t = 0; t < frag.tile_num(); ++t) (void)frag.read_tile(fi, t);
+        } catch (const format_error& e) {
+          failed = true;
+          CHECK(!e.file().empty());
+        } catch (const array::io_error& e) {
+          failed = true;
+          CHECK(!e.path().empty());
+        }
+        CHECK(failed);
+      }
+      array::write_file_atomic(file, original);
+    }
+    fs::remove_all(root);
+  }
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Copy the arrays that exercise the array directory (time travel, schema
+evolution, consolidation with and without vacuuming, consolidated commits
+with an ignore file, per-cell timestamps and delete metadata) from a
+generated corpus into tests/data/time_travel/, in the layout of
+export_testdata.py. Standard library only.
+
+    export_time_travel.py CORPUS_VERSION_DIR [DEST]   (DEST default: tests/data/time_travel)
+
+Their manifest entries carry `time_travel`: what TileDB saw when the array
+was opened at each of several timestamp ranges (README.md).
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import export_testdata as et  # noqa: E402
+
+ARRAYS = [
+    "schema_evolution_sparse",
+    "consolidated_dense",
+    "consolidated_commits_vacuumed",
+    "sparse_deletes_consolidated",
+]
+
+
+def main(argv):
+    if len(argv) < 2:
+        raise SystemExit(__doc__)
+    dest = argv[2] if len(argv) > 2 else os.path.join(HERE, "..", "data", "time_travel")
+    et.ARRAYS = ARRAYS
+    out = et.export(argv[1], dest)
+    print("exported %d arrays to %s" % (len(out["arrays"]), dest))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
