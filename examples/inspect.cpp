@@ -137,7 +137,11 @@ void report(const array::array_reader& arr, bool json) {
           << " cells, timestamps " << frag.timestamp_start() << ".." << frag.timestamp_end() << "\n";
     }
     bool first_field = true;
-    for (const auto& f : frag.fields()) {
+    // Attributes and dimensions, then the per-cell timestamps and delete
+    // metadata of consolidated or deleted-from fragments.
+    auto fields = frag.fields();
+    for (auto& f : frag.special_fields()) fields.push_back(f);
+    for (const auto& f : fields) {
       field_stats st;
       st.stored = stored_bytes(frag, f);
       for (std::size_t t = 0; t < frag.tile_num(); ++t) {
@@ -153,7 +157,8 @@ void report(const array::array_reader& arr, bool json) {
       } else {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.2fx", ratio);
-        out << "    " << (f.is_dimension ? "dim  " : "attr ") << f.name << " " << format::codec_enum_name(f.type)
+        const bool special = f.name.starts_with("__");
+        out << "    " << (special ? "cell " : f.is_dimension ? "dim  " : "attr ") << f.name << " " << format::codec_enum_name(f.type)
             << (f.var ? " var" : "") << (f.nullable ? " nullable" : "") << ": " << filters << "; stored "
             << st.stored << " B, decoded " << st.decoded << " B (" << buf << ")\n";
       }
