@@ -5,9 +5,11 @@
 #include "tilefmt/filter/bzip2.hpp"
 #include "tilefmt/filter/checksum_md5.hpp"
 #include "tilefmt/filter/checksum_sha256.hpp"
+#include "tilefmt/filter/dictionary.hpp"
 #include "tilefmt/filter/gzip.hpp"
 #include "tilefmt/filter/lz4.hpp"
 #include "tilefmt/filter/none.hpp"
+#include "tilefmt/filter/rle.hpp"
 #include "tilefmt/filter/runtime_pipeline.hpp"
 #include "tilefmt/filter/zstd.hpp"
 
@@ -35,6 +37,31 @@ void check_both_ways(const std::vector<T>& values) {
   REQUIRE(bytes.size() == values.size() * sizeof(T));
   CHECK((bytes.empty() || std::memcmp(bytes.data(), values.data(), bytes.size()) == 0));
   CHECK(rp.encode(std::as_bytes(std::span(values)), rp.context(sizeof(T))) == tile);
+}
+
+/// A var-size string tile: cells back to back, one offset per cell.
+struct strings_tile {
+  std::vector<std::byte> data;
+  std::vector<std::uint64_t> offsets;
+};
+
+/// `n` cells in runs, from a small vocabulary, with a few long cells. The
+/// first cell (when n > 1) is at least as long to write as any other: TileDB
+/// sizes RLE's string lengths without the last run (see test_rle.cpp).
+strings_tile string_cells(std::size_t n, std::uint64_t seed) {
+  tilefmt::testing::rng r(seed);
+  strings_tile t;
+  while (t.offsets.size() < n) {
+    std::size_t len = t.offsets.empty() ? (n > 1 ? 300 : 5) : r.below(20) == 0 ? 2000 + r.below(3000) : r.below(12);
+    std::string cell;
+    char base = static_cast<char>('a' + r.below(5));
+    for (std::size_t i = 0; i < len; ++i) cell += static_cast<char>(base + static_cast<char>(i % 3));
+    for (std::size_t k = 1 + r.below(4); k > 0 && t.offsets.size() < n; --k) {
+      t.offsets.push_back(t.data.size());
+      for (char ch : cell) t.data.push_back(static_cast<std::byte>(ch));
+    }
+  }
+  return t;
 }
 } // namespace
 
@@ -142,4 +169,51 @@ TEST_CASE("runtime pipeline: unknown filters are named") {
   } catch (const filter::unsupported_filter& e) {
     CHECK(std::string(e.what()).find("unsupported filter: DEPRECATED") != std::string::npos);
   }
+}
+
+TEST_CASE("runtime pipeline encode_var: RLE and DICTIONARY strings get the offsets, one chunk, and decode back") {
+  using D = format::Datatype;
+  for (std::size_t n : {1u, 7u, 500u, 3000u}) {
+    CAPTURE(n);
+    const strings_tile t = string_cells(n, n);
+    for (const auto& stored : {filter::pipeline<filter::rle<>>::descriptor(), filter::pipeline<filter::dictionary<>>::descriptor(),
+                               filter::pipeline<filter::rle<>, filter::zstd<>>::descriptor(),
+                               filter::pipeline<filter::dictionary<>, filter::lz4<>>::descriptor()}) {
+      for (D type : {D::STRING_ASCII, D::STRING_UTF8}) {
+        filter::runtime_pipeline rp(stored, type, 23);
+        REQUIRE(filter::skip_offsets_filtering(stored, type, 23));
+        // The caller sets no ctx.offsets: encode_var hands the stages its own.
+        auto tile = rp.encode_var(t.data, t.offsets, rp.context(1));
+        // TileDB does not chunk these, whatever the tile's size.
+        CHECK(codec::decode<format::TileView>(tile).chunks.size() == 1);
+        std::vector<std::uint64_t> rebuilt;
+        auto rctx = rp.context(1);
+        rctx.rebuilt_offsets = &rebuilt;
+        CHECK(rp.decode(tile, rctx) == t.data);
+        CHECK(rebuilt == t.offsets);
+      }
+    }
+  }
+}
+
+TEST_CASE("runtime pipeline encode_var: other var tiles are chunked by cells, as TileDB does") {
+  using D = format::Datatype;
+  const strings_tile t = string_cells(4000, 11);
+  REQUIRE(t.data.size() > 3 * filter::max_tile_chunk_size);
+  auto expect = filter::var_chunks(t.data.size(), t.offsets, 1);
+  REQUIRE(expect.size() > 3);
+  // zstd alone; and RLE before the v12 rule (ASCII at version 11), where it
+  // encodes bytes and the offsets tile is stored on its own.
+  for (const auto& [stored, version] : {std::pair{filter::pipeline<filter::zstd<>>::descriptor(11), 23u},
+                                        std::pair{filter::pipeline<filter::rle<>>::descriptor(11), 11u}}) {
+    filter::runtime_pipeline rp(stored, D::STRING_ASCII, version);
+    auto tile = rp.encode_var(t.data, t.offsets, rp.context(1));
+    auto view = codec::decode<format::TileView>(tile);
+    REQUIRE(view.chunks.size() == expect.size());
+    for (std::size_t i = 0; i < expect.size(); ++i) CHECK(view.chunks[i].original_length == expect[i].size);
+    CHECK(rp.decode(tile, rp.context(1)) == t.data);
+  }
+  // A stored max_chunk_size of 0 turns chunking off for var tiles too.
+  filter::runtime_pipeline whole(filter::pipeline<filter::zstd<>>::descriptor(23, false), D::STRING_ASCII, 23);
+  CHECK(codec::decode<format::TileView>(whole.encode_var(t.data, t.offsets, whole.context(1))).chunks.size() == 1);
 }

@@ -28,7 +28,8 @@ namespace tilefmt::filter {
 
 struct encode_options {
   /// Chunking on: chunks of up to 64 KiB (stored as max_chunk_size 65536).
-  /// Off: the whole tile is one chunk (stored as 0).
+  /// Off: the whole tile is one chunk (stored as 0). A pipeline with WEBP
+  /// never chunks (one image per tile), as TileDB's writer decides.
   bool chunking = true;
   /// Format version the tile is written for (some filters differ by version).
   std::uint32_t version = current_format_version;
@@ -36,6 +37,9 @@ struct encode_options {
   std::uint32_t cell_val_num = 1;
   /// The field's datatype, when it is not the one of the C++ type (dates...).
   std::optional<format::Datatype> datatype{};
+  /// AES-256-GCM key (32 bytes) for a pipeline ending in
+  /// encryption_aes256gcm; only viewed, never copied.
+  std::span<const std::uint8_t> encryption_key{};
 };
 
 struct decode_options {
@@ -107,12 +111,16 @@ public:
   static std::vector<std::byte> encode(std::span<const T> values, const encode_options& opt = {}) {
     static_assert(std::is_trivially_copyable_v<T>, "tilefmt::filter::pipeline: values must be trivially copyable");
     format::Datatype type = detail::field_type<T>(opt.datatype);
-    tile_context ctx{opt.version, sizeof(T) * opt.cell_val_num};
+    tile_context ctx;
+    ctx.version = opt.version;
+    ctx.cell_size = sizeof(T) * opt.cell_val_num;
+    ctx.encryption_key = opt.encryption_key;
     bytes_view raw = std::as_bytes(values);
     detail::tuple_stages<F...> seq{stages()};
     detail::runner run(seq);
     run.set_input_type(type);
-    return detail::encode_tile(run, ctx, raw, fixed_chunks(raw.size(), ctx.cell_size, opt.chunking));
+    const bool chunking = opt.chunking && ((F::filter_type != format::FilterType::WEBP) && ...);
+    return detail::encode_tile(run, ctx, raw, fixed_chunks(raw.size(), ctx.cell_size, chunking));
   }
   template <class T>
   static std::vector<std::byte> encode(const std::vector<T>& values, const encode_options& opt = {}) {

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "tilefmt/filter/chunking.hpp"
 #include "tilefmt/filter/delta.hpp"
 #include "tilefmt/filter/detail/runner.hpp"
+#include "tilefmt/filter/detail/var_strings.hpp"
 #include "tilefmt/filter/dictionary.hpp"
 #include "tilefmt/filter/double_delta.hpp"
 #include "tilefmt/filter/encryption_aes256gcm.hpp"
@@ -130,16 +132,38 @@ public:
   }
 
   /// Filters one fixed-size tile (also offsets, validity, generic tiles).
+  /// Chunked unless chunking is off or the pipeline has WEBP (one image per
+  /// tile), as TileDB's writer decides.
   std::vector<std::byte> encode(bytes_view data, const tile_context& ctx) const {
-    return encode_chunks(data, ctx, fixed_chunks(data.size(), ctx.cell_size, chunking_));
+    return encode_chunks(data, ctx, fixed_chunks(data.size(), ctx.cell_size, tile_chunking(false)));
   }
 
-  /// Filters one var-size data tile, chunked by its cells' offsets.
+  /// Filters one var-size data tile whose cells start at `offsets` (one per
+  /// cell, relative to the tile, no trailing offset). The offsets go to the
+  /// stages through ctx.offsets (RLE and DICTIONARY encode them with the
+  /// strings), and the tile is chunked as TileDB chunks var tiles: cells
+  /// kept whole, and no chunking at all where RLE or DICTIONARY take the
+  /// whole string tile (use_tile_chunking, with this pipeline's version).
   std::vector<std::byte> encode_var(bytes_view data, std::span<const std::uint64_t> offsets, const tile_context& ctx) const {
-    return encode_chunks(data, ctx, var_chunks(data.size(), offsets, format::datatype_size(type_), chunking_));
+    tile_context with_offsets = ctx;
+    with_offsets.offsets = offsets;
+    return encode_chunks(data, with_offsets,
+                         var_chunks(data.size(), offsets, format::datatype_size(type_), tile_chunking(true)));
   }
 
 private:
+  /// TileDB's use_tile_chunking for this pipeline; it looks only at the
+  /// filter types, so the options are not serialized to ask.
+  bool tile_chunking(bool is_var) const {
+    format::FilterPipeline kinds;
+    kinds.max_chunk_size = chunking_ ? static_cast<std::uint32_t>(max_tile_chunk_size) : 0;
+    kinds.filters.value.reserve(stages_.size());
+    for (const auto& s : stages_)
+      kinds.filters.value.push_back(
+          format::Filter{std::visit([](const auto& st) { return std::decay_t<decltype(st)>::filter_type; }, s), {}});
+    return use_tile_chunking(kinds, is_var, type_, version_);
+  }
+
   std::vector<std::byte> encode_chunks(bytes_view data, const tile_context& ctx,
                                        const std::vector<chunk_range>& chunks) const {
     detail::vector_stages seq{stages_};

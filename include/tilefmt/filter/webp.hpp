@@ -7,11 +7,12 @@
 // WEBP is never chunked (use_tile_chunking). The encoded bytes depend on
 // the libwebp version.
 //
-// libwebp is optional. TILEFMT_HAVE_WEBP says whether to use it: define it
-// to 1 (and link libwebp, pkg-config `libwebp`) or 0; left undefined, it is
-// 1 where <webp/encode.h> and <webp/decode.h> can be included. Without it
-// the stage still reads and writes its options, and filtering throws
-// unsupported_filter.
+// libwebp is optional. Defining TILEFMT_HAVE_WEBP to 1 (as -DTILEFMT_HAVE_WEBP
+// does) turns it on, and then libwebp must be linked (pkg-config `libwebp`;
+// the Meson dependency and tilefmt.pc do both when libwebp is found). It is
+// opt-in rather than detected from the headers, because headers without the
+// library would compile and then fail to link. Without it the stage still
+// reads and writes its options, and filtering throws unsupported_filter.
 #pragma once
 
 #include <cstdint>
@@ -24,11 +25,7 @@
 #include "tilefmt/format/filter_metadata.hpp"
 
 #ifndef TILEFMT_HAVE_WEBP
-#if __has_include(<webp/encode.h>) && __has_include(<webp/decode.h>)
-#define TILEFMT_HAVE_WEBP 1
-#else
 #define TILEFMT_HAVE_WEBP 0
-#endif
 #endif
 
 #if TILEFMT_HAVE_WEBP
@@ -92,6 +89,9 @@ struct webp {
   }
   format::Datatype output_type(format::Datatype in) const { return in; }
 
+  /// The smallest WebP file: the RIFF header (12 bytes) and a chunk header (8).
+  static constexpr std::uint32_t minimum_image_bytes = 20;
+
   /// Bytes per pixel: 3 without alpha, 4 with.
   std::size_t pixel_depth() const { return format < webp_format::rgba ? 3 : 4; }
 
@@ -154,8 +154,14 @@ struct webp {
     check(io.type, [](const std::string& what) { throw format_error("WEBP filter: " + what, 0); });
     format::WebpMD md;
     const std::size_t used = read_metadata(filter_type, io.metadata, md);
+    // Every image has at least its RIFF and chunk headers, so the number of
+    // images (and the bytes they decode to) is bounded by the stored bytes.
     std::size_t stored = 0;
-    for (std::uint32_t len : md.part_lengths) stored += len;
+    for (std::uint32_t len : md.part_lengths) {
+      if (len < minimum_image_bytes)
+        corrupt(filter_type, "a part of " + std::to_string(len) + " bytes cannot hold a WebP image");
+      stored += len;
+    }
     if (stored != io.data.size())
       corrupt(filter_type, "parts hold " + std::to_string(stored) + " bytes, the chunk has " + std::to_string(io.data.size()));
     const std::size_t image = std::size_t{y_extent} * x_extent;
@@ -164,25 +170,33 @@ struct webp {
       corrupt(filter_type, std::to_string(md.part_lengths.size()) + " images of " + std::to_string(image) +
                                " bytes do not fill the chunk's " + std::to_string(io.destination.size()));
     auto out = io.output(total);
-    std::size_t in_at = 0, end = total;
-    for (std::uint32_t len : md.part_lengths) {
+    // The data holds the parts last first (forward prepends each one); the
+    // metadata lists their lengths in input order. (TileDB only ever writes
+    // one part: WEBP is the first filter of an unchunked tile.)
+    std::size_t in_at = 0;
+    for (std::size_t i = md.part_lengths.size(); i-- > 0;) {
+      const std::uint32_t len = md.part_lengths[i];
       const auto* data = reinterpret_cast<const std::uint8_t*>(io.data.data() + in_at);
+      // The image's size is checked against the filter's extents before
+      // libwebp decodes, straight into the output: a corrupt header cannot
+      // make it allocate.
       int w = 0, h = 0;
-      detail::webp_buffer px;
-      switch (format) {
-      case webp_format::rgb: px.p = WebPDecodeRGB(data, len, &w, &h); break;
-      case webp_format::bgr: px.p = WebPDecodeBGR(data, len, &w, &h); break;
-      case webp_format::rgba: px.p = WebPDecodeRGBA(data, len, &w, &h); break;
-      case webp_format::bgra: px.p = WebPDecodeBGRA(data, len, &w, &h); break;
-      default: break;
-      }
-      if (!px.p) corrupt(filter_type, "libwebp cannot decode the image", in_at);
+      if (!WebPGetInfo(data, len, &w, &h)) corrupt(filter_type, "libwebp cannot read the image header", in_at);
       if (static_cast<std::size_t>(w) * pixel_depth() != x_extent || static_cast<std::size_t>(h) != y_extent)
         corrupt(filter_type, "image is " + std::to_string(w) + " x " + std::to_string(h) + " pixels, the filter's " +
                                  std::to_string(x_extent / pixel_depth()) + " x " + std::to_string(y_extent),
                 in_at);
-      end -= image; // each decoded part is prepended, as TileDB does
-      std::memcpy(out.data() + end, px.p, image);
+      auto* dest = reinterpret_cast<std::uint8_t*>(out.data() + i * image);
+      const int stride = x_extent;
+      std::uint8_t* done = nullptr;
+      switch (format) {
+      case webp_format::rgb: done = WebPDecodeRGBInto(data, len, dest, image, stride); break;
+      case webp_format::bgr: done = WebPDecodeBGRInto(data, len, dest, image, stride); break;
+      case webp_format::rgba: done = WebPDecodeRGBAInto(data, len, dest, image, stride); break;
+      case webp_format::bgra: done = WebPDecodeBGRAInto(data, len, dest, image, stride); break;
+      default: break;
+      }
+      if (!done) corrupt(filter_type, "libwebp cannot decode the image", in_at);
       in_at += len;
     }
     io.out_metadata = io.metadata.subspan(used);
