@@ -1,6 +1,6 @@
-// Throughput of the filter kernels beside memcpy of the same bytes, for the
-// default architecture of this build and for every instruction set the
-// tests build (tests/filter/kernels_<arch>.cpp) that the CPU supports.
+// Throughput of the filter kernels beside memcpy of the same bytes, for
+// every instruction set of the dispatch component (src/dispatch) that the
+// CPU supports.
 //
 // Two shapes: a 16 MiB buffer processed as 256 chunks of 64 KiB (TileDB's
 // chunk size), and one 64 KiB chunk that stays in cache. Data: int32 values
@@ -30,16 +30,17 @@
 #include <string>
 #include <vector>
 
-#include "kernel_table.hpp"
 #include "tilefmt/filter/detail/bit_width_reduction_kernel.hpp"
 #include "tilefmt/filter/detail/bitshuffle_kernel.hpp"
 #include "tilefmt/filter/detail/byteshuffle_kernel.hpp"
 #include "tilefmt/filter/detail/positive_delta_kernel.hpp"
+#include "tilefmt/filter/dispatch.hpp"
 
 namespace {
 
 namespace d = tilefmt::filter::detail;
-using tilefmt::test::kernel_table;
+namespace dispatch = tilefmt::filter::dispatch;
+using dispatch::kernel_table;
 
 constexpr std::size_t chunk_bytes = 64u << 10;
 constexpr std::size_t buffer_bytes = 16u << 20;
@@ -87,7 +88,7 @@ const buffer& float64_data() {
 // The input of an inverse kernel: what the forward kernel wrote, chunk by
 // chunk (made with the last table, the widest instruction set; the tests
 // check that every table writes the same bytes).
-buffer chunkwise(const buffer& in, tilefmt::test::byte_kernel kernel, std::size_t type_size) {
+buffer chunkwise(const buffer& in, dispatch::byte_kernel kernel, std::size_t type_size) {
   buffer out(in.size());
   for (std::size_t off = 0; off < in.size(); off += chunk_bytes) {
     kernel(in.data() + off, chunk_bytes, type_size, out.data() + off);
@@ -123,7 +124,7 @@ void measure(benchmark::State& state, std::size_t bytes, const std::byte* copy_f
   state.counters["x_memcpy"] = best_copy / best_kernel;
 }
 
-void run_byte_kernel(benchmark::State& state, tilefmt::test::byte_kernel kernel, const buffer& in,
+void run_byte_kernel(benchmark::State& state, dispatch::byte_kernel kernel, const buffer& in,
                      std::size_t type_size, std::size_t bytes) {
   buffer out(bytes);
   measure(state, bytes, in.data(), out.data(), [&] {
@@ -141,7 +142,7 @@ struct bit_width_stream {
   std::vector<std::uint8_t> bits;
 };
 
-std::size_t bit_width_encode_chunk(const tilefmt::test::bit_width_kernels<std::int32_t>& k, const std::byte* in,
+std::size_t bit_width_encode_chunk(const dispatch::bit_width_kernels<std::int32_t>& k, const std::byte* in,
                                    std::byte* out, std::int32_t* value_offsets, std::uint8_t* bits) {
   std::size_t out_off = 0;
   for (std::size_t w = 0; w < chunk_bytes / bit_width_window; ++w) {
@@ -154,7 +155,7 @@ std::size_t bit_width_encode_chunk(const tilefmt::test::bit_width_kernels<std::i
 }
 
 bit_width_stream make_bit_width_stream(const buffer& in) {
-  const auto& k = tilefmt::test::bit_width<std::int32_t>(tilefmt::test::reference_kernels);
+  const auto& k = dispatch::bit_width<std::int32_t>(dispatch::reference());
   bit_width_stream s;
   const std::size_t windows = in.size() / bit_width_window;
   s.data.resize(in.size());
@@ -182,7 +183,7 @@ const bit_width_stream& int32_bit_width_stream() {
 }
 
 void run_bit_width_encode(benchmark::State& state, const kernel_table* table, std::size_t bytes) {
-  const auto& k = tilefmt::test::bit_width<std::int32_t>(*table);
+  const auto& k = dispatch::bit_width<std::int32_t>(*table);
   const buffer& in = int32_data();
   buffer out(bytes);
   std::vector<std::int32_t> value_offsets(bytes / bit_width_window);
@@ -199,7 +200,7 @@ void run_bit_width_encode(benchmark::State& state, const kernel_table* table, st
 }
 
 void run_bit_width_decode(benchmark::State& state, const kernel_table* table, std::size_t bytes) {
-  const auto& k = tilefmt::test::bit_width<std::int32_t>(*table);
+  const auto& k = dispatch::bit_width<std::int32_t>(*table);
   const bit_width_stream& s = int32_bit_width_stream();
   buffer out(bytes);
   const std::size_t windows = bytes / bit_width_window;
@@ -212,7 +213,7 @@ void run_bit_width_decode(benchmark::State& state, const kernel_table* table, st
 }
 
 void run_positive_delta_encode(benchmark::State& state, const kernel_table* table, std::size_t bytes) {
-  const auto& k = tilefmt::test::positive_delta<std::int32_t>(*table);
+  const auto& k = dispatch::positive_delta<std::int32_t>(*table);
   const buffer& in = int32_data();
   buffer out(bytes);
   constexpr std::size_t count = positive_delta_window / 4;
@@ -226,10 +227,10 @@ void run_positive_delta_encode(benchmark::State& state, const kernel_table* tabl
 }
 
 void run_positive_delta_decode(benchmark::State& state, const kernel_table* table, std::size_t bytes) {
-  const auto& k = tilefmt::test::positive_delta<std::int32_t>(*table);
+  const auto& k = dispatch::positive_delta<std::int32_t>(*table);
   const buffer& raw = int32_data();
   static const buffer deltas = [] {
-    const auto& ref = tilefmt::test::positive_delta<std::int32_t>(tilefmt::test::reference_kernels);
+    const auto& ref = dispatch::positive_delta<std::int32_t>(dispatch::reference());
     buffer out(buffer_bytes);
     for (std::size_t off = 0; off < buffer_bytes; off += positive_delta_window) {
       ref.encode(int32_data().data() + off, positive_delta_window / 4, out.data() + off);
@@ -253,8 +254,8 @@ void register_case(const std::string& name, double goal, benchmark::internal::Be
 }
 
 void register_all() {
-  using tilefmt::test::byte_kernel;
-  const kernel_table& widest = *tilefmt::test::kernel_tables().back();
+  using dispatch::byte_kernel;
+  const kernel_table& widest = *dispatch::available().back();
   struct byte_case {
     const char* name;
     byte_kernel kernel_table::*kernel;
@@ -278,7 +279,7 @@ void register_all() {
     const buffer* in = &raw;
     if (c.prepare != nullptr) in = &prepared.emplace_back(chunkwise(raw, widest.*(c.prepare), c.type_size));
     const std::string row = std::string(c.name) + (c.type_size == 4 ? " int32" : " float64");
-    for (const kernel_table* t : tilefmt::test::kernel_tables()) {
+    for (const kernel_table* t : dispatch::available()) {
       for (const shape& s : shapes) {
         const std::string name = row + "/" + t->name + "/" + s.name;
         register_case(name, c.goal,
@@ -299,7 +300,7 @@ void register_all() {
       {"positive_delta decode int32", run_positive_delta_decode, 0.3},
   };
   for (const auto& c : numeric_cases) {
-    for (const kernel_table* t : tilefmt::test::kernel_tables()) {
+    for (const kernel_table* t : dispatch::available()) {
       for (const shape& s : shapes) {
         const std::string name = std::string(c.name) + "/" + t->name + "/" + s.name;
         register_case(name, c.goal, benchmark::RegisterBenchmark(name.c_str(), c.run, t, s.bytes));

@@ -16,7 +16,23 @@ ${CXX:-c++} --version | head -1
 status=0
 for b in build/bench/bench/bench-*; do
   [ -x "$b" ] || continue
+  [ "$(basename "$b")" = bench-read-column ] && continue  # driven by compare_tiledb.py below
   say "$(basename "$b")"
   taskset -c 0 "$b" --benchmark_min_time=0.2 "$@" || status=1
 done
+# Whole-column reads against TileDB-Py, on all cores as well as one, so not
+# pinned. TileDB-Py comes from the package index into its own environment, at
+# the newest release the interop suite covers.
+say "tilefmt vs TileDB-Py (bench/compare_tiledb.py)"
+read -r TILEDB_PY NUMPY_PIN < <(grep -v '^#' tests/interop/versions.txt | awk 'NF {v=$1; n=$2} END {print v, n}')
+VENV=build/bench/venv
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import tiledb" 2>/dev/null; then
+  python3 -m venv "$VENV" && "$VENV/bin/pip" install -q "tiledb==$TILEDB_PY" "$NUMPY_PIN" || VENV=""
+fi
+if [ -n "$VENV" ]; then
+  "$VENV/bin/python" bench/compare_tiledb.py --reader build/bench/bench/bench-read-column --dir build/bench/arrays \
+    || status=1
+else
+  echo "TileDB-Py could not be installed: comparison skipped"
+fi
 exit $status

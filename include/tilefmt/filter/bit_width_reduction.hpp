@@ -6,8 +6,8 @@
 
 #include <limits>
 
-#include "tilefmt/filter/detail/bit_width_reduction_kernel.hpp"
-#include "tilefmt/filter/detail/parts.hpp"
+#include "tilefmt/filter/detail/stage_kernels.hpp"
+#include "tilefmt/filter/detail/windows.hpp"
 
 namespace tilefmt::filter {
 
@@ -26,42 +26,19 @@ struct bit_width_reduction {
   format::Datatype output_type(format::Datatype in) const { return in; }
 
   void forward(forward_io& io) const {
-    if (!with_value_type(io.type, io.ctx.version, [&]<class T>() { forward_as<T>(io); })) pass_through(io);
+    if (!detail::with_window_value_type<2>(io.type, io.ctx.version, [&]<class T>() { forward_as<T>(io); })) {
+      io.out_metadata.append(io.in_metadata);
+      io.out_data.append(io.in_data);
+    }
   }
   void reverse(reverse_io& io) const {
-    if (!with_value_type(io.type, io.ctx.version, [&]<class T>() { reverse_as<T>(io); })) {
+    if (!detail::with_window_value_type<2>(io.type, io.ctx.version, [&]<class T>() { reverse_as<T>(io); })) {
       io.out_metadata = io.metadata;
       io.out_data = io.data;
     }
   }
 
 private:
-  // Active for 16- to 64-bit integers, and for dates and times (as int64)
-  // from format version 20; every other type passes through untouched.
-  template <class F>
-  static bool with_value_type(format::Datatype t, std::uint32_t version, F&& f) {
-    using D = format::Datatype;
-    switch (t) {
-    case D::INT16: f.template operator()<std::int16_t>(); return true;
-    case D::UINT16: f.template operator()<std::uint16_t>(); return true;
-    case D::INT32: f.template operator()<std::int32_t>(); return true;
-    case D::UINT32: f.template operator()<std::uint32_t>(); return true;
-    case D::INT64: f.template operator()<std::int64_t>(); return true;
-    case D::UINT64: f.template operator()<std::uint64_t>(); return true;
-    default:
-      if ((format::is_datetime(t) || format::is_time(t)) && version >= 20) {
-        f.template operator()<std::int64_t>();
-        return true;
-      }
-      return false;
-    }
-  }
-
-  static void pass_through(forward_io& io) {
-    io.out_metadata.append(io.in_metadata);
-    io.out_data.append(io.in_data);
-  }
-
   template <class T>
   void forward_as(forward_io& io) const {
     thread_local format::BitWidthReductionMD<T> md;
@@ -70,26 +47,13 @@ private:
     if (total > 0xffffffffu) throw std::length_error("tilefmt: chunk exceeds uint32");
     md.input_length = static_cast<std::uint32_t>(total);
     auto out = scratch::sized(io.buf.data, total);
+    const detail::bit_width_window_kernels<T> kernels;
     std::size_t at = 0;
-    for (std::size_t i = 0; i < io.in_data.size(); ++i) {
-      bytes_view part = io.in_data[i];
-      auto plan = detail::plan_windows(part.size(), max_window_size, sizeof(T));
-      for (std::size_t w = 0; w < plan.count; ++w) {
-        const std::size_t begin = w * plan.window_size;
-        const std::size_t nbytes = std::min(plan.window_size, part.size() - begin);
-        const std::size_t nvalues = nbytes / sizeof(T);
-        const std::byte* in = part.data() + begin;
-        auto stats = detail::bit_width_window_stats<T>(in, nvalues);
-        md.windows.value.push_back({stats.value_offset(), stats.bits, static_cast<std::uint32_t>(nbytes)});
-        if (stats.bits >= 8 * sizeof(T) || nbytes % sizeof(T) != 0) {
-          std::memcpy(out.data() + at, in, nbytes);
-          at += nbytes;
-        } else {
-          detail::bit_width_encode<T>(in, nvalues, stats.min, stats.bits, out.data() + at);
-          at += nvalues * stats.bits / 8;
-        }
-      }
-    }
+    detail::for_each_window(io.in_data, max_window_size, sizeof(T), [&](const std::byte* in, std::size_t nbytes) {
+      detail::bit_width_stats<T> stats;
+      at += kernels.reduce(in, nbytes, out.data() + at, stats);
+      md.windows.value.push_back({stats.value_offset(), stats.bits, static_cast<std::uint32_t>(nbytes)});
+    });
     io.out_metadata.push_back(write_metadata(io.buf.metadata, md));
     io.out_metadata.append(io.in_metadata);
     io.out_data.push_back(out.first(at));
@@ -99,28 +63,21 @@ private:
   void reverse_as(reverse_io& io) const {
     thread_local format::BitWidthReductionMD<T> md;
     std::size_t used = read_metadata(filter_type, io.metadata, md);
-    std::uint64_t sum = 0;
-    for (const auto& w : md.windows.value) sum += w.length;
-    if (sum != md.input_length)
-      corrupt(filter_type, "windows add up to " + std::to_string(sum) + " bytes, the metadata says " +
-                               std::to_string(md.input_length));
+    detail::check_window_total(filter_type, md.windows.value, md.input_length, "the metadata says");
     auto out = io.output(md.input_length);
+    const detail::bit_width_window_kernels<T> kernels;
     std::size_t in_at = 0, out_at = 0;
     for (std::size_t i = 0; i < md.windows.value.size(); ++i) {
       const auto& w = md.windows.value[i];
       const bool raw = w.bit_width >= 8 * sizeof(T) || w.length % sizeof(T) != 0;
       if (!raw && w.bit_width != 8 && w.bit_width != 16 && w.bit_width != 32)
         corrupt(filter_type, "window " + std::to_string(i) + " has bit width " + std::to_string(w.bit_width));
-      const std::size_t nvalues = w.length / sizeof(T);
-      const std::size_t stored = raw ? w.length : nvalues * w.bit_width / 8;
+      const std::size_t stored = detail::bit_width_stored_bytes<T>(w.length, w.bit_width);
       if (stored > io.data.size() - in_at)
         corrupt(filter_type, "window " + std::to_string(i) + " needs " + std::to_string(stored) + " bytes, " +
                                  std::to_string(io.data.size() - in_at) + " left",
                 in_at);
-      if (raw)
-        std::memcpy(out.data() + out_at, io.data.data() + in_at, w.length);
-      else
-        detail::bit_width_decode<T>(io.data.data() + in_at, nvalues, w.value_offset, w.bit_width, out.data() + out_at);
+      kernels.restore(io.data.data() + in_at, w.length, w.value_offset, w.bit_width, out.data() + out_at);
       in_at += stored;
       out_at += w.length;
     }

@@ -3,7 +3,7 @@
 // a multiple of 8 bytes as TileDB does (tiledb/sm/filter/bitshuffle_filter.cc).
 #pragma once
 
-#include "tilefmt/filter/detail/bitshuffle_kernel.hpp"
+#include "tilefmt/filter/detail/stage_kernels.hpp"
 #include "tilefmt/filter/detail/parts.hpp"
 
 namespace tilefmt::filter {
@@ -19,9 +19,12 @@ struct bitshuffle {
     const std::size_t s = format::datatype_size(io.type);
     auto out = scratch::sized(io.buf.data, io.in_data.total_bytes());
     io.buf.lengths.clear();
+    const detail::shuffle_kernels kernels;
     std::size_t at = 0;
+    // Parts that are not whole 8-byte groups of whole values are stored as
+    // they are (the kernel copies them).
     auto one = [&](const std::byte* p, std::size_t n) {
-      shuffle_or_copy(p, n, s, out.data() + at, false);
+      kernels.bitshuffle(p, n, s, out.data() + at);
       io.buf.lengths.push_back(static_cast<std::uint32_t>(n));
       at += n;
     };
@@ -41,25 +44,14 @@ struct bitshuffle {
     const std::size_t s = format::datatype_size(io.type);
     std::size_t used = detail::read_part_lengths(filter_type, io.metadata, io.data.size(), io.buf.lengths);
     auto out = io.output(io.data.size());
+    const detail::shuffle_kernels kernels;
     std::size_t at = 0;
     for (std::uint32_t len : io.buf.lengths) {
-      shuffle_or_copy(io.data.data() + at, len, s, out.data() + at, true);
+      kernels.bitunshuffle(io.data.data() + at, len, s, out.data() + at);
       at += len;
     }
     io.out_metadata = io.metadata.subspan(used);
     io.out_data = out;
-  }
-
-private:
-  // Parts that are not whole 8-byte groups of whole values are stored as they are.
-  static void shuffle_or_copy(const std::byte* in, std::size_t n, std::size_t s, std::byte* out, bool invert) {
-    if (n % 8 != 0 || n % s != 0) {
-      if (n) std::memcpy(out, in, n);
-    } else if (invert) {
-      detail::bitunshuffle(in, n, s, out);
-    } else {
-      detail::bitshuffle(in, n, s, out);
-    }
   }
 };
 

@@ -3,7 +3,7 @@
 // the compressor after it sees long runs of similar bytes.
 #pragma once
 
-#include "tilefmt/filter/detail/byteshuffle_kernel.hpp"
+#include "tilefmt/filter/detail/stage_kernels.hpp"
 #include "tilefmt/filter/detail/parts.hpp"
 
 namespace tilefmt::filter {
@@ -19,11 +19,12 @@ struct byteshuffle {
     const std::size_t s = format::datatype_size(io.type);
     auto out = scratch::sized(io.buf.data, io.in_data.total_bytes());
     io.buf.lengths.clear();
+    const detail::shuffle_kernels kernels;
     std::size_t at = 0;
     for (std::size_t i = 0; i < io.in_data.size(); ++i) {
       bytes_view part = io.in_data[i];
       if (part.size() > 0xffffffffu) throw std::length_error("tilefmt: part exceeds uint32");
-      detail::byteshuffle(part.data(), part.size(), s, out.data() + at);
+      kernels.byteshuffle(part.data(), part.size(), s, out.data() + at);
       io.buf.lengths.push_back(static_cast<std::uint32_t>(part.size()));
       at += part.size();
     }
@@ -36,9 +37,10 @@ struct byteshuffle {
     const std::size_t s = format::datatype_size(io.type);
     std::size_t used = detail::read_part_lengths(filter_type, io.metadata, io.data.size(), io.buf.lengths);
     auto out = io.output(io.data.size());
+    const detail::shuffle_kernels kernels;
     std::size_t at = 0;
     for (std::uint32_t len : io.buf.lengths) {
-      detail::byteunshuffle(io.data.data() + at, len, s, out.data() + at);
+      kernels.byteunshuffle(io.data.data() + at, len, s, out.data() + at);
       at += len;
     }
     io.out_metadata = io.metadata.subspan(used);

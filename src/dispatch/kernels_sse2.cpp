@@ -1,9 +1,8 @@
 // Compiled with the sse2 instruction-set flags (see meson.build).
-#include "kernel_table_impl.hpp"
+#include "make_table.hpp"
 
-namespace tilefmt::test {
+namespace tilefmt::filter::dispatch::impl {
 
-extern const kernel_table kernels_sse2;
 constinit const kernel_table kernels_sse2 = make_kernel_table<xsimd::sse2>("sse2");
 
-}  // namespace tilefmt::test
+}  // namespace tilefmt::filter::dispatch::impl

@@ -1,19 +1,23 @@
-// Builds a kernel_table for one architecture. Include only from the
-// kernels_<arch>.cpp units: everything instantiated here is compiled with
-// that unit's instruction-set flags.
-#ifndef TILEFMT_TESTS_FILTER_KERNEL_TABLE_IMPL_HPP
-#define TILEFMT_TESTS_FILTER_KERNEL_TABLE_IMPL_HPP
+// Builds the kernel_table of one architecture. Included only by
+// kernels_<arch>.cpp (each compiled with its instruction-set flags, so every
+// kernel instantiated here is compiled for that set), by dispatch.cpp for the
+// scalar table, and by tests that want the table of their own compile
+// target.
+#ifndef TILEFMT_SRC_DISPATCH_MAKE_TABLE_HPP
+#define TILEFMT_SRC_DISPATCH_MAKE_TABLE_HPP
 
-#include "kernel_table.hpp"
 #include "tilefmt/filter/detail/bit_width_reduction_kernel.hpp"
 #include "tilefmt/filter/detail/bitshuffle_kernel.hpp"
 #include "tilefmt/filter/detail/byteshuffle_kernel.hpp"
 #include "tilefmt/filter/detail/positive_delta_kernel.hpp"
+#include "tilefmt/filter/dispatch.hpp"
 
-namespace tilefmt::test {
+namespace tilefmt::filter::dispatch::impl {
 
+// Constant-evaluated: the table is static data, so nothing of an instruction
+// set runs before available() has checked the CPU.
 template <class Arch>
-constexpr kernel_table make_kernel_table(const char* name) {
+consteval kernel_table make_kernel_table(const char* name) {
   namespace d = filter::detail;
   std::size_t vector_bytes = 0;
   if constexpr (d::simd::accelerated<Arch>) {
@@ -44,6 +48,12 @@ constexpr kernel_table make_kernel_table(const char* name) {
            pd(static_cast<std::int64_t*>(nullptr)), pd(static_cast<std::uint64_t*>(nullptr))}};
 }
 
-}  // namespace tilefmt::test
+// The per-instruction-set tables (defined only where meson built them).
+extern const kernel_table kernels_sse2;
+extern const kernel_table kernels_sse4_1;
+extern const kernel_table kernels_avx2;
+extern const kernel_table kernels_avx512bw;
 
-#endif  // TILEFMT_TESTS_FILTER_KERNEL_TABLE_IMPL_HPP
+}  // namespace tilefmt::filter::dispatch::impl
+
+#endif  // TILEFMT_SRC_DISPATCH_MAKE_TABLE_HPP

@@ -1,0 +1,93 @@
+// Reads one fixed-size attribute of every fragment of a TileDB array with
+// tilefmt and prints how long it took and how much memory it needed. Driven
+// by bench/compare_tiledb.py, which runs TileDB-Py on the same array in the
+// same run.
+//
+//   bench-read-column ARRAY ATTRIBUTE TYPE THREADS REPEATS
+//
+// TYPE is int32, int64, float32 or float64. Prints one JSON object: the best
+// and median wall time of REPEATS reads, the decoded bytes, and the peak
+// resident memory the reads added to the process (ru_maxrss minus the
+// resident size before the first read).
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tilefmt/array/array.hpp"
+
+namespace {
+
+// Resident set size now, in bytes (Linux /proc/self/statm: pages).
+std::uint64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::uint64_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * 4096;
+}
+
+std::uint64_t peak_resident_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<std::uint64_t>(u.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+template <class T>
+std::uint64_t read_all(const tilefmt::array::array_reader& a, const std::string& attr, std::uint64_t& checksum) {
+  std::uint64_t bytes = 0;
+  for (const auto& f : a.fragments()) {
+    auto v = f.read<T>(attr);
+    bytes += v.size() * sizeof(T);
+    // Touch the result so the read cannot be optimised away.
+    if (!v.empty()) checksum += static_cast<std::uint64_t>(v[v.size() / 2]);
+  }
+  return bytes;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 6) {
+    std::cerr << "usage: bench-read-column ARRAY ATTRIBUTE int32|int64|float32|float64 THREADS REPEATS\n";
+    return 2;
+  }
+  const std::string path = argv[1], attr = argv[2], type = argv[3];
+  tilefmt::array::open_options opt;
+  opt.threads = static_cast<unsigned>(std::stoul(argv[4]));
+  const int repeats = std::max(1, std::stoi(argv[5]));
+  try {
+    const std::uint64_t before = resident_bytes();
+    auto a = tilefmt::array::open(path, opt);
+    std::vector<double> seconds;
+    std::uint64_t bytes = 0, checksum = 0;
+    for (int r = 0; r < repeats; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      if (type == "int32") bytes = read_all<std::int32_t>(a, attr, checksum);
+      else if (type == "int64") bytes = read_all<std::int64_t>(a, attr, checksum);
+      else if (type == "float32") bytes = read_all<float>(a, attr, checksum);
+      else if (type == "float64") bytes = read_all<double>(a, attr, checksum);
+      else {
+        std::cerr << "unknown type " << type << "\n";
+        return 2;
+      }
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(seconds.begin(), seconds.end());
+    const std::uint64_t peak = peak_resident_bytes();
+    std::printf("{\"best_s\": %.6f, \"median_s\": %.6f, \"bytes\": %llu, \"peak_added_bytes\": %llu, "
+                "\"checksum\": %llu}\n",
+                seconds.front(), seconds[seconds.size() / 2], static_cast<unsigned long long>(bytes),
+                static_cast<unsigned long long>(peak > before ? peak - before : 0),
+                static_cast<unsigned long long>(checksum));
+  } catch (const std::exception& e) {
+    std::cerr << "bench-read-column: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
