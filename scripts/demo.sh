@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: builds the examples and runs them — a declared format, a
 # tile through a compile-time filter pipeline, and the inspector on a real
-# TileDB array (examples/data, written by TileDB-Py).
+# TileDB array (examples/data, written by TileDB-Py), and an array written
+# through compile-time pipelines (examples/write_array) and inspected.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 install_packages
@@ -27,3 +28,17 @@ build/demo/examples/tilefmt-inspect "$ARRAY" --values utf8 12
 
 say "tilefmt-inspect $ARRAY --verify"
 build/demo/examples/tilefmt-inspect "$ARRAY" --verify
+
+WRITTEN=build/demo/written_array
+rm -rf "$WRITTEN"
+say "examples/write_array: a dense array through pipeline<byteshuffle, zstd<1>> and pipeline<bitshuffle, lz4<>>"
+build/demo/examples/write_array "$WRITTEN"
+
+say "tilefmt-inspect $WRITTEN   (written by tilefmt)"
+build/demo/examples/tilefmt-inspect "$WRITTEN"
+
+say "tilefmt-inspect $WRITTEN --values count 12"
+build/demo/examples/tilefmt-inspect "$WRITTEN" --values count 12
+
+say "tilefmt-inspect $WRITTEN --verify"
+build/demo/examples/tilefmt-inspect "$WRITTEN" --verify

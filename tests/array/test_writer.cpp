@@ -1,0 +1,334 @@
+// Writing arrays: the files are byte for byte those TileDB 2.30 wrote for
+// the same schema and cells (tests/data/writer/twin, made by
+// tests/data/writer/make_twin.py), they read back, and bad input is refused
+// before anything is written.
+#include "tilefmt/array/writer.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "../support/testing.hpp"
+#include "tilefmt/filter/bitshuffle.hpp"
+#include "tilefmt/filter/byteshuffle.hpp"
+#include "tilefmt/filter/lz4.hpp"
+#include "tilefmt/filter/zstd.hpp"
+
+using namespace tilefmt;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path data = fs::path(TILEFMT_TEST_DATA);
+const fs::path twin = data / "writer" / "twin";
+
+using IntP = filter::pipeline<filter::byteshuffle, filter::zstd<1>>;
+using FloatP = filter::pipeline<filter::bitshuffle, filter::lz4<>>;
+
+fs::path scratch(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("tilefmt-writer-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(p);
+  return p;
+}
+
+/// The schema of make_twin.py, declared from the compile-time pipelines.
+format::ArraySchema twin_schema() {
+  return format::make_array_schema(
+      format::ArrayType::DENSE,
+      {format::make_dimension<std::int32_t>("rows", 1, 8, 4), format::make_dimension<std::int32_t>("cols", 1, 6, 3)},
+      {format::make_attribute("a", format::Datatype::INT32, 1, false, IntP::descriptor()),
+       format::make_attribute("b", format::Datatype::FLOAT64, 1, false, FloatP::descriptor())});
+}
+
+std::int32_t a_at(std::int64_t r, std::int64_t c) { return static_cast<std::int32_t>(10 * r + c - 3 * (r * c % 5)); }
+double b_at(std::int64_t r, std::int64_t c) { return static_cast<double>(r) + static_cast<double>(c) / 8.0; }
+
+/// The values of make_twin.py in storage order.
+std::pair<std::vector<std::int32_t>, std::vector<double>> twin_values(const array::dense_fragment& f) {
+  std::vector<std::int32_t> a;
+  std::vector<double> b;
+  for (std::uint64_t i = 0; i < f.cell_num(); ++i) {
+    auto rc = f.cell_coordinates(i);
+    a.push_back(a_at(rc[0], rc[1]));
+    b.push_back(b_at(rc[0], rc[1]));
+  }
+  return {a, b};
+}
+
+/// The timestamp and label of a timestamped name, to write under the same name.
+array::write_options same_name_as(const std::string& name) {
+  auto n = format::parse_timestamped_name(name);
+  return {n.t1, std::string(n.uuid)};
+}
+
+std::string only_file_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file()) names.push_back(e.path().filename().string());
+  REQUIRE(names.size() == 1);
+  return names[0];
+}
+
+std::string only_dir_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_directory()) names.push_back(e.path().filename().string());
+  REQUIRE(names.size() == 1);
+  return names[0];
+}
+
+/// Every regular file under `root`, relative to it.
+std::set<std::string> files_under(const fs::path& root) {
+  std::set<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.is_regular_file()) out.insert(fs::relative(e.path(), root).string());
+  return out;
+}
+
+void check_same_bytes(const fs::path& ours, const fs::path& theirs) {
+  auto a = array::read_file(ours), b = array::read_file(theirs);
+  INFO(ours.string());
+  CHECK(a.size() == b.size());
+  std::size_t n = std::min(a.size(), b.size()), i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  INFO("first difference at byte " << i);
+  CHECK(i == n);
+}
+
+/// Writes the twin's array under the twin's names into `root`.
+void write_twin(const fs::path& root, bool compile_time) {
+  const std::string schema_name = only_file_in(twin / "__schema");
+  const std::string frag_name = only_dir_in(twin / "__fragments");
+  CHECK(array::create(root, twin_schema(), same_name_as(schema_name)) == schema_name);
+  array::dense_fragment f(root, {{1, 4}, {1, 6}});
+  auto [a, b] = twin_values(f);
+  if (compile_time)
+    f.set<IntP>("a", a).set<FloatP>("b", b);
+  else
+    f.set("a", a).set("b", b);
+  CHECK(f.commit(same_name_as(frag_name)) == frag_name);
+}
+
+} // namespace
+
+TEST_CASE("create + dense_fragment write the files TileDB 2.30 wrote, byte for byte") {
+  for (bool compile_time : {true, false}) {
+    CAPTURE(compile_time);
+    fs::path root = scratch(compile_time ? "twin-ct" : "twin-rt");
+    write_twin(root, compile_time);
+    // The committed twin lacks the empty folders (git keeps none); TileDB makes these.
+    for (const char* d : {"__schema/__enumerations", "__commits", "__fragments", "__fragment_meta", "__meta", "__labels"})
+      CHECK(fs::is_directory(root / d));
+    auto ours = files_under(root), theirs = files_under(twin);
+    CHECK(theirs.size() == 5);  // schema, a0, a1, fragment metadata, commit marker
+    CHECK(ours == theirs);
+    for (const auto& f : theirs)
+      if (ours.count(f)) check_same_bytes(root / f, twin / f);
+    fs::remove_all(root);
+  }
+}
+
+TEST_CASE("a written array reads back: values, non-empty domain, tile metadata") {
+  fs::path root = scratch("roundtrip");
+  write_twin(root, true);
+  auto arr = array::open(root);
+  REQUIRE(arr.fragments().size() == 1);
+  const auto& f = arr.fragments()[0];
+  CHECK(f.dense());
+  CHECK(f.format_version() == 22);
+  CHECK(f.tile_num() == 2);
+  CHECK(f.cell_num() == 24);
+  CHECK(f.non_empty_domain().ranges[0].as<std::int32_t>() == std::pair<std::int32_t, std::int32_t>{1, 4});
+  CHECK(f.non_empty_domain().ranges[1].as<std::int32_t>() == std::pair<std::int32_t, std::int32_t>{1, 6});
+  auto a = f.read<std::int32_t>("a");
+  auto b = f.read<double>("b");
+  REQUIRE(a.size() == 24);
+  REQUIRE(b.size() == 24);
+  // Storage order: tile (rows 1-4, cols 1-3), then tile (rows 1-4, cols 4-6), row-major inside.
+  CHECK(a[0] == a_at(1, 1));
+  CHECK(a[1] == a_at(1, 2));
+  CHECK(a[3] == a_at(2, 1));
+  CHECK(a[12] == a_at(1, 4));
+  CHECK(a[23] == a_at(4, 6));
+  CHECK(b[23] == b_at(4, 6));
+  // The same reader over TileDB's own twin gives the same cells.
+  auto t = array::open(twin);
+  auto ta = t.fragments()[0].read<std::int32_t>("a");
+  auto tb = t.fragments()[0].read<double>("b");
+  CHECK(std::vector<std::int32_t>(a.begin(), a.end()) == std::vector<std::int32_t>(ta.begin(), ta.end()));
+  CHECK(std::vector<double>(b.begin(), b.end()) == std::vector<double>(tb.begin(), tb.end()));
+  fs::remove_all(root);
+}
+
+TEST_CASE("fragments of several writes, column-major orders, a 1D uint16 array") {
+  fs::path root = scratch("orders");
+  auto schema = format::make_array_schema(
+      format::ArrayType::DENSE,
+      {format::make_dimension<std::int64_t>("x", -10, 9, 5), format::make_dimension<std::int64_t>("y", 0, 3, 2)},
+      {format::make_attribute("v", format::Datatype::INT64, 1, false, IntP::descriptor()),
+       format::make_attribute("w", format::Datatype::CHAR, 2)});
+  schema.tile_order = format::Layout::COL_MAJOR;
+  schema.cell_order = format::Layout::COL_MAJOR;
+  array::create(root, schema, {.timestamp = 1000});
+  array::dense_fragment f1(root, {{-10, -1}, {0, 3}});
+  CHECK(f1.tile_num() == 4);
+  CHECK(f1.cells_per_tile() == 10);
+  // Column-major: x fastest inside a tile, and the first tiles go down x.
+  CHECK(f1.cell_coordinates(0) == std::vector<std::int64_t>{-10, 0});
+  CHECK(f1.cell_coordinates(1) == std::vector<std::int64_t>{-9, 0});
+  CHECK(f1.cell_coordinates(5) == std::vector<std::int64_t>{-10, 1});
+  CHECK(f1.cell_coordinates(10) == std::vector<std::int64_t>{-5, 0});
+  CHECK(f1.cell_coordinates(20) == std::vector<std::int64_t>{-10, 2});
+  std::vector<std::int64_t> v;
+  std::vector<char> w;
+  for (std::uint64_t i = 0; i < f1.cell_num(); ++i) {
+    auto c = f1.cell_coordinates(i);
+    v.push_back(c[0] * 100 + c[1]);
+    w.push_back(static_cast<char>('a' + (c[0] + 10)));
+    w.push_back(static_cast<char>('A' + c[1]));
+  }
+  f1.set<IntP>("v", v).set("w", w);
+  auto n1 = f1.commit({.timestamp = 2000});
+  array::dense_fragment f2(root, {{0, 4}, {2, 3}});
+  std::vector<std::int64_t> v2(10, 7);
+  std::vector<char> w2(20, 'z');
+  f2.set("v", v2).set("w", w2);
+  auto n2 = f2.commit({.timestamp = 3000});
+  CHECK(n1 < n2);
+
+  auto arr = array::open(root);
+  REQUIRE(arr.fragments().size() == 2);
+  auto rv = arr.fragments()[0].read<std::int64_t>("v");
+  CHECK(std::vector<std::int64_t>(rv.begin(), rv.end()) == v);
+  auto rw = arr.fragments()[0].read<char>("w");
+  CHECK(std::vector<char>(rw.begin(), rw.end()) == w);
+  auto rv2 = arr.fragments()[1].read<std::int64_t>("v");
+  CHECK(std::vector<std::int64_t>(rv2.begin(), rv2.end()) == v2);
+  // Opening before the second write sees only the first.
+  CHECK(array::open(root, {.timestamp_end = 2500}).fragments().size() == 1);
+  fs::remove_all(root);
+}
+
+TEST_CASE("tile metadata follows TileDB's expressions: NaN, saturated sums, strings") {
+  using array::detail::compute_tile_stats;
+  auto bytes = [](const auto& v) { return std::vector<std::byte>(std::as_bytes(std::span(v)).begin(), std::as_bytes(std::span(v)).end()); };
+  {
+    // min = (min < v) ? min : v: a NaN replaces the running min and max, and later values compare false against it.
+    std::vector<double> v{2.0, std::nan(""), 1.0};
+    auto st = compute_tile_stats(format::Datatype::FLOAT64, 1, bytes(v), 8);
+    CHECK(codec::load_le<double>(st.min.data()) == 1.0);
+    CHECK(codec::load_le<double>(st.max.data()) == 1.0);
+  }
+  {
+    std::vector<std::int64_t> v{std::numeric_limits<std::int64_t>::max(), 1, -5};
+    auto st = compute_tile_stats(format::Datatype::INT64, 1, bytes(v), 8);
+    CHECK(format::sum_as<std::int64_t>(st.sum) == std::numeric_limits<std::int64_t>::max());
+  }
+  {
+    std::vector<std::uint8_t> v{250, 3, 9};
+    auto st = compute_tile_stats(format::Datatype::UINT8, 1, bytes(v), 1);
+    CHECK(format::sum_as<std::uint64_t>(st.sum) == 262);
+    CHECK(std::to_integer<int>(st.min[0]) == 3);
+    CHECK(std::to_integer<int>(st.max[0]) == 250);
+  }
+  {
+    std::string s = "mmaazz";
+    std::vector<std::byte> b(reinterpret_cast<const std::byte*>(s.data()), reinterpret_cast<const std::byte*>(s.data()) + s.size());
+    auto st = compute_tile_stats(format::Datatype::CHAR, 2, b, 2);
+    CHECK(st.min == std::vector<std::byte>{std::byte{'a'}, std::byte{'a'}});
+    CHECK(st.max == std::vector<std::byte>{std::byte{'z'}, std::byte{'z'}});
+    CHECK(st.sum == 0);  // no sums for cells of two values
+  }
+  {
+    std::vector<std::int32_t> v{1, 2, 3, 4};  // two cells of two values: no min/max, no sum
+    auto st = compute_tile_stats(format::Datatype::INT32, 2, bytes(v), 8);
+    CHECK(st.min.empty());
+    CHECK(st.sum == 0);
+  }
+}
+
+TEST_CASE("bad input is refused with std::invalid_argument before a fragment is written") {
+  fs::path root = scratch("errors");
+  array::create(root, twin_schema(), {.timestamp = 5});
+  // An existing array is not created over.
+  CHECK_THROWS_AS(array::create(root, twin_schema()), array::io_error);
+  // Subarrays: not whole tiles, outside the domain, empty, wrong rank.
+  CHECK_THROWS_AS(array::dense_fragment(root, {{1, 3}, {1, 6}}), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_fragment(root, {{2, 5}, {1, 6}}), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_fragment(root, {{1, 12}, {1, 6}}), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_fragment(root, {{0, 3}, {1, 6}}), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_fragment(root, {{4, 1}, {1, 6}}), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_fragment(root, {{1, 4}}), std::invalid_argument);
+  array::dense_fragment f(root, {{1, 4}, {1, 3}});
+  std::vector<std::int32_t> a(12, 1);
+  std::vector<double> b(12, 0.5);
+  CHECK_THROWS_AS(f.set("a", std::vector<std::int32_t>(11)), std::invalid_argument);    // cell count
+  CHECK_THROWS_AS(f.set("a", std::vector<std::int64_t>(12)), std::invalid_argument);    // value size
+  CHECK_THROWS_AS(f.set("nope", a), std::invalid_argument);                             // no such attribute
+  CHECK_THROWS_AS(f.set<FloatP>("a", a), std::invalid_argument);                        // not the declared pipeline
+  using OtherLevel = filter::pipeline<filter::byteshuffle, filter::zstd<3>>;
+  CHECK_THROWS_AS(f.set<OtherLevel>("a", a), std::invalid_argument);
+  f.set<IntP>("a", a);
+  CHECK_THROWS_AS(f.commit(), std::invalid_argument);  // b missing
+  f.set("b", b);
+  CHECK_THROWS_AS(f.commit({.timestamp = 9, .label = std::string("xyz")}), std::invalid_argument);
+  CHECK_THROWS_AS(f.commit({.timestamp = 9, .label = std::string(32, 'A')}), std::invalid_argument);
+  CHECK(array::open(root).fragments().empty());
+  auto name = f.commit({.timestamp = 9});
+  CHECK(format::parse_timestamped_name(name).t1 == 9);
+  CHECK_THROWS_AS(f.commit(), std::logic_error);
+  CHECK_THROWS_AS(f.set("b", b), std::logic_error);
+  CHECK(array::open(root).fragments().size() == 1);
+  fs::remove_all(root);
+
+  // Schemas this writer or TileDB refuses.
+  auto bad = [](auto&& edit) {
+    auto s = twin_schema();
+    edit(s);
+    return s;
+  };
+  fs::path r2 = scratch("errors-schema");
+  CHECK_THROWS_AS(array::create(r2, bad([](auto& s) { s.attributes.value.clear(); })), std::invalid_argument);
+  CHECK_THROWS_AS(array::create(r2, bad([](auto& s) { s.attributes.value[1].name.value = "a"; })), std::invalid_argument);
+  CHECK_THROWS_AS(array::create(r2, bad([](auto& s) { s.attributes.value[1].name.value = "rows"; })), std::invalid_argument);
+  CHECK_THROWS_AS(array::create(r2, bad([](auto& s) { s.domain.dimensions.value[0].null_tile_extent = 1; s.domain.dimensions.value[0].tile_extent.value.clear(); })),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(array::create(r2, bad([](auto& s) {
+                    s.domain.dimensions.value[1] = format::make_dimension<double>("cols", 0, 1, 0.5);
+                  })),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(array::create(r2, bad([](auto& s) {
+                    s.domain.dimensions.value[1] = format::make_dimension<std::int64_t>("cols", 1, 6, 3);
+                  })),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(array::create(r2, twin_schema(), {.label = std::string("not hex")}), std::invalid_argument);
+  CHECK_FALSE(fs::exists(r2));
+
+  // Var-size and nullable attributes, sparse arrays: created, but not written by dense_fragment.
+  auto var = twin_schema();
+  var.attributes.value.push_back(format::make_attribute("s", format::Datatype::STRING_ASCII, format::var_num));
+  array::create(r2, var);
+  CHECK_THROWS_AS(array::dense_fragment(r2, {{1, 4}, {1, 6}}), std::invalid_argument);
+  fs::remove_all(r2);
+  auto nullable = twin_schema();
+  nullable.attributes.value[0].nullable.value = true;
+  array::create(r2, nullable);
+  CHECK_THROWS_AS(array::dense_fragment(r2, {{1, 4}, {1, 6}}), std::invalid_argument);
+  fs::remove_all(r2);
+  auto sparse = twin_schema();
+  sparse.array_type = format::ArrayType::SPARSE;
+  array::create(r2, sparse);
+  CHECK_THROWS_AS(array::dense_fragment(r2, {{1, 4}, {1, 6}}), std::invalid_argument);
+  fs::remove_all(r2);
+  CHECK_THROWS_AS(array::dense_fragment(r2, {{1, 4}, {1, 6}}), array::io_error);  // no array
+}
+
+TEST_CASE("labels: 32 lowercase hex digits, in creation order within a millisecond") {
+  auto l1 = array::detail::random_label(77), l2 = array::detail::random_label(77);
+  CHECK(l1.size() == 32);
+  CHECK(format::detail::is_hex_label(l1));
+  CHECK(l1.substr(0, 8) < l2.substr(0, 8));
+  CHECK(l1.substr(8) != l2.substr(8));
+}

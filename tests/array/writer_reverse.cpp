@@ -1,0 +1,128 @@
+// Writes arrays with tilefmt's writer, and next to them what they hold, as a
+// manifest tests/interop/reverse_check.py reads (tests/interop/README.md):
+// TileDB then opens each array and must read the same cells.
+//
+//   writer-reverse OUTDIR      -> OUTDIR/manifest.json, OUTDIR/arrays/..., OUTDIR/expected/...
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tilefmt/array/writer.hpp"
+#include "tilefmt/filter/bitshuffle.hpp"
+#include "tilefmt/filter/byteshuffle.hpp"
+#include "tilefmt/filter/lz4.hpp"
+#include "tilefmt/filter/zstd.hpp"
+
+using namespace tilefmt;
+namespace fs = std::filesystem;
+
+namespace {
+
+using IntP = filter::pipeline<filter::byteshuffle, filter::zstd<1>>;
+using FloatP = filter::pipeline<filter::bitshuffle, filter::lz4<>>;
+
+const char* int_filters =
+    R"({"max_chunk_size": 65536, "filters": [{"type": "BYTESHUFFLE", "options": {}}, {"type": "ZSTD", "options": {"level": 1}}]})";
+const char* float_filters =
+    R"({"max_chunk_size": 65536, "filters": [{"type": "BITSHUFFLE", "options": {}}, {"type": "LZ4", "options": {"level": -1}}]})";
+
+template <class T>
+std::string save(const fs::path& out, const std::string& rel, const std::vector<T>& v) {
+  fs::create_directories((out / rel).parent_path());
+  std::ofstream f(out / rel, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
+  return "{\"file\": \"" + rel + "\", \"bytes\": " + std::to_string(v.size() * sizeof(T)) + "}";
+}
+
+struct case_spec {
+  std::string name;
+  format::Layout tile_order, cell_order;
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> writes;  // one fragment each
+};
+
+std::string layout_name(format::Layout l) { return l == format::Layout::COL_MAJOR ? "col-major" : "row-major"; }
+
+std::string write_case(const fs::path& out, const case_spec& c) {
+  const std::string rel = "arrays/" + c.name;
+  auto schema = format::make_array_schema(
+      format::ArrayType::DENSE,
+      {format::make_dimension<std::int32_t>("row", 1, 16, 8), format::make_dimension<std::int32_t>("col", 1, 12, 4)},
+      {format::make_attribute("count", format::Datatype::INT32, 1, false, IntP::descriptor()),
+       format::make_attribute("reading", format::Datatype::FLOAT64, 1, false, FloatP::descriptor())});
+  schema.tile_order = c.tile_order;
+  schema.cell_order = c.cell_order;
+  array::create(out / rel, schema, {.timestamp = 1700000000000});
+
+  std::ostringstream frags;
+  for (std::size_t w = 0; w < c.writes.size(); ++w) {
+    array::dense_fragment frag(out / rel, c.writes[w]);
+    std::vector<std::int32_t> count;
+    std::vector<double> reading;
+    for (std::uint64_t i = 0; i < frag.cell_num(); ++i) {
+      auto rc = frag.cell_coordinates(i);
+      count.push_back(static_cast<std::int32_t>(rc[0] * 100 + rc[1] + 1000 * static_cast<std::int64_t>(w)));
+      reading.push_back(0.5 * static_cast<double>(rc[0]) - 0.25 * static_cast<double>(rc[1]) + static_cast<double>(w));
+    }
+    frag.set<IntP>("count", count).set("reading", reading);
+    std::string name = frag.commit({.timestamp = 1700000000100 + w});
+    const std::string exp = "expected/" + c.name + "/" + name + "/tiles/";
+    const std::string cells = std::to_string(frag.cell_num());
+    frags << (w ? ", " : "") << "{\"name\": \"" << name << "\", \"format_version\": 22, \"sparse\": false, "
+          << "\"non_empty_domain\": [[" << c.writes[w][0].first << ", " << c.writes[w][0].second << "], ["
+          << c.writes[w][1].first << ", " << c.writes[w][1].second << "]], \"fields\": {"
+          << "\"count\": {\"kind\": \"attribute\", \"datatype\": \"INT32\", \"cell_val_num\": 1, \"var\": false, "
+             "\"nullable\": false, \"expected\": {\"tiles\": {\"cells\": "
+          << cells << ", \"data\": " << save(out, exp + "count.data", count) << "}}}, "
+          << "\"reading\": {\"kind\": \"attribute\", \"datatype\": \"FLOAT64\", \"cell_val_num\": 1, \"var\": false, "
+             "\"nullable\": false, \"expected\": {\"tiles\": {\"cells\": "
+          << cells << ", \"data\": " << save(out, exp + "reading.data", reading) << "}}}}}";
+  }
+  std::ostringstream e;
+  e << "{\"name\": \"" << c.name << "\", \"path\": \"" << rel << "\", \"array_type\": \"dense\", \"encryption\": null, "
+    << "\"schema\": {\"array_type\": \"dense\", \"cell_order\": \"" << layout_name(c.cell_order)
+    << "\", \"tile_order\": \"" << layout_name(c.tile_order) << "\", "
+    << "\"dims\": [{\"name\": \"row\", \"type\": \"INT32\", \"var\": false, \"domain\": [1, 16], \"tile_extent\": 8}, "
+    << "{\"name\": \"col\", \"type\": \"INT32\", \"var\": false, \"domain\": [1, 12], \"tile_extent\": 4}], "
+    << "\"attrs\": [{\"name\": \"count\", \"type\": \"INT32\", \"cell_val_num\": 1, \"var\": false, \"nullable\": false, "
+       "\"filters\": "
+    << int_filters << ", \"fill_value_hex\": \"00000080\"}, "
+    << "{\"name\": \"reading\", \"type\": \"FLOAT64\", \"cell_val_num\": 1, \"var\": false, \"nullable\": false, "
+       "\"filters\": "
+    << float_filters << ", \"fill_value_hex\": \"000000000000f87f\"}], "
+    << "\"offsets_filters\": {\"max_chunk_size\": 65536, \"filters\": [{\"type\": \"ZSTD\", \"options\": {\"level\": -1}}]}, "
+    << "\"validity_filters\": {\"max_chunk_size\": 65536, \"filters\": [{\"type\": \"RLE\", \"options\": {\"level\": -1}}]}}, "
+    << "\"fragments\": [" << frags.str() << "]}";
+  return e.str();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: writer-reverse OUTDIR\n";
+    return 2;
+  }
+  try {
+    const fs::path out = argv[1];
+    fs::remove_all(out);
+    fs::create_directories(out);
+    using L = format::Layout;
+    std::vector<case_spec> cases{
+        {"tilefmt_dense_row", L::ROW_MAJOR, L::ROW_MAJOR, {{{1, 8}, {1, 12}}}},
+        {"tilefmt_dense_col_two_writes", L::COL_MAJOR, L::COL_MAJOR, {{{1, 16}, {1, 4}}, {{9, 16}, {5, 12}}}},
+        {"tilefmt_dense_rowtile_colcell", L::ROW_MAJOR, L::COL_MAJOR, {{{9, 16}, {1, 12}}}},
+    };
+    std::ofstream m(out / "manifest.json");
+    m << "{\"manifest_version\": 1, \"arrays\": [";
+    for (std::size_t i = 0; i < cases.size(); ++i) m << (i ? ",\n" : "\n") << write_case(out, cases[i]);
+    m << "\n]}\n";
+    std::cout << "writer-reverse: " << cases.size() << " arrays and manifest.json in " << out.string() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "writer-reverse: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
