@@ -174,8 +174,8 @@ inline std::size_t min_max_simd(const std::byte* in, std::size_t count, T& min, 
       lo = xsimd::min(lo, v);
       hi = xsimd::max(hi, v);
     } else {
-      lo = xsimd::select(v < lo, v, lo);
-      hi = xsimd::select(hi < v, v, hi);
+      lo = simd::select(v < lo, v, lo);
+      hi = simd::select(hi < v, v, hi);
     }
   }
   alignas(64) T lo_values[n];

@@ -76,7 +76,7 @@ template <class T, class Arch>
 inline std::size_t encode_simd(const std::byte* in, std::size_t count, std::byte* out, bool& decreased) noexcept {
   using B = simd::batch<T, Arch>;
   constexpr std::size_t n = B::size;
-  xsimd::batch_bool<T, Arch> bad(false);
+  simd::batch_bool<T, Arch> bad(false);
   std::size_t i = 1;
   for (; i + n <= count; i += n) {
     const B cur = simd::load_as<T, Arch>(in + i * sizeof(T));
@@ -84,7 +84,7 @@ inline std::size_t encode_simd(const std::byte* in, std::size_t count, std::byte
     bad = bad | (cur < prev);
     simd::store(out + i * sizeof(T), cur - prev);
   }
-  decreased = xsimd::any(bad);
+  decreased = simd::any(bad);
   return i;
 }
 

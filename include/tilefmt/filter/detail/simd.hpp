@@ -34,7 +34,15 @@
 
 namespace tilefmt::filter::detail {
 
+#if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+// xsimd knows no SIMD instruction set of this target (s390x, POWER, RISC-V,
+// WebAssembly, ...) and then declares no batch types: the kernels run their
+// scalar code, and the SIMD templates below are declared but never
+// instantiated.
+using default_arch = void;
+#else
 using default_arch = xsimd::default_arch;
+#endif
 
 // ---------------------------------------------------------------------------
 // Scalar access. The on-disk format is little-endian whatever the host.
@@ -108,11 +116,34 @@ inline Word transpose_bits_8x8(Word x) noexcept {
 
 namespace simd {
 
+#if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+// Stand-ins that let the SIMD templates be parsed; they are never defined, so
+// using one outside a discarded branch fails to compile.
+template <class T, class Arch>
+struct unavailable_batch;
+template <class Arch>
+using bytes = unavailable_batch<std::uint8_t, Arch>;
+template <class T, class Arch>
+using batch = unavailable_batch<T, Arch>;
+template <class T, class Arch>
+using batch_bool = unavailable_batch<bool, Arch>;
+template <class... A>
+void select(A&&...) = delete;
+template <class... A>
+bool any(A&&...) = delete;
+#else
 template <class Arch>
 using bytes = xsimd::batch<std::uint8_t, Arch>;
 
 template <class T, class Arch>
 using batch = xsimd::batch<T, Arch>;
+
+template <class T, class Arch>
+using batch_bool = xsimd::batch_bool<T, Arch>;
+
+using xsimd::any;
+using xsimd::select;
+#endif
 
 // Families of instruction sets with one implementation of the operations
 // below. Each requires registers of the width it was written for, so an
