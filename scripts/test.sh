@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs the whole test suite: with g++, with clang++, and with g++
 # under AddressSanitizer + UndefinedBehaviorSanitizer, plus the interop suite
-# against TileDB-Py. Ends with "N passed, M failed"; exits non-zero on any
+# against TileDB-Py, and the byte-level tests on big-endian s390x under
+# qemu-user. Ends with "N passed, M failed"; exits non-zero on any
 # failure. Safe to run again.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -43,12 +44,20 @@ export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1" UBSAN_OPTIONS="print_stack
 run_suite "g++ ASan+UBSan" build/asan -Dbuildtype=plain -Db_ndebug=false -Db_sanitize=address,undefined \
   -Db_lundef=false -Dbench=false "-Dcpp_args=-O1 -fno-sanitize-recover=undefined"
 
+# The byte-level tests once more on a big-endian CPU (s390x under qemu-user).
+say "Big-endian (s390x, qemu-user)"
+set +e
+scripts/bigendian.sh build/s390x
+bigendian_status=$?
+set -e
+
 say "Summary"
-python3 - "$interop_status" "${RESULTS[@]}" <<'PY'
+python3 - "$interop_status" "$bigendian_status" "${RESULTS[@]}" <<'PY'
 import json, sys
 interop_status = int(sys.argv[1])
+bigendian_status = int(sys.argv[2])
 passed = failed = skipped = 0
-for d in sys.argv[2:]:
+for d in sys.argv[3:]:
     p = f"{d}/meson-logs/testlog.json"
     try:
         lines = open(p).read().splitlines()
@@ -62,6 +71,11 @@ for d in sys.argv[2:]:
         else:
             failed += 1
             print(f"FAILED [{d}] {t['name']}: {r}")
+if bigendian_status == 0:
+    passed += 1
+else:
+    failed += 1
+    print("FAILED big-endian run (scripts/bigendian.sh)")
 if interop_status not in (0, 77):
     failed += 1
     print("FAILED interop corpus generation")
