@@ -21,6 +21,8 @@
 // Google Benchmark's output.
 #include <benchmark/benchmark.h>
 
+#include "bench_support.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
@@ -62,16 +64,7 @@ constexpr std::size_t tile_size = 16u << 20;
 double seconds(clock_type::time_point a, clock_type::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 const std::vector<std::int32_t>& int32_slowly_increasing() {
-  static const std::vector<std::int32_t> v = [] {
-    std::mt19937 rng(7);
-    std::vector<std::int32_t> out(tile_size / 4);
-    std::int32_t x = 1000;
-    for (auto& e : out) {
-      e = x;
-      x += static_cast<std::int32_t>(rng() % 3);
-    }
-    return out;
-  }();
+  static const std::vector<std::int32_t> v = tilefmt::bench::int32_slowly_increasing(tile_size);
   return v;
 }
 
@@ -316,15 +309,7 @@ void strings_decode(benchmark::State& state, format::FilterPipeline stored, std:
 
 // ---- the table ------------------------------------------------------------------
 
-class collecting_reporter : public benchmark::ConsoleReporter {
-public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const auto& r : runs)
-      if (r.run_type == Run::RT_Iteration && !r.error_occurred) counters[r.benchmark_name()] = r.counters;
-    ConsoleReporter::ReportRuns(runs);
-  }
-  std::map<std::string, benchmark::UserCounters> counters;
-};
+using tilefmt::bench::collecting_reporter;
 
 struct goal {
   const char* name;    // as registered

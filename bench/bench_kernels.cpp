@@ -16,6 +16,8 @@
 // ratio aimed for follows Google Benchmark's output.
 #include <benchmark/benchmark.h>
 
+#include "bench_support.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -55,23 +57,18 @@ struct shape {
 };
 constexpr shape shapes[] = {{"64KiB", chunk_bytes}, {"16MiB", buffer_bytes}};
 
+// The shared data as little-endian bytes.
 buffer make_int32_increasing() {
-  std::mt19937 rng(7);
+  const auto values = tilefmt::bench::int32_slowly_increasing(buffer_bytes);
   buffer b(buffer_bytes);
-  std::int32_t v = 1000;
-  for (std::size_t i = 0; i < buffer_bytes / 4; ++i) {
-    d::store_le<std::int32_t>(b.data() + 4 * i, v);
-    v += static_cast<std::int32_t>(rng() % 3);
-  }
+  for (std::size_t i = 0; i < values.size(); ++i) d::store_le<std::int32_t>(b.data() + 4 * i, values[i]);
   return b;
 }
 
 buffer make_float64_smooth() {
+  const auto values = tilefmt::bench::float64_smooth(buffer_bytes);
   buffer b(buffer_bytes);
-  for (std::size_t i = 0; i < buffer_bytes / 8; ++i) {
-    const double x = 1000.0 * std::sin(static_cast<double>(i) * 1e-3) + 0.5 * std::sin(static_cast<double>(i) * 0.37);
-    std::memcpy(b.data() + 8 * i, &x, 8);
-  }
+  std::memcpy(b.data(), values.data(), buffer_bytes);
   return b;
 }
 
@@ -309,17 +306,7 @@ void register_all() {
   }
 }
 
-// Google Benchmark's console output, keeping each run's counters.
-class collecting_reporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const auto& r : runs) {
-      if (r.run_type == Run::RT_Iteration && !r.error_occurred) counters[r.benchmark_name()] = r.counters;
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
-  std::map<std::string, benchmark::UserCounters> counters;
-};
+using tilefmt::bench::collecting_reporter;
 
 void print_table(const collecting_reporter& r) {
   std::printf("\n%-50s %9s %11s %9s %6s\n", "benchmark (best of all iterations)", "GB/s", "memcpy GB/s", "x memcpy",

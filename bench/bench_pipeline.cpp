@@ -16,6 +16,8 @@
 // instruction set the CPU runs.
 #include <benchmark/benchmark.h>
 
+#include "bench_support.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -48,28 +50,12 @@ namespace format = tilefmt::format;
 constexpr std::size_t tile_bytes = 16u << 20;
 
 const std::vector<std::int32_t>& int32_values() {
-  static const std::vector<std::int32_t> v = [] {
-    std::mt19937 rng(7);
-    std::vector<std::int32_t> out(tile_bytes / 4);
-    std::int32_t x = 1000;
-    for (auto& e : out) {
-      e = x;
-      x += static_cast<std::int32_t>(rng() % 3);
-    }
-    return out;
-  }();
+  static const std::vector<std::int32_t> v = tilefmt::bench::int32_slowly_increasing(tile_bytes);
   return v;
 }
 
 const std::vector<double>& float64_values() {
-  static const std::vector<double> v = [] {
-    std::vector<double> out(tile_bytes / 8);
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      const double t = static_cast<double>(i);
-      out[i] = 1000.0 * std::sin(t * 1e-3) + 0.5 * std::sin(t * 0.37);
-    }
-    return out;
-  }();
+  static const std::vector<double> v = tilefmt::bench::float64_smooth(tile_bytes);
   return v;
 }
 
@@ -152,17 +138,7 @@ void register_case(const std::string& name) {
   case_names.push_back(n);
 }
 
-// Google Benchmark's console output, keeping each run's counters.
-class collecting_reporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const auto& r : runs) {
-      if (r.run_type == Run::RT_Iteration && !r.error_occurred) counters[r.benchmark_name()] = r.counters;
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
-  std::map<std::string, benchmark::UserCounters> counters;
-};
+using tilefmt::bench::collecting_reporter;
 
 constexpr double runtime_goal = 0.95;  // runtime decode within 5% of pipeline<>
 

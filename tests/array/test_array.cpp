@@ -12,12 +12,7 @@ namespace fs = std::filesystem;
 namespace {
 const fs::path data = fs::path(TILEFMT_TEST_DATA);
 
-fs::path copy_array(const fs::path& src, const std::string& name) {
-  fs::path dst = fs::temp_directory_path() / ("tilefmt-test-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dst);
-  fs::copy(src, dst, fs::copy_options::recursive);
-  return dst;
-}
+fs::path copy_array(const fs::path& src, const std::string& name) { return testing::copy_to_temp(src, name); }
 } // namespace
 
 TEST_CASE("a dense array: fragments in timestamp order, values with fill in unwritten cells") {

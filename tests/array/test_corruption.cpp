@@ -17,12 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 const fs::path data = fs::path(TILEFMT_TEST_DATA);
 
-fs::path copy_array(const fs::path& src, const std::string& name) {
-  fs::path dst = fs::temp_directory_path() / ("tilefmt-corrupt-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dst);
-  fs::copy(src, dst, fs::copy_options::recursive);
-  return dst;
-}
+fs::path copy_array(const fs::path& src, const std::string& name) { return testing::copy_to_temp(src, name); }
 
 /// Every tile of every field of a fragment, concatenated.
 std::map<std::string, std::vector<std::byte>> read_all(const array::fragment& frag) {

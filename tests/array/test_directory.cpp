@@ -18,12 +18,7 @@ namespace fs = std::filesystem;
 namespace {
 const fs::path data = fs::path(TILEFMT_TEST_DATA) / "time_travel";
 
-fs::path copy_array(const fs::path& src, const std::string& name) {
-  fs::path dst = fs::temp_directory_path() / ("tilefmt-dir-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dst);
-  fs::copy(src, dst, fs::copy_options::recursive);
-  return dst;
-}
+fs::path copy_array(const fs::path& src, const std::string& name) { return testing::copy_to_temp(src, name); }
 
 std::vector<fs::path> with_extension(const fs::path& dir, const std::string& ext) {
   std::vector<fs::path> out;

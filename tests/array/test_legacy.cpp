@@ -19,12 +19,7 @@ std::vector<typename C::value_type> plain(const C& c) {
   return {c.begin(), c.end()};
 }
 
-fs::path copy_array(const fs::path& src, const std::string& name) {
-  fs::path dst = fs::temp_directory_path() / ("tilefmt-legacy-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dst);
-  fs::copy(src, dst, fs::copy_options::recursive);
-  return dst;
-}
+fs::path copy_array(const fs::path& src, const std::string& name) { return testing::copy_to_temp(src, name); }
 } // namespace
 
 TEST_CASE("TileDB 1.4 sparse array with coordinates zipped in __coords (non_split_coords_v1_4_0)") {

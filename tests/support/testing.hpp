@@ -3,16 +3,28 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <random>
 #include <span>
 #include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include "tilefmt/codec/codec.hpp"
 
 namespace tilefmt::testing {
+
+/// A private copy of the folder `src` under the temporary directory, named
+/// after `name` and this process, for tests that damage or add files.
+inline std::filesystem::path copy_to_temp(const std::filesystem::path& src, const std::string& name) {
+  namespace fs = std::filesystem;
+  fs::path dst = fs::temp_directory_path() / ("tilefmt-test-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dst);
+  fs::copy(src, dst, fs::copy_options::recursive);
+  return dst;
+}
 
 inline std::vector<std::byte> bytes_of(std::initializer_list<int> v) {
   std::vector<std::byte> out;

@@ -869,30 +869,49 @@ private:
     return tiles;
   }
 
+  /// Tile i of a data file, read and checked: its chunk headers must add up to
+  /// `expected` unfiltered bytes before anything that size is allocated.
+  /// Format 0 (TileDB 1.3) tiles are stored unfiltered and have no view.
+  struct fetched_tile {
+    std::vector<std::byte> bytes;
+    std::optional<format::TileView> view;  // points into bytes
+    std::uint64_t begin = 0;
+  };
+  fetched_tile fetch_tile(const field_info& f, const fs::path& file, const std::vector<std::uint64_t>& offsets,
+                          std::uint64_t file_size, std::size_t i, std::uint64_t expected) const {
+    if (i >= offsets.size()) throw format_error("tile " + std::to_string(i) + " has no offset", 0);
+    fetched_tile t;
+    t.begin = offsets[i];
+    const std::uint64_t end = i + 1 < offsets.size() ? offsets[i + 1] : file_size;
+    if (end < t.begin) throw format_error("tile offsets decrease", 0);
+    t.bytes = tile_bytes(file, t.begin, end);
+    naming_file(file, [&] {
+      if (version_ == 0) {
+        raw_tile(f, t.bytes, t.begin, expected);
+        return 0;
+      }
+      t.view = codec::decode<format::TileView>(t.bytes);
+      if (filter::detail::unfiltered_size(*t.view) != expected)
+        throw format_error("tile holds " + std::to_string(filter::detail::unfiltered_size(*t.view)) +
+                               " bytes, expected " + std::to_string(expected),
+                           static_cast<std::size_t>(t.begin));
+      return 0;
+    });
+    return t;
+  }
+
   std::vector<std::byte> read_raw_tile(const field_info& f, const fs::path& file, const std::vector<std::uint64_t>& offsets,
                                        std::uint64_t file_size, std::size_t i, const filter::runtime_pipeline& rp,
                                        std::uint64_t expected, std::size_t cell_size,
                                        std::vector<std::uint64_t>* rebuilt_offsets = nullptr) const {
-    (void)f;
-    if (i >= offsets.size()) throw format_error("tile " + std::to_string(i) + " has no offset", 0);
-    const std::uint64_t begin = offsets[i];
-    const std::uint64_t end = i + 1 < offsets.size() ? offsets[i + 1] : file_size;
-    if (end < begin) throw format_error("tile offsets decrease", 0);
-    auto bytes = tile_bytes(file, begin, end);
-    if (version_ == 0) {
-      naming_file(file, [&] { raw_tile(f, bytes, begin, expected); return 0; });
-      return bytes;
-    }
-    return naming_file(file, [&] {
-      auto tile = codec::decode<format::TileView>(bytes);
-      if (filter::detail::unfiltered_size(tile) != expected)
-        throw format_error("tile holds " + std::to_string(filter::detail::unfiltered_size(tile)) +
-                               " bytes, expected " + std::to_string(expected),
-                           static_cast<std::size_t>(begin));
-      std::vector<std::byte> out(static_cast<std::size_t>(expected));
-      decode_tile(rp, tile, begin, out, cell_size, rebuilt_offsets);
-      return out;
+    auto t = fetch_tile(f, file, offsets, file_size, i, expected);
+    if (!t.view) return std::move(t.bytes);
+    std::vector<std::byte> out(static_cast<std::size_t>(expected));
+    naming_file(file, [&] {
+      decode_tile(rp, *t.view, t.begin, out, cell_size, rebuilt_offsets);
+      return 0;
     });
+    return out;
   }
 
   /// read_raw_tile for a fixed-size tile whose unfiltered size is out.size(),
@@ -900,24 +919,13 @@ private:
   void read_raw_tile_into(const field_info& f, const fs::path& file, const std::vector<std::uint64_t>& offsets,
                           std::uint64_t file_size, std::size_t i, const filter::runtime_pipeline& rp,
                           std::span<std::byte> out, std::size_t cell_size) const {
-    (void)f;
-    if (i >= offsets.size()) throw format_error("tile " + std::to_string(i) + " has no offset", 0);
-    const std::uint64_t begin = offsets[i];
-    const std::uint64_t end = i + 1 < offsets.size() ? offsets[i + 1] : file_size;
-    if (end < begin) throw format_error("tile offsets decrease", 0);
-    auto bytes = tile_bytes(file, begin, end);
-    if (version_ == 0) {
-      naming_file(file, [&] { raw_tile(f, bytes, begin, out.size()); return 0; });
-      std::memcpy(out.data(), bytes.data(), bytes.size());
+    auto t = fetch_tile(f, file, offsets, file_size, i, out.size());
+    if (!t.view) {
+      std::memcpy(out.data(), t.bytes.data(), t.bytes.size());
       return;
     }
     naming_file(file, [&] {
-      auto tile = codec::decode<format::TileView>(bytes);
-      if (filter::detail::unfiltered_size(tile) != out.size())
-        throw format_error("tile holds " + std::to_string(filter::detail::unfiltered_size(tile)) +
-                               " bytes, expected " + std::to_string(out.size()),
-                           static_cast<std::size_t>(begin));
-      decode_tile(rp, tile, begin, out, cell_size, nullptr);
+      decode_tile(rp, *t.view, t.begin, out, cell_size, nullptr);
       return 0;
     });
   }

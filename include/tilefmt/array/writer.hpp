@@ -565,7 +565,7 @@ public:
     std::vector<std::byte> meta = fragment_metadata();
     detail::make_dir(dir);
     for (std::size_t i = 0; i < attrs_.size(); ++i)
-      write_file_atomic(dir / ("a" + std::to_string(i) + ".tdb"), attrs_[i].file);
+      write_file_atomic(dir / std::string("a").append(std::to_string(i)).append(".tdb"), attrs_[i].file);
     write_file_atomic(dir / "__fragment_metadata.tdb", meta);
     detail::make_dir(root_ / "__commits");
     write_file_atomic(root_ / "__commits" / (name + ".wrt"), std::span<const std::byte>{});
