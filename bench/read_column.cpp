@@ -7,16 +7,15 @@
 //
 // TYPE is int32, int64, float32 or float64. Prints one JSON object: the best
 // and median wall time of REPEATS reads, the decoded bytes, and the peak
-// resident memory the reads added to the process (ru_maxrss minus the
-// resident size before the first read).
-#include <sys/resource.h>
-
+// resident memory the reads added to the process (VmHWM minus the
+// resident size before the first read, from /proc/self/status).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -32,10 +31,20 @@ std::uint64_t resident_bytes() {
   return resident * 4096;
 }
 
+// Peak resident set size of this process image, in bytes: VmHWM, which exec
+// resets (ru_maxrss would carry over the parent's peak from before the exec).
 std::uint64_t peak_resident_bytes() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<std::uint64_t>(u.ru_maxrss) * 1024;  // Linux reports KiB
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmHWM:") {
+      std::uint64_t kib = 0;
+      status >> kib;
+      return kib * 1024;
+    }
+    status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return 0;
 }
 
 template <class T>

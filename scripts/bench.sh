@@ -15,7 +15,7 @@ ${CXX:-c++} --version | head -1
 
 status=0
 for b in build/bench/bench/bench-*; do
-  [ -x "$b" ] || continue
+  [ -f "$b" ] && [ -x "$b" ] || continue
   [ "$(basename "$b")" = bench-read-column ] && continue  # driven by compare_tiledb.py below
   say "$(basename "$b")"
   taskset -c 0 "$b" --benchmark_min_time=0.2 "$@" || status=1

@@ -366,20 +366,29 @@ struct ops<Arch, family::avx512bw> {
 
   static reg load(const std::byte* p) noexcept { return _mm512_loadu_si512(p); }
   static void store(std::byte* p, reg v) noexcept { _mm512_storeu_si512(p, v); }
+  // The masked forms with every lane selected: GCC 12's unmasked
+  // _mm512_shuffle_i64x2, _mm512_extracti32x4_epi32 and _mm512_alignr_epi32/64
+  // pass an "undefined"
+  // placeholder that -Wmaybe-uninitialized reports in the including program
+  // (GCC bug 105593), which would break -Werror builds with -march=native.
+  template <int Imm>
+  static reg shuffle_i64x2(reg a, reg b) noexcept {
+    return _mm512_mask_shuffle_i64x2(a, static_cast<__mmask8>(0xFF), a, b, Imm);
+  }
   template <int Lane>
   static __m128i lane(reg v) noexcept {
-    return _mm512_extracti32x4_epi32(v, Lane);
+    return _mm512_mask_extracti32x4_epi32(_mm_setzero_si128(), static_cast<__mmask8>(0xF), v, Lane);
   }
   // Transposes the 4x4 matrix of 16-byte lanes held in a, b, c, d.
   static void transpose_lanes(reg& a, reg& b, reg& c, reg& d) noexcept {
-    const reg ab_lo = _mm512_shuffle_i64x2(a, b, 0x44);
-    const reg ab_hi = _mm512_shuffle_i64x2(a, b, 0xEE);
-    const reg cd_lo = _mm512_shuffle_i64x2(c, d, 0x44);
-    const reg cd_hi = _mm512_shuffle_i64x2(c, d, 0xEE);
-    a = _mm512_shuffle_i64x2(ab_lo, cd_lo, 0x88);
-    b = _mm512_shuffle_i64x2(ab_lo, cd_lo, 0xDD);
-    c = _mm512_shuffle_i64x2(ab_hi, cd_hi, 0x88);
-    d = _mm512_shuffle_i64x2(ab_hi, cd_hi, 0xDD);
+    const reg ab_lo = shuffle_i64x2<0x44>(a, b);
+    const reg ab_hi = shuffle_i64x2<0xEE>(a, b);
+    const reg cd_lo = shuffle_i64x2<0x44>(c, d);
+    const reg cd_hi = shuffle_i64x2<0xEE>(c, d);
+    a = shuffle_i64x2<0x88>(ab_lo, cd_lo);
+    b = shuffle_i64x2<0xDD>(ab_lo, cd_lo);
+    c = shuffle_i64x2<0x88>(ab_hi, cd_hi);
+    d = shuffle_i64x2<0xDD>(ab_hi, cd_hi);
   }
   // Register k, lane l = 16-byte unit K l + k. Loaded whole and rearranged
   // in registers: four 128-bit inserts per register cost more.
@@ -390,8 +399,8 @@ struct ops<Arch, family::avx512bw> {
     } else if constexpr (K == 2) {
       const reg v0 = load(p);
       const reg v1 = load(p + 64);
-      x[0] = _mm512_shuffle_i64x2(v0, v1, 0x88);
-      x[1] = _mm512_shuffle_i64x2(v0, v1, 0xDD);
+      x[0] = shuffle_i64x2<0x88>(v0, v1);
+      x[1] = shuffle_i64x2<0xDD>(v0, v1);
     } else {
       static_assert(K % 4 == 0);
       constexpr std::size_t Q = K / 4;
@@ -475,10 +484,10 @@ struct ops<Arch, family::avx512bw> {
   static reg slide_up(reg v) noexcept {
     const reg zero = _mm512_setzero_si512();
     if constexpr (Bytes % 4 == 0) {
-      return _mm512_alignr_epi32(v, zero, 16 - Bytes / 4);
+      return _mm512_mask_alignr_epi32(v, static_cast<__mmask16>(0xFFFF), v, zero, 16 - Bytes / 4);
     } else {
       static_assert(Bytes < 16);
-      const reg below = _mm512_alignr_epi64(v, zero, 6);  // lanes moved up one
+      const reg below = _mm512_mask_alignr_epi64(v, static_cast<__mmask8>(0xFF), v, zero, 6);  // lanes moved up one
       return _mm512_alignr_epi8(v, below, 16 - Bytes);
     }
   }
