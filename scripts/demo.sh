@@ -19,26 +19,22 @@ build/demo/examples/custom_format
 say "examples/pipeline_tile: a tile through pipeline<positive_delta, bit_width_reduction, zstd<3>>"
 build/demo/examples/pipeline_tile
 
-ARRAY=examples/data/nullable_dense
-say "tilefmt-inspect $ARRAY   (written by $(head -1 examples/data/nullable_dense.TILEDB_VERSION.txt))"
-build/demo/examples/tilefmt-inspect "$ARRAY"
+# inspect ARRAY WHO FIELD: the inspector's summary, the first values of FIELD
+# and a full decode of every tile.
+inspect() {
+  say "tilefmt-inspect $1   (written by $2)"
+  build/demo/examples/tilefmt-inspect "$1"
+  say "tilefmt-inspect $1 --values $3 12"
+  build/demo/examples/tilefmt-inspect "$1" --values "$3" 12
+  say "tilefmt-inspect $1 --verify"
+  build/demo/examples/tilefmt-inspect "$1" --verify
+}
 
-say "tilefmt-inspect $ARRAY --values utf8 12"
-build/demo/examples/tilefmt-inspect "$ARRAY" --values utf8 12
-
-say "tilefmt-inspect $ARRAY --verify"
-build/demo/examples/tilefmt-inspect "$ARRAY" --verify
+inspect examples/data/nullable_dense "$(head -1 examples/data/nullable_dense.TILEDB_VERSION.txt)" utf8
 
 WRITTEN=build/demo/written_array
 rm -rf "$WRITTEN"
 say "examples/write_array: a dense array through pipeline<byteshuffle, zstd<1>> and pipeline<bitshuffle, lz4<>>"
 build/demo/examples/write_array "$WRITTEN"
 
-say "tilefmt-inspect $WRITTEN   (written by tilefmt)"
-build/demo/examples/tilefmt-inspect "$WRITTEN"
-
-say "tilefmt-inspect $WRITTEN --values count 12"
-build/demo/examples/tilefmt-inspect "$WRITTEN" --values count 12
-
-say "tilefmt-inspect $WRITTEN --verify"
-build/demo/examples/tilefmt-inspect "$WRITTEN" --verify
+inspect "$WRITTEN" tilefmt count

@@ -24,14 +24,7 @@ namespace {
 
 const fs::path data_root = fs::path(TILEFMT_TEST_DATA) / "tiledb";
 
-std::vector<std::byte> read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  REQUIRE(f.good());
-  std::vector<char> c((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> b(c.size());
-  if (!c.empty()) std::memcpy(b.data(), c.data(), c.size());
-  return b;
-}
+std::vector<std::byte> read_file(const std::filesystem::path& p) { return tilefmt::testing::file_bytes(p); }
 
 /// A data file is its tiles back to back, each self-delimiting.
 std::vector<std::vector<std::byte>> split_tiles(const std::vector<std::byte>& file) {

@@ -39,14 +39,7 @@ struct rgb_lossy {
   static constexpr std::uint16_t x_extent = 96;
 };
 
-std::vector<std::byte> read_file(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  REQUIRE(f.good());
-  std::vector<char> c((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> b(c.size());
-  if (!c.empty()) std::memcpy(b.data(), c.data(), c.size());
-  return b;
-}
+std::vector<std::byte> read_file(const std::filesystem::path& p) { return tilefmt::testing::file_bytes(p); }
 
 /// A WEBP pipeline as a schema stores it (chunking on: the writer still
 /// makes one chunk per tile).

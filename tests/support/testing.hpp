@@ -3,7 +3,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <span>
 #include <string>
@@ -15,6 +18,16 @@
 #include "tilefmt/codec/codec.hpp"
 
 namespace tilefmt::testing {
+
+/// The whole of a test data file.
+inline std::vector<std::byte> file_bytes(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  REQUIRE(f.good());
+  std::vector<char> c((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> b(c.size());
+  if (!c.empty()) std::memcpy(b.data(), c.data(), c.size());
+  return b;
+}
 
 /// A private copy of the folder `src` under the temporary directory, named
 /// after `name` and this process, for tests that damage or add files.
