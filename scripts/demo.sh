@@ -19,10 +19,10 @@ build/demo/examples/custom_format
 say "examples/pipeline_tile: a tile through pipeline<positive_delta, bit_width_reduction, zstd<3>>"
 build/demo/examples/pipeline_tile
 
-# inspect ARRAY WHO FIELD: the inspector's summary, the first values of FIELD
+# inspect ARRAY ORIGIN FIELD: the inspector's summary, the first values of FIELD
 # and a full decode of every tile.
 inspect() {
-  say "tilefmt-inspect $1   (written by $2)"
+  say "tilefmt-inspect $1   ($2)"
   build/demo/examples/tilefmt-inspect "$1"
   say "tilefmt-inspect $1 --values $3 12"
   build/demo/examples/tilefmt-inspect "$1" --values "$3" 12
@@ -37,4 +37,4 @@ rm -rf "$WRITTEN"
 say "examples/write_array: a dense array through pipeline<byteshuffle, zstd<1>> and pipeline<bitshuffle, lz4<>>"
 build/demo/examples/write_array "$WRITTEN"
 
-inspect "$WRITTEN" tilefmt count
+inspect "$WRITTEN" "written by tilefmt" count
