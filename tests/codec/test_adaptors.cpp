@@ -283,28 +283,3 @@ TEST_CASE("combined: nested, vectors of structs, versioned, conditional") {
     if (i < 10) check_every_prefix_throws<Combined>(b);
   }
 }
-
-TEST_CASE("decode_into an object used before: absent gated and conditional fields come back empty") {
-  Gated g{5, {77}};
-  Gated reused{};
-  codec::decode_into(codec::encode(g, VersionCtx{6}), reused, VersionCtx{6});
-  CHECK(reused.b.value == 77);
-  codec::decode_into(codec::encode(g, VersionCtx{5}), reused, VersionCtx{5});
-  CHECK(reused.b.value == 0);
-
-  Entry live{{"scale"}, 0, {3}, {{bytes_of({1, 2, 3})}}};
-  Entry e{};
-  codec::decode_into(codec::encode(live), e);
-  CHECK(e.type.value == 3);
-  codec::decode_into(codec::encode(Entry{{"gone"}, 1, {}, {}}), e);
-  CHECK(e.type.value == 0);
-  CHECK(e.value.value.value.empty());
-
-  // The same through a reader, as filter metadata is read chunk after chunk.
-  auto bytes = codec::encode(live);
-  codec::reader r(bytes);
-  Entry from_reader{};
-  codec::decode_from_into(r, from_reader);
-  CHECK(r.at_end());
-  CHECK(from_reader == live);
-}

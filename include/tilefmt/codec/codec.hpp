@@ -55,26 +55,18 @@ std::span<const std::byte> as_byte_span(const R& r) noexcept {
   return {reinterpret_cast<const std::byte*>(std::data(r)), std::size(r)};
 }
 
-/// Decodes one T from the reader's position into an existing T, reusing its
-/// containers' capacity (a decoder called per chunk allocates only once),
-/// and leaves the reader after T.
+/// Decodes one T from the reader's position, leaving it after T.
 template <class T, class Ctx = no_context>
-void decode_from_into(reader& r, T& out, const Ctx& ctx = {}) {
+T decode_from(reader& r, const Ctx& ctx = {}) {
   detail::check_entry<T, Ctx>();
+  T v{};
   state<Ctx> st(ctx);
   try {
-    traits<T>::decode(r, out, st);
+    traits<T>::decode(r, v, st);
   } catch (format_error& e) {
     detail::name_top_level<T>(e);
     throw;
   }
-}
-
-/// Decodes one T from the reader's position, leaving it after T.
-template <class T, class Ctx = no_context>
-T decode_from(reader& r, const Ctx& ctx = {}) {
-  T v{};
-  decode_from_into(r, v, ctx);
   return v;
 }
 

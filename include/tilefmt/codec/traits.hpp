@@ -817,12 +817,6 @@ template <class T, std::size_t I, class S>
 void decode_field(reader& r, T& parent, S& st) {
   using F = field_t<T, I>;
   auto& f = boost::pfr::get<I>(parent);
-  if constexpr ((is_since<F>::value || is_until<F>::value || is_when<F>::value) && std::is_default_constructible_v<T>) {
-    // A field the version or an earlier field leaves out of the bytes takes
-    // its declared default, not what an earlier decode into `parent` left.
-    static const T defaults{};
-    f = boost::pfr::get<I>(defaults);
-  }
   if constexpr (is_count_of<F>::value) {
     f.value = r.read<typename F::count_type>();
   } else if constexpr (is_container<F>) {

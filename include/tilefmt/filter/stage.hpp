@@ -175,7 +175,7 @@ template <class MD, class Ctx = codec::no_context>
 std::size_t read_metadata(format::FilterType f, bytes_view md, MD& out, const Ctx& ctx = {}) {
   codec::reader r(md);
   try {
-    codec::decode_from_into(r, out, ctx);  // `out` is often thread_local: its capacity is reused
+    out = codec::decode_from<MD>(r, ctx);
   } catch (format_error& e) {
     e.prepend_field(std::string(format::codec_enum_name(f)) + " filter metadata");
     throw;
