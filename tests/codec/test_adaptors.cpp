@@ -283,3 +283,50 @@ TEST_CASE("combined: nested, vectors of structs, versioned, conditional") {
     if (i < 10) check_every_prefix_throws<Combined>(b);
   }
 }
+
+TEST_CASE("decode_from_into: containers keep their capacity, closed gates keep their value") {
+  static_assert(!codec::has_gated_fields<Counted>);
+  static_assert(!codec::has_gated_fields<Linked>);
+  static_assert(codec::has_gated_fields<Gated>);
+  static_assert(codec::has_gated_fields<Entry>);
+  static_assert(codec::has_gated_fields<Combined>);
+  static_assert(codec::has_gated_fields<codec::counted<std::uint8_t, std::vector<Entry>>>); // through elements
+  static_assert(!codec::has_gated_fields<Sized>);
+  static_assert(!codec::has_gated_fields<Framed>);
+
+  // Chunk after chunk into one object: the second decode (smaller) reuses
+  // the first one's buffer.
+  Counted big{{std::string(200, 'x')}, {}, {}};
+  big.values.value.assign(300, 7);
+  Counted small{{"ab"}, {}, {}};
+  small.values.value.assign(3, 9);
+  Counted reused{};
+  {
+    auto bytes = codec::encode(big);
+    codec::reader r(bytes);
+    codec::decode_from_into(r, reused);
+    CHECK(r.at_end());
+    CHECK(reused == big);
+  }
+  const auto* before = reused.values.value.data();
+  {
+    auto bytes = codec::encode(small);
+    codec::reader r(bytes);
+    codec::decode_from_into(r, reused);
+    CHECK(r.at_end());
+    CHECK(reused == small);
+  }
+  CHECK(reused.values.value.data() == before);
+
+  // A gate that is closed leaves the field alone: that is what lets a
+  // decoder preset it; the caller who reuses starts from T{}.
+  Gated g{5, {77}};
+  Gated kept{};
+  codec::decode_into(codec::encode(g, VersionCtx{6}), kept, VersionCtx{6});
+  CHECK(kept.b.value == 77);
+  codec::decode_into(codec::encode(g, VersionCtx{5}), kept, VersionCtx{5});
+  CHECK(kept.b.value == 77);
+  kept = Gated{};
+  codec::decode_into(codec::encode(g, VersionCtx{5}), kept, VersionCtx{5});
+  CHECK(kept.b.value == 0);
+}

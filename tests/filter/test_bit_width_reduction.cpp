@@ -60,3 +60,29 @@ TEST_CASE("bit width reduction: int8 passes through; dates only from version 20"
   CHECK(filter::pipeline<filter::bit_width_reduction<>>::decode<std::int64_t>(
             d20, {.version = 20, .datatype = format::Datatype::DATETIME_DAY}) == d);
 }
+
+TEST_CASE("bit width reduction: window tables that do not match the output are corrupt") {
+  using P = filter::pipeline<filter::bit_width_reduction<>>;
+  // The tile of the first test case with one metadata field replaced:
+  // input length, then the window's length.
+  auto tile_with = [](const char* input_length, const char* window_length) {
+    return hex_bytes(std::string("0100000000000000 10000000 08000000 11000000") + input_length +
+                     " 01000000 64000000 10" + window_length + "0000 0100 3200 c800");
+  };
+  CHECK(P::decode<std::int32_t>(tile_with("10000000", "10000000")) == std::vector<std::int32_t>{100, 101, 150, 300});
+  auto message = [&](const std::vector<std::byte>& tile) {
+    try {
+      (void)P::decode<std::int32_t>(tile);
+    } catch (const format_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // A window reaching past the output, windows short of it, an output
+  // larger than the table covers.
+  CHECK(message(tile_with("10000000", "14000000")).find("windows add up to 20 bytes, the metadata says 16") != std::string::npos);
+  CHECK(message(tile_with("10000000", "0c000000")).find("windows add up to 12 bytes, the metadata says 16") != std::string::npos);
+  CHECK(message(tile_with("20000000", "10000000")).find("windows add up to 16 bytes, the metadata says 32") != std::string::npos);
+  // An output no 8-bit data could fill is refused before it is allocated.
+  CHECK(message(tile_with("ffffff7f", "10000000")).find("the metadata says 2147483647 bytes, 8 bytes of data cannot hold them") != std::string::npos);
+}

@@ -55,23 +55,36 @@ std::span<const std::byte> as_byte_span(const R& r) noexcept {
   return {reinterpret_cast<const std::byte*>(std::data(r)), std::size(r)};
 }
 
-/// Decodes one T from the reader's position, leaving it after T.
+/// Decodes one T from the reader's position into an existing T, reusing its
+/// containers' capacity (a decoder called once per chunk allocates once),
+/// and leaves the reader after T. A field that a closed gate leaves out of
+/// the bytes (since<>, until<>, when<>) keeps the value `out` had: that is
+/// how a decoder presets fields the bytes do not carry (see Domain before
+/// format 5). To reuse an object of a type with such fields
+/// (has_gated_fields<T>), assign it T{} first.
 template <class T, class Ctx = no_context>
-T decode_from(reader& r, const Ctx& ctx = {}) {
+void decode_from_into(reader& r, T& out, const Ctx& ctx = {}) {
   detail::check_entry<T, Ctx>();
-  T v{};
   state<Ctx> st(ctx);
   try {
-    traits<T>::decode(r, v, st);
+    traits<T>::decode(r, out, st);
   } catch (format_error& e) {
     detail::name_top_level<T>(e);
     throw;
   }
+}
+
+/// Decodes one T from the reader's position, leaving it after T.
+template <class T, class Ctx = no_context>
+T decode_from(reader& r, const Ctx& ctx = {}) {
+  T v{};
+  decode_from_into(r, v, ctx);
   return v;
 }
 
 /// Decodes `bytes` into an existing T, reusing its containers' capacity.
-/// Every byte must be consumed.
+/// Every byte must be consumed. Fields a closed gate skips keep their value,
+/// as with decode_from_into.
 template <class T, class Ctx = no_context>
 void decode_into(std::span<const std::byte> bytes, T& out, const Ctx& ctx = {}) {
   detail::check_entry<T, Ctx>();

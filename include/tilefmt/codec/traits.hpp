@@ -1066,6 +1066,31 @@ consteval bool needs_version() {
     return false;
   }
 }
+
+template <class T>
+consteval bool has_gated_fields() {
+  if constexpr (is_since<T>::value || is_until<T>::value || is_when<T>::value) {
+    return true;
+  } else if constexpr (is_counted<T>::value || is_sized<T>::value || is_rest<T>::value) {
+    return has_gated_fields<typename T::container_type>();
+  } else if constexpr (is_framed<T>::value) {
+    return has_gated_fields<typename T::value_type>();
+  } else if constexpr (is_vector<T>::value || is_std_array<T>::value) {
+    return has_gated_fields<typename T::value_type>();
+  } else if constexpr (record<T>) {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (has_gated_fields<field_t<T, I>>() || ...);
+    }(std::make_index_sequence<field_count<T>>{});
+  } else {
+    return false;
+  }
+}
 } // namespace detail
+
+/// True when T (or a struct inside it) has a field that a version or an
+/// earlier field can leave out of the bytes; decoding into a used T then
+/// keeps that field's old value (see decode_from_into).
+template <class T>
+inline constexpr bool has_gated_fields = detail::has_gated_fields<T>();
 
 } // namespace tilefmt::codec

@@ -175,7 +175,11 @@ template <class MD, class Ctx = codec::no_context>
 std::size_t read_metadata(format::FilterType f, bytes_view md, MD& out, const Ctx& ctx = {}) {
   codec::reader r(md);
   try {
-    out = codec::decode_from<MD>(r, ctx);
+    // Stages keep `out` thread_local so that per-chunk window tables reuse
+    // their capacity; gated fields would keep stale values, so such structs
+    // start afresh.
+    if constexpr (codec::has_gated_fields<MD>) out = MD{};
+    codec::decode_from_into(r, out, ctx);
   } catch (format_error& e) {
     e.prepend_field(std::string(format::codec_enum_name(f)) + " filter metadata");
     throw;
