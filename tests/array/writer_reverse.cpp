@@ -98,6 +98,78 @@ std::string write_case(const fs::path& out, const case_spec& c) {
   return e.str();
 }
 
+/// The manifest entry of one field's expected cells, in storage order:
+/// values, byte offsets of var cells into them, validity bytes.
+std::string field_entry(const fs::path& out, const std::string& dir, const std::string& name, const char* type,
+                        std::uint64_t cells, const std::vector<char>& data, const std::vector<std::uint64_t>* offsets,
+                        const std::vector<std::uint8_t>* validity) {
+  std::ostringstream e;
+  e << "\"" << name << "\": {\"kind\": \"attribute\", \"datatype\": \"" << type << "\", \"var\": "
+    << (offsets ? "true" : "false") << ", \"nullable\": " << (validity ? "true" : "false")
+    << ", \"expected\": {\"tiles\": {\"cells\": " << cells << ", \"data\": " << save(out, dir + name + ".data", data);
+  if (offsets) e << ", \"offsets\": " << save(out, dir + name + ".offsets", *offsets);
+  if (validity) e << ", \"validity\": " << save(out, dir + name + ".validity", *validity);
+  e << "}}}";
+  return e.str();
+}
+
+/// Var-size and nullable attributes: strings under ZSTD, RLE (offsets
+/// carried in the var tile) and DICTIONARY, a nullable INT32.
+std::string write_var_case(const fs::path& out) {
+  const std::string name = "tilefmt_dense_var_nullable", rel = "arrays/" + name;
+  using D = format::Datatype;
+  using FT = format::FilterType;
+  auto schema = format::make_array_schema(
+      format::ArrayType::DENSE,
+      {format::make_dimension<std::int32_t>("row", 1, 16, 8), format::make_dimension<std::int32_t>("col", 1, 12, 4)},
+      {format::make_attribute("name", D::STRING_ASCII, format::var_num, false, format::compression_pipeline(FT::ZSTD, 3)),
+       format::make_attribute("score", D::INT32, 1, true, format::compression_pipeline(FT::LZ4)),
+       format::make_attribute("tag", D::STRING_UTF8, format::var_num, true, format::compression_pipeline(FT::RLE)),
+       format::make_attribute("kind", D::STRING_ASCII, format::var_num, false,
+                              format::compression_pipeline(FT::DICTIONARY))});
+  array::create(out / rel, schema, {.timestamp = 1700000000000});
+  array::dense_fragment frag(out / rel, {{1, 16}, {5, 12}});
+  std::vector<std::string> names, tags, kinds;
+  std::vector<std::int32_t> score;
+  std::vector<std::uint8_t> score_valid, tag_valid;
+  for (std::uint64_t i = 0; i < frag.cell_num(); ++i) {
+    auto rc = frag.cell_coordinates(i);
+    const std::int64_t r = rc[0], c = rc[1];
+    names.push_back("n" + std::to_string(r) + "_" + std::string(static_cast<std::size_t>((r * c) % 4), 'x'));
+    score.push_back(static_cast<std::int32_t>(r * c - 40));
+    score_valid.push_back((r + c) % 5 != 0);
+    tags.push_back(c < 9 ? "\xc3\xa9t\xc3\xa9" : "hiver");
+    tag_valid.push_back(r % 4 != 1);
+    kinds.push_back(std::vector<std::string>{"alpha", "beta", ""}[static_cast<std::size_t>((r + c) % 3)]);
+  }
+  frag.set_var("name", names).set("score", score, score_valid).set_var("tag", tags, tag_valid).set_var("kind", kinds);
+  const std::string frag_name = frag.commit({.timestamp = 1700000000100});
+
+  auto flat = [](const std::vector<std::string>& cells, std::vector<std::uint64_t>& offsets) {
+    std::vector<char> data;
+    for (const auto& c : cells) {
+      offsets.push_back(data.size());
+      data.insert(data.end(), c.begin(), c.end());
+    }
+    return data;
+  };
+  std::vector<std::uint64_t> name_off, tag_off, kind_off;
+  const auto name_data = flat(names, name_off), tag_data = flat(tags, tag_off), kind_data = flat(kinds, kind_off);
+  std::vector<char> score_data(score.size() * 4);
+  codec::store_le_array(reinterpret_cast<std::byte*>(score_data.data()), score.data(), score.size());
+  const std::string dir = "expected/" + name + "/" + frag_name + "/tiles/";
+  const std::uint64_t cells = frag.cell_num();
+  std::ostringstream e;
+  e << "{\"name\": \"" << name << "\", \"path\": \"" << rel << "\", \"array_type\": \"dense\", \"encryption\": null, "
+    << "\"schema\": {\"array_type\": \"dense\"}, \"fragments\": [{\"name\": \"" << frag_name
+    << "\", \"format_version\": 22, \"sparse\": false, \"non_empty_domain\": [[1, 16], [5, 12]], \"fields\": {"
+    << field_entry(out, dir, "name", "STRING_ASCII", cells, name_data, &name_off, nullptr) << ", "
+    << field_entry(out, dir, "score", "INT32", cells, score_data, nullptr, &score_valid) << ", "
+    << field_entry(out, dir, "tag", "STRING_UTF8", cells, tag_data, &tag_off, &tag_valid) << ", "
+    << field_entry(out, dir, "kind", "STRING_ASCII", cells, kind_data, &kind_off, nullptr) << "}}]}";
+  return e.str();
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -118,8 +190,9 @@ int main(int argc, char** argv) {
     std::ofstream m(out / "manifest.json");
     m << "{\"manifest_version\": 1, \"arrays\": [";
     for (std::size_t i = 0; i < cases.size(); ++i) m << (i ? ",\n" : "\n") << write_case(out, cases[i]);
+    m << ",\n" << write_var_case(out);
     m << "\n]}\n";
-    std::cout << "writer-reverse: " << cases.size() << " arrays and manifest.json in " << out.string() << "\n";
+    std::cout << "writer-reverse: " << cases.size() + 1 << " arrays and manifest.json in " << out.string() << "\n";
   } catch (const std::exception& e) {
     std::cerr << "writer-reverse: " << e.what() << "\n";
     return 1;

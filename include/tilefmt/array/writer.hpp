@@ -23,14 +23,21 @@
 // next, the commit marker last, each written under a temporary name and
 // renamed. A fragment without its marker is invisible to readers.
 //
-// Scope of this writer: dense fragments of fixed-size, non-nullable
-// attributes over a subarray made of whole space tiles. Anything else is
-// rejected with std::invalid_argument before a file is written.
+// Var-size attributes get `a<i>.tdb` (the cells' offsets, one tile per
+// tile) and `a<i>_var.tdb`; nullable ones also `a<i>_validity.tdb`:
+//
+//   frag.set_var("name", std::vector<std::string>{"x", "yy", ...});
+//   frag.set("count", counts, validity);       // validity: a byte per cell, 0 = null
+//
+// Scope of this writer: dense fragments over a subarray made of whole space
+// tiles. Anything else is rejected with std::invalid_argument before a file
+// is written.
 #pragma once
 
 #include <sodium.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -50,6 +57,7 @@
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/directory.hpp"
 #include "tilefmt/array/io.hpp"
+#include "tilefmt/array/tile_metadata.hpp"
 #include "tilefmt/filter/generic_tile.hpp"
 #include "tilefmt/filter/pipeline.hpp"
 #include "tilefmt/filter/runtime_pipeline.hpp"
@@ -207,207 +215,25 @@ struct is_pipeline : std::false_type {};
 template <class... F>
 struct is_pipeline<filter::pipeline<F...>> : std::true_type {};
 
-/// Per-tile metadata of one attribute, as TileDB's TileMetadataGenerator
-/// computes it: min, max (one cell each) and the 8-byte sum.
-struct tile_stats {
-  std::vector<std::byte> min, max;
-  std::uint64_t sum = 0;
-};
-
-/// Which metadata a fixed-size, non-dimension field gets
-/// (tile_metadata_generator.cc has_min_max_metadata / has_sum_metadata).
-inline bool has_min_max(format::Datatype t, std::uint32_t cell_val_num) {
-  using D = format::Datatype;
-  const bool chars = t == D::CHAR || t == D::STRING_ASCII;
-  if (cell_val_num != 1 && !chars) return false;
-  switch (t) {
-  case D::ANY: case D::BLOB: case D::GEOM_WKB: case D::GEOM_WKT: case D::STRING_UTF8: case D::STRING_UTF16:
-  case D::STRING_UTF32: case D::STRING_UCS2: case D::STRING_UCS4:
-    return false;
-  default:
-    return true;
-  }
-}
-inline bool has_sum(format::Datatype t, std::uint32_t cell_val_num) {
-  using D = format::Datatype;
-  if (cell_val_num != 1) return false;
-  switch (t) {
-  case D::ANY: case D::BLOB: case D::GEOM_WKB: case D::GEOM_WKT: case D::STRING_UTF8: case D::STRING_UTF16:
-  case D::STRING_UTF32: case D::STRING_UCS2: case D::STRING_UCS4: case D::STRING_ASCII:
-    return false;
-  default:
-    return true;
-  }
-}
-
-enum class sum_kind { int64, uint64, float64 };
-
-/// Calls f.template operator()<T, K>() with T the C++ type TileDB computes a
-/// fixed field's metadata in and K its sum kind; false for types without
-/// any (BLOB, GEOM, UTF-n strings, ANY).
-template <class F>
-bool with_metadata_type(format::Datatype type, F&& f) {
-  using D = format::Datatype;
-  switch (type) {
-  case D::INT8: f.template operator()<std::int8_t, sum_kind::int64>(); return true;
-  case D::INT16: f.template operator()<std::int16_t, sum_kind::int64>(); return true;
-  case D::INT32: f.template operator()<std::int32_t, sum_kind::int64>(); return true;
-  case D::INT64: f.template operator()<std::int64_t, sum_kind::int64>(); return true;
-  case D::BOOL: case D::UINT8: f.template operator()<std::uint8_t, sum_kind::uint64>(); return true;
-  case D::UINT16: f.template operator()<std::uint16_t, sum_kind::uint64>(); return true;
-  case D::UINT32: f.template operator()<std::uint32_t, sum_kind::uint64>(); return true;
-  case D::UINT64: f.template operator()<std::uint64_t, sum_kind::uint64>(); return true;
-  case D::FLOAT32: f.template operator()<float, sum_kind::float64>(); return true;
-  case D::FLOAT64: f.template operator()<double, sum_kind::float64>(); return true;
-  case D::CHAR: case D::STRING_ASCII: f.template operator()<char, sum_kind::int64>(); return true;
-  default:
-    if (format::is_datetime(type) || format::is_time(type)) {
-      f.template operator()<std::int64_t, sum_kind::int64>();
-      return true;
-    }
-    return false;
-  }
-}
-
-/// Adds `v` to a running sum the way TileDB does: a sum that would overflow
-/// saturates and stops (the return value says whether to go on).
-inline bool add_sum(std::int64_t& s, std::int64_t v) {
-  if (s > 0 && v > 0 && s > std::numeric_limits<std::int64_t>::max() - v) {
-    s = std::numeric_limits<std::int64_t>::max();
-    return false;
-  }
-  if (s < 0 && v < 0 && s < std::numeric_limits<std::int64_t>::min() - v) {
-    s = std::numeric_limits<std::int64_t>::min();
-    return false;
-  }
-  s += v;
-  return true;
-}
-inline bool add_sum(std::uint64_t& s, std::uint64_t v) {
-  if (s > std::numeric_limits<std::uint64_t>::max() - v) {
-    s = std::numeric_limits<std::uint64_t>::max();
-    return false;
-  }
-  s += v;
-  return true;
-}
-inline bool add_sum(double& s, double v) {
-  if ((s < 0.0) == (v < 0.0) && std::abs(s) > std::numeric_limits<double>::max() - std::abs(v)) {
-    s = s < 0.0 ? std::numeric_limits<double>::lowest() : std::numeric_limits<double>::max();
-    return false;
-  }
-  s += v;
-  return true;
-}
-
-template <sum_kind K>
-using sum_type = std::conditional_t<K == sum_kind::int64, std::int64_t,
-                                    std::conditional_t<K == sum_kind::uint64, std::uint64_t, double>>;
-
-/// strncmp over `n` bytes, as TileDB compares fixed-size strings (stops at a NUL).
-inline int strncmp_bytes(const std::byte* a, const std::byte* b, std::size_t n) {
-  return std::strncmp(reinterpret_cast<const char*>(a), reinterpret_cast<const char*>(b), n);
-}
-
-/// The min, max and sum of one tile of `cells` cells of `cell_size` bytes.
-inline tile_stats compute_tile_stats(format::Datatype type, std::uint32_t cell_val_num, std::span<const std::byte> tile,
-                                     std::size_t cell_size) {
-  tile_stats st;
-  const std::size_t cells = cell_size ? tile.size() / cell_size : 0;
-  const bool mm = has_min_max(type, cell_val_num), sm = has_sum(type, cell_val_num);
-  with_metadata_type(type, [&]<class T, sum_kind K>() {
-    if constexpr (std::is_same_v<T, char>) {
-      // Strings: the first cell, then strncmp over the cell's bytes.
-      if (mm && cells > 0) {
-        const std::byte* mn = tile.data();
-        const std::byte* mx = tile.data();
-        for (std::size_t c = 1; c < cells; ++c) {
-          const std::byte* v = tile.data() + c * cell_size;
-          if (strncmp_bytes(mn, v, cell_size) > 0) mn = v;
-          if (strncmp_bytes(mx, v, cell_size) < 0) mx = v;
-        }
-        st.min.assign(mn, mn + cell_size);
-        st.max.assign(mx, mx + cell_size);
-      }
-    } else {
-      if (mm) {
-        // The expressions TileDB uses, NaN behaviour included.
-        T mn = std::numeric_limits<T>::max(), mx = std::numeric_limits<T>::lowest();
-        for (std::size_t c = 0; c < cells; ++c) {
-          T v = codec::load_le<T>(tile.data() + c * sizeof(T));
-          mn = mn < v ? mn : v;
-          mx = mx > v ? mx : v;
-        }
-        st.min.resize(sizeof(T));
-        st.max.resize(sizeof(T));
-        codec::store_le<T>(st.min.data(), mn);
-        codec::store_le<T>(st.max.data(), mx);
-      }
-    }
-    if (sm) {
-      sum_type<K> s{};
-      for (std::size_t c = 0; c < cells; ++c) {
-        T v;
-        if constexpr (std::is_same_v<T, char>)
-          v = static_cast<char>(std::to_integer<unsigned char>(tile[c]));
-        else
-          v = codec::load_le<T>(tile.data() + c * sizeof(T));
-        if (!add_sum(s, static_cast<sum_type<K>>(v))) break;
-      }
-      st.sum = std::bit_cast<std::uint64_t>(s);
-    }
-  });
-  return st;
-}
-
-/// The fragment summary entry of an attribute: folds its tiles' values as
-/// FragmentMetadata::compute_fragment_min_max_sum does.
-inline format::FieldMinMaxSumNullCount fold_stats(format::Datatype type, std::uint32_t cell_val_num,
-                                                  const std::vector<tile_stats>& tiles) {
-  format::FieldMinMaxSumNullCount out{};
-  const bool mm = has_min_max(type, cell_val_num), sm = has_sum(type, cell_val_num);
-  with_metadata_type(type, [&]<class T, sum_kind K>() {
-    if (mm) {
-      if constexpr (std::is_same_v<T, char>) {
-        // Compared over cell_val_num bytes, first tile first.
-        const std::vector<std::byte>* mn = nullptr;
-        const std::vector<std::byte>* mx = nullptr;
-        for (const auto& t : tiles) {
-          if (!mn || strncmp_bytes(mn->data(), t.min.data(), cell_val_num) > 0) mn = &t.min;
-          if (!mx || strncmp_bytes(mx->data(), t.max.data(), cell_val_num) < 0) mx = &t.max;
-        }
-        if (mn) out.min.value.assign(mn->begin(), mn->begin() + cell_val_num);
-        if (mx) out.max.value.assign(mx->begin(), mx->begin() + cell_val_num);
-      } else {
-        T mn = std::numeric_limits<T>::max(), mx = std::numeric_limits<T>::lowest();
-        for (const auto& t : tiles) {
-          T a = codec::load_le<T>(t.min.data()), b = codec::load_le<T>(t.max.data());
-          mn = mn < a ? mn : a;
-          mx = mx > b ? mx : b;
-        }
-        out.min.value.resize(sizeof(T));
-        out.max.value.resize(sizeof(T));
-        codec::store_le<T>(out.min.value.data(), mn);
-        codec::store_le<T>(out.max.value.data(), mx);
-      }
-    }
-    if (sm) {
-      sum_type<K> s{};
-      for (const auto& t : tiles)
-        if (!add_sum(s, std::bit_cast<sum_type<K>>(t.sum))) break;
-      out.sum = std::bit_cast<std::uint64_t>(s);
-    }
-  });
-  return out;
-}
-
 /// One attribute's encoded tiles and their metadata.
 struct attribute_tiles {
   bool set = false;
-  std::vector<std::byte> file;           // the tiles back to back (a<i>.tdb)
-  std::vector<std::uint64_t> offsets;    // where each tile starts
-  std::vector<tile_stats> stats;
+  std::vector<std::byte> file;               // fixed tiles, or var offsets tiles, back to back (a<i>.tdb)
+  std::vector<std::uint64_t> offsets;        // where each tile starts
+  std::vector<std::byte> var_file;           // var tiles (a<i>_var.tdb)
+  std::vector<std::uint64_t> var_offsets;    // where each var tile starts
+  std::vector<std::uint64_t> var_sizes;      // each var tile's unfiltered size
+  std::vector<std::byte> validity_file;      // validity tiles (a<i>_validity.tdb)
+  std::vector<std::uint64_t> validity_offsets;
+  std::vector<tile_stats> stats;             // as stored: all-null tiles keep zero min/max
 };
+
+/// Appends an encoded tile to a data file and records where it starts.
+inline void append_tile(std::vector<std::byte>& file, std::vector<std::uint64_t>& offsets,
+                        const std::vector<std::byte>& tile) {
+  offsets.push_back(file.size());
+  file.insert(file.end(), tile.begin(), tile.end());
+}
 
 } // namespace detail
 
@@ -441,14 +267,6 @@ public:
                                   " fragments; the array's schema is version " +
                                   std::to_string(schema_.version.value) + ", whose fragments TileDB writes at that version");
     detail::check_schema(schema_);
-    for (const auto& a : schema_.attributes) {
-      if (a.is_var())
-        throw std::invalid_argument("tilefmt: dense_fragment: attribute \"" + a.name.value +
-                                    "\" is var-size; this writer writes fixed-size attributes only");
-      if (a.nullable.value)
-        throw std::invalid_argument("tilefmt: dense_fragment: attribute \"" + a.name.value +
-                                    "\" is nullable; this writer writes non-nullable attributes only");
-    }
     const auto& dims = schema_.domain.dimensions.value;
     if (subarray_.size() != dims.size())
       throw std::invalid_argument("tilefmt: dense_fragment: the subarray has " + std::to_string(subarray_.size()) +
@@ -500,21 +318,62 @@ public:
     return out;
   }
 
-  /// Sets an attribute's cells, encoding its tiles with the schema's filter
-  /// pipeline (built at run time). T must have the size of the attribute's
-  /// type; a cell of cell_val_num values takes that many elements.
+  /// Sets a fixed-size attribute's cells, encoding its tiles with the
+  /// schema's filter pipeline (built at run time). T must have the size of
+  /// the attribute's type; a cell of cell_val_num values takes that many
+  /// elements. Nullable attributes need `validity`, a byte per cell (0 =
+  /// null; the values of null cells are stored as given); others take none.
   template <class T>
-  dense_fragment& set(std::string_view attribute, std::span<const T> cells) {
-    static_assert(std::is_trivially_copyable_v<T>, "tilefmt::array::dense_fragment::set: values must be trivially copyable");
-    auto [i, a] = check_cells<T>(attribute, cells.size());
+  dense_fragment& set(std::string_view attribute, std::span<const T> cells,
+                      std::span<const std::uint8_t> validity = {}) {
+    static_assert(codec::wire_scalar<T>, "tilefmt::array::dense_fragment::set: values are numbers, characters or bytes");
+    auto [i, a] = check_cells<T>(attribute, cells.size(), false, validity);
     filter::runtime_pipeline rp(a->filters, a->type, write_format_version);
     filter::tile_context ctx = rp.context(static_cast<std::size_t>(a->cell_size()));
-    encode_tiles(i, *a, std::as_bytes(cells), [&](std::span<const std::byte> tile) { return rp.encode(tile, ctx); });
+    std::vector<std::byte> copy;
+    encode_tiles(i, *a, le_bytes(cells, copy), validity,
+                 [&](std::span<const std::byte> tile) { return rp.encode(tile, ctx); });
     return *this;
   }
   template <class T>
-  dense_fragment& set(std::string_view attribute, const std::vector<T>& cells) {
-    return set<T>(attribute, std::span<const T>(cells));
+  dense_fragment& set(std::string_view attribute, const std::vector<T>& cells,
+                      std::span<const std::uint8_t> validity = {}) {
+    return set<T>(attribute, std::span<const T>(cells), validity);
+  }
+
+  /// Sets a var-size attribute's cells: `values` holds every cell's values
+  /// back to back and `offsets[c]` is where cell c starts, in elements of T,
+  /// with no trailing offset (the shape read_var returns). The var tiles
+  /// are encoded with the schema's filters, the offsets with its offsets
+  /// filters (or not stored, where RLE or DICTIONARY carry them). Nullable
+  /// attributes need `validity` as for set().
+  template <class T>
+  dense_fragment& set_var(std::string_view attribute, std::span<const T> values, std::span<const std::uint64_t> offsets,
+                          std::span<const std::uint8_t> validity = {}) {
+    static_assert(codec::wire_scalar<T>, "tilefmt::array::dense_fragment::set_var: values are numbers, characters or bytes");
+    auto [i, a] = check_cells<T>(attribute, offsets.size(), true, validity);
+    check_var_offsets(*a, offsets, values.size());
+    std::vector<std::byte> copy;
+    encode_var_tiles(i, *a, le_bytes(values, copy), offsets, sizeof(T), validity);
+    return *this;
+  }
+  template <class T>
+  dense_fragment& set_var(std::string_view attribute, const var_column<T>& cells,
+                          std::span<const std::uint8_t> validity = {}) {
+    return set_var<T>(attribute, std::span<const T>(cells.values), std::span<const std::uint64_t>(cells.offsets), validity);
+  }
+  /// Sets a var-size string attribute (CHAR, STRING_ASCII, STRING_UTF8, ...
+  /// of one byte per character) from one string per cell.
+  dense_fragment& set_var(std::string_view attribute, const std::vector<std::string>& cells,
+                          std::span<const std::uint8_t> validity = {}) {
+    std::vector<char> values;
+    std::vector<std::uint64_t> offsets;
+    offsets.reserve(cells.size());
+    for (const auto& c : cells) {
+      offsets.push_back(values.size());
+      values.insert(values.end(), c.begin(), c.end());
+    }
+    return set_var<char>(attribute, std::span<const char>(values), std::span<const std::uint64_t>(offsets), validity);
   }
 
   /// Sets an attribute's cells, encoding its tiles with the compile-time
@@ -523,9 +382,10 @@ public:
   /// declared the schema writes the tiles.
   template <class P, class T>
     requires detail::is_pipeline<P>::value
-  dense_fragment& set(std::string_view attribute, std::span<const T> cells) {
-    static_assert(std::is_trivially_copyable_v<T>, "tilefmt::array::dense_fragment::set: values must be trivially copyable");
-    auto [i, a] = check_cells<T>(attribute, cells.size());
+  dense_fragment& set(std::string_view attribute, std::span<const T> cells,
+                      std::span<const std::uint8_t> validity = {}) {
+    static_assert(codec::wire_scalar<T>, "tilefmt::array::dense_fragment::set: values are numbers, characters or bytes");
+    auto [i, a] = check_cells<T>(attribute, cells.size(), false, validity);
     if (!(P::descriptor(write_format_version, a->filters.max_chunk_size != 0) == a->filters))
       throw std::invalid_argument("tilefmt: dense_fragment::set<P>: attribute \"" + a->name.value +
                                   "\" is declared with the filters " +
@@ -537,8 +397,10 @@ public:
     opt.cell_val_num = a->cell_val_num;
     opt.datatype = a->type;
     const std::size_t per_tile = static_cast<std::size_t>(cells_per_tile_) * a->cell_val_num;
-    encode_tiles(i, *a, std::as_bytes(cells), [&](std::span<const std::byte> tile) {
-      // The tile as values of T again (it is a whole number of cells of T).
+    std::vector<std::byte> copy;
+    encode_tiles(i, *a, le_bytes(cells, copy), validity, [&](std::span<const std::byte> tile) {
+      // The tile as values of T again (it is a whole number of cells of T;
+      // the pipeline reads them as the little-endian bytes they are).
       std::span<const T> values(reinterpret_cast<const T*>(tile.data()), per_tile);
       return P::template encode<T>(values, opt);
     });
@@ -546,8 +408,9 @@ public:
   }
   template <class P, class T>
     requires detail::is_pipeline<P>::value
-  dense_fragment& set(std::string_view attribute, const std::vector<T>& cells) {
-    return set<P, T>(attribute, std::span<const T>(cells));
+  dense_fragment& set(std::string_view attribute, const std::vector<T>& cells,
+                      std::span<const std::uint8_t> validity = {}) {
+    return set<P, T>(attribute, std::span<const T>(cells), validity);
   }
 
   /// Writes the fragment: data files, `__fragment_metadata.tdb`, then the
@@ -564,8 +427,13 @@ public:
     if (detail::exists(dir)) throw io_error(dir, "already exists");
     std::vector<std::byte> meta = fragment_metadata();
     detail::make_dir(dir);
-    for (std::size_t i = 0; i < attrs_.size(); ++i)
-      write_file_atomic(dir / std::string("a").append(std::to_string(i)).append(".tdb"), attrs_[i].file);
+    for (std::size_t i = 0; i < attrs_.size(); ++i) {
+      const std::string base = std::string("a").append(std::to_string(i));
+      write_file_atomic(dir / (base + ".tdb"), attrs_[i].file);
+      if (schema_.attributes[i].is_var()) write_file_atomic(dir / (base + "_var.tdb"), attrs_[i].var_file);
+      if (schema_.attributes[i].nullable.value)
+        write_file_atomic(dir / (base + "_validity.tdb"), attrs_[i].validity_file);
+    }
     write_file_atomic(dir / "__fragment_metadata.tdb", meta);
     detail::make_dir(root_ / "__commits");
     write_file_atomic(root_ / "__commits" / (name + ".wrt"), std::span<const std::byte>{});
@@ -598,7 +466,8 @@ private:
   }
 
   template <class T>
-  std::pair<std::size_t, const format::Attribute*> check_cells(std::string_view attribute, std::size_t n) {
+  std::pair<std::size_t, const format::Attribute*> check_cells(std::string_view attribute, std::size_t n, bool var,
+                                                               std::span<const std::uint8_t> validity) {
     if (committed_) throw std::logic_error("tilefmt: dense_fragment::set: the fragment is already committed");
     std::size_t i = 0;
     for (; i < schema_.attributes.size(); ++i)
@@ -610,25 +479,158 @@ private:
       throw std::invalid_argument("tilefmt: dense_fragment::set: attribute \"" + a->name.value + "\" holds " +
                                   std::string(format::codec_enum_name(a->type)) + " values, not " +
                                   std::to_string(sizeof(T)) + "-byte ones");
-    const std::uint64_t want = cell_num() * a->cell_val_num;
+    if (a->is_var() != var)
+      throw std::invalid_argument("tilefmt: dense_fragment::set: attribute \"" + a->name.value + "\" is " +
+                                  (a->is_var() ? "var-size: use set_var" : "fixed-size: use set"));
+    if (a->nullable.value && validity.size() != cell_num())
+      throw std::invalid_argument("tilefmt: dense_fragment::set: attribute \"" + a->name.value +
+                                  "\" is nullable and needs a validity byte per cell: " + std::to_string(cell_num()) +
+                                  ", got " + std::to_string(validity.size()));
+    if (!a->nullable.value && !validity.empty())
+      throw std::invalid_argument("tilefmt: dense_fragment::set: attribute \"" + a->name.value +
+                                  "\" is not nullable; it takes no validity");
+    const std::uint64_t want = var ? cell_num() : cell_num() * a->cell_val_num;
     if (n != want)
       throw std::invalid_argument("tilefmt: dense_fragment::set: attribute \"" + a->name.value + "\" needs " +
-                                  std::to_string(want) + " values (" + std::to_string(tile_num_) + " tiles of " +
-                                  std::to_string(cells_per_tile_) + " cells), got " + std::to_string(n));
+                                  std::to_string(want) + (var ? " offsets" : " values") + " (" +
+                                  std::to_string(tile_num_) + " tiles of " + std::to_string(cells_per_tile_) +
+                                  " cells), got " + std::to_string(n));
     return {i, a};
   }
 
+  /// The cells as the little-endian bytes tiles hold: a view of them on
+  /// little-endian hosts, a converted copy in `copy` elsewhere.
+  template <class T>
+  static std::span<const std::byte> le_bytes(std::span<const T> values, std::vector<std::byte>& copy) {
+    if constexpr (std::endian::native == std::endian::little || sizeof(T) == 1) {
+      return std::as_bytes(values);
+    } else {
+      copy.resize(values.size_bytes());
+      codec::store_le_array(copy.data(), values.data(), values.size());
+      return copy;
+    }
+  }
+
+  /// Calls f(start, n) for the runs of cells in which TileDB's dense writer
+  /// feeds a tile to its metadata generator, in its order
+  /// (DenseTiler::copy_plan for a row-major query, which TileDB-Py's dense
+  /// writes are, over whole tiles): one run for 1-D arrays; for row-major
+  /// cells, runs of the last dimension's extent, merged with earlier
+  /// dimensions while the subarray is one tile wide in the later one; for
+  /// column-major cells, cell by cell in row-major order of coordinates.
+  template <class F>
+  void for_each_slab(F&& f) const {
+    const std::size_t nd = extents_.size();
+    const std::size_t cells = static_cast<std::size_t>(cells_per_tile_);
+    if (nd == 1) {
+      f(std::size_t{0}, cells);
+    } else if (schema_.cell_order == format::Layout::ROW_MAJOR) {
+      std::size_t run = static_cast<std::size_t>(extents_[nd - 1]);
+      for (std::size_t d = nd - 1; d > 0 && tiles_per_dim_[d] == 1; --d) run *= static_cast<std::size_t>(extents_[d - 1]);
+      for (std::size_t at = 0; at < cells; at += run) f(at, run);
+    } else {
+      std::vector<std::size_t> stride(nd, 1), coord(nd, 0);
+      for (std::size_t d = 1; d < nd; ++d) stride[d] = stride[d - 1] * static_cast<std::size_t>(extents_[d - 1]);
+      for (std::size_t i = 0; i < cells; ++i) {
+        std::size_t at = 0;
+        for (std::size_t d = 0; d < nd; ++d) at += coord[d] * stride[d];
+        f(at, std::size_t{1});
+        for (std::size_t d = nd; d-- > 0;) {
+          if (++coord[d] < extents_[d]) break;
+          coord[d] = 0;
+        }
+      }
+    }
+  }
+
+  /// Offsets start at 0, never decrease and stay within the values.
+  static void check_var_offsets(const format::Attribute& a, std::span<const std::uint64_t> offsets, std::size_t values) {
+    for (std::size_t c = 0; c < offsets.size(); ++c) {
+      const std::uint64_t prev = c ? offsets[c - 1] : 0;
+      if ((c == 0 && offsets[0] != 0) || offsets[c] < prev || offsets[c] > values)
+        throw std::invalid_argument("tilefmt: dense_fragment::set_var: attribute \"" + a.name.value + "\": offset " +
+                                    std::to_string(c) + " is " + std::to_string(offsets[c]) +
+                                    (c == 0 ? " (the first must be 0)" : ", after " + std::to_string(prev)) + ", with " +
+                                    std::to_string(values) + " values");
+    }
+  }
+
+  std::span<const std::uint8_t> tile_validity(std::span<const std::uint8_t> validity, std::uint64_t t) const {
+    if (validity.empty()) return {};
+    return validity.subspan(static_cast<std::size_t>(t * cells_per_tile_), static_cast<std::size_t>(cells_per_tile_));
+  }
+
+  /// The validity tile, filtered with the schema's validity filters.
+  void encode_validity(detail::attribute_tiles& out, std::span<const std::uint8_t> validity) const {
+    filter::runtime_pipeline rp(schema_.validity_filters.value, format::Datatype::UINT8, write_format_version);
+    detail::append_tile(out.validity_file, out.validity_offsets, rp.encode(std::as_bytes(validity), rp.context(1)));
+  }
+
+  /// An all-null tile keeps the zero min and max TileDB's buffers start with
+  /// (the writer sets them only for tiles with a non-null cell).
+  void store_stats(detail::attribute_tiles& out, const format::Attribute& a, detail::tile_stats st) const {
+    if (a.nullable.value && st.null_count == cells_per_tile_) {
+      std::fill(st.min.begin(), st.min.end(), std::byte{0});
+      std::fill(st.max.begin(), st.max.end(), std::byte{0});
+      if (a.is_var()) st.min.clear(), st.max.clear();
+    }
+    out.stats.push_back(std::move(st));
+  }
+
   template <class Encode>
-  void encode_tiles(std::size_t i, const format::Attribute& a, std::span<const std::byte> bytes, Encode&& encode) {
+  void encode_tiles(std::size_t i, const format::Attribute& a, std::span<const std::byte> bytes,
+                    std::span<const std::uint8_t> validity, Encode&& encode) {
     detail::attribute_tiles out;
     const std::size_t cell_size = static_cast<std::size_t>(a.cell_size());
     const std::size_t tile_bytes = static_cast<std::size_t>(cells_per_tile_) * cell_size;
     for (std::uint64_t t = 0; t < tile_num_; ++t) {
       auto tile = bytes.subspan(static_cast<std::size_t>(t) * tile_bytes, tile_bytes);
-      std::vector<std::byte> enc = encode(tile);
-      out.offsets.push_back(out.file.size());
-      out.file.insert(out.file.end(), enc.begin(), enc.end());
-      out.stats.push_back(detail::compute_tile_stats(a.type, a.cell_val_num, tile, cell_size));
+      detail::append_tile(out.file, out.offsets, encode(tile));
+      const auto valid = tile_validity(validity, t);
+      if (a.nullable.value) encode_validity(out, valid);
+      detail::tile_metadata_generator g(a.type, a.cell_val_num, false, a.nullable.value);
+      for_each_slab([&](std::size_t start, std::size_t n) { g.fixed_slab(tile, cell_size, valid, start, start + n); });
+      store_stats(out, a, g.result());
+    }
+    out.set = true;
+    attrs_[i] = std::move(out);
+  }
+
+  void encode_var_tiles(std::size_t i, const format::Attribute& a, std::span<const std::byte> values,
+                        std::span<const std::uint64_t> offsets, std::size_t value_size,
+                        std::span<const std::uint8_t> validity) {
+    detail::attribute_tiles out;
+    filter::runtime_pipeline rp(a.filters, a.type, write_format_version);
+    const filter::tile_context ctx = rp.context(format::datatype_size(a.type));
+    filter::runtime_pipeline offsets_rp(schema_.offsets_filters, format::Datatype::UINT64, write_format_version);
+    const filter::tile_context offsets_ctx = offsets_rp.context(8);
+    // RLE and DICTIONARY on strings carry the offsets in the var tile; the
+    // offsets file then holds a tile of no chunks (WriterBase::filter_tile).
+    const bool skip_offsets = filter::skip_offsets_filtering(a.filters, a.type, write_format_version);
+    const std::size_t cpt = static_cast<std::size_t>(cells_per_tile_);
+    std::vector<std::uint64_t> tile_offsets(cpt);
+    std::vector<std::byte> offset_bytes(cpt * 8);
+    for (std::uint64_t t = 0; t < tile_num_; ++t) {
+      const std::size_t first = static_cast<std::size_t>(t) * cpt;
+      const std::size_t begin = static_cast<std::size_t>(offsets[first]) * value_size;
+      const std::size_t end =
+          (first + cpt < offsets.size() ? static_cast<std::size_t>(offsets[first + cpt]) * value_size : values.size());
+      for (std::size_t c = 0; c < cpt; ++c)
+        tile_offsets[c] = offsets[first + c] * value_size - begin;  // bytes, from the tile's start
+      const auto data = values.subspan(begin, end - begin);
+      if (skip_offsets) {
+        detail::append_tile(out.file, out.offsets, std::vector<std::byte>(8, std::byte{0}));
+      } else {
+        codec::store_le_array(offset_bytes.data(), tile_offsets.data(), cpt);
+        detail::append_tile(out.file, out.offsets, offsets_rp.encode(offset_bytes, offsets_ctx));
+      }
+      detail::append_tile(out.var_file, out.var_offsets, rp.encode_var(data, tile_offsets, ctx));
+      out.var_sizes.push_back(data.size());
+      const auto valid = tile_validity(validity, t);
+      if (a.nullable.value) encode_validity(out, valid);
+      detail::tile_metadata_generator g(a.type, a.cell_val_num, true, a.nullable.value);
+      for_each_slab([&](std::size_t start, std::size_t n) { g.var_slab(data, tile_offsets, valid, start, start + n); });
+      store_stats(out, a, g.result());
     }
     out.set = true;
     attrs_[i] = std::move(out);
@@ -649,6 +651,9 @@ private:
     const format::Datatype coord_type = dims[0].type.value;
     const std::size_t coord_size = format::datatype_size(coord_type);
     const std::size_t tiles = static_cast<std::size_t>(tile_num_);
+    std::vector<std::vector<detail::tile_stats>> var_slots(na);
+    for (std::size_t k = 0; k < na; ++k)
+      if (schema_.attributes[k].is_var()) var_slots[k] = var_min_max_slots(attrs_[k].stats);
 
     std::vector<std::byte> file;
     auto section = [&](const auto& payload) {
@@ -678,7 +683,11 @@ private:
     f.file_sizes.value.assign(num, 0);
     f.file_var_sizes.value.assign(num, 0);
     f.file_validity_sizes.value.assign(num, 0);
-    for (std::size_t i = 0; i < na; ++i) f.file_sizes.value[i] = attrs_[i].file.size();
+    for (std::size_t i = 0; i < na; ++i) {
+      f.file_sizes.value[i] = attrs_[i].file.size();
+      f.file_var_sizes.value[i] = attrs_[i].var_file.size();
+      f.file_validity_sizes.value[i] = attrs_[i].validity_file.size();
+    }
 
     format::RTree rtree;  // dense: no levels
     f.rtree_offset = section(rtree);
@@ -689,9 +698,13 @@ private:
       for (std::size_t k = 0; k < num; ++k) offsets.value[k] = section(make(k));
     };
     per_field([&](std::size_t k) { return format::TileOffsets{{k < na ? attrs_[k].offsets : zeros}}; }, f.tile_offsets);
-    per_field([&](std::size_t) { return format::TileOffsets{{zeros}}; }, f.tile_var_offsets);
-    per_field([&](std::size_t) { return format::TileSizes{{zeros}}; }, f.tile_var_sizes);
-    per_field([&](std::size_t) { return format::TileOffsets{{zeros}}; }, f.tile_validity_offsets);
+    auto var = [&](std::size_t k) { return k < na && schema_.attributes[k].is_var(); };
+    auto nullable = [&](std::size_t k) { return k < na && schema_.attributes[k].nullable.value; };
+    per_field([&](std::size_t k) { return format::TileOffsets{{var(k) ? attrs_[k].var_offsets : zeros}}; },
+              f.tile_var_offsets);
+    per_field([&](std::size_t k) { return format::TileSizes{{var(k) ? attrs_[k].var_sizes : zeros}}; }, f.tile_var_sizes);
+    per_field([&](std::size_t k) { return format::TileOffsets{{nullable(k) ? attrs_[k].validity_offsets : zeros}}; },
+              f.tile_validity_offsets);
 
     // `__coords` is not a dimension to TileDB's metadata generator: it gets
     // zero-filled min/max cells (all coordinates of a cell) and zero sums.
@@ -700,7 +713,17 @@ private:
     auto min_max = [&](bool want_min) {
       return [&, want_min](std::size_t k) {
         format::TileMinMax m{};
-        if (k < na) {
+        if (var(k)) {
+          // Var fields: a u64 offset per tile into the concatenated strings.
+          if (detail::has_var_min_max(schema_.attributes[k].type)) {
+            m.fixed.resize(tiles * 8);
+            for (std::size_t t = 0; t < tiles; ++t) {
+              const auto& v = want_min ? var_slots[k][t].min : var_slots[k][t].max;
+              codec::store_le<std::uint64_t>(m.fixed.data() + t * 8, m.var.size());
+              m.var.insert(m.var.end(), v.begin(), v.end());
+            }
+          }
+        } else if (k < na && detail::has_min_max(schema_.attributes[k].type, schema_.attributes[k].cell_val_num)) {
           for (const auto& s : attrs_[k].stats) {
             const auto& v = want_min ? s.min : s.max;
             m.fixed.insert(m.fixed.end(), v.begin(), v.end());
@@ -716,19 +739,26 @@ private:
     per_field(
         [&](std::size_t k) {
           format::TileSums s{};
-          if (k < na && detail::has_sum(schema_.attributes[k].type, schema_.attributes[k].cell_val_num))
+          if (k < na && !var(k) && detail::has_sum(schema_.attributes[k].type, schema_.attributes[k].cell_val_num))
             for (const auto& st : attrs_[k].stats) s.sums.value.push_back(st.sum);
           if (k == coords && coords_sum) s.sums.value = zeros;
           return s;
         },
         f.tile_sum_offsets);
-    per_field([&](std::size_t) { return format::TileNullCounts{}; }, f.tile_null_count_offsets);
+    per_field(
+        [&](std::size_t k) {
+          format::TileNullCounts n{};
+          if (nullable(k))
+            for (const auto& st : attrs_[k].stats) n.null_counts.value.push_back(st.null_count);
+          return n;
+        },
+        f.tile_null_count_offsets);
 
     format::FragmentMinMaxSumNullCount summary;
     for (std::size_t k = 0; k < num; ++k) {
       format::FieldMinMaxSumNullCount e{};
       if (k < na) {
-        e = detail::fold_stats(schema_.attributes[k].type, schema_.attributes[k].cell_val_num, attrs_[k].stats);
+        e = detail::fold_stats(schema_.attributes[k], var(k) ? var_slots[k] : attrs_[k].stats, cells_per_tile_);
       } else if (k == coords && coords_min_max) {
         // The fold reads the zero cells as values of the first dimension's type.
         e.min.value.assign(coord_size, std::byte{0});
@@ -742,6 +772,30 @@ private:
     auto footer = format::write_footer(f, ctx);
     file.insert(file.end(), footer.begin(), footer.end());
     return file;
+  }
+
+  /// The var min/max strings as TileDB's dense writer stores them. Each
+  /// tile's string has its own size; but when the array has more
+  /// attributes than the fragment has tiles, TileDB writes the tiles one per
+  /// batch and copies every batch's strings to tile 0's place, each cut to
+  /// tile 0's size (OrderedWriter::dense, the "parallelize over attributes"
+  /// branch restarts its index at every batch): tile 0 ends up with the last
+  /// tile's strings and the other tiles with zero bytes. Where the last
+  /// tile's string is shorter than tile 0's, TileDB reads past its end; the
+  /// rest is written here as zeros.
+  std::vector<detail::tile_stats> var_min_max_slots(std::vector<detail::tile_stats> stats) const {
+    if (schema_.attributes.size() <= tile_num_ || stats.empty()) return stats;
+    auto place = [&](auto member) {
+      std::vector<std::byte> first((stats[0].*member).size(), std::byte{0});
+      const auto& last = stats.back().*member;
+      std::copy(last.begin(), last.begin() + static_cast<std::ptrdiff_t>(std::min(first.size(), last.size())),
+                first.begin());
+      for (auto& st : stats) std::fill((st.*member).begin(), (st.*member).end(), std::byte{0});
+      stats[0].*member = std::move(first);
+    };
+    place(&detail::tile_stats::min);
+    place(&detail::tile_stats::max);
+    return stats;
   }
 
   fs::path root_;

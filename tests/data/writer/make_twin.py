@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes the TileDB-Py twin of the array tests/array/test_writer.cpp writes.
+"""Writes the TileDB-Py twins of the arrays tests/array/test_writer.cpp writes.
 
-    make_twin.py OUTDIR        (run with TileDB-Py 0.36.1 / libtiledb 2.30)
+    make_twin.py OUTDIR [twin] [twin_var] [twin_col]   (run with TileDB-Py 0.36.1 / libtiledb 2.30)
 
 A 2D dense array, int32 dimensions rows [1, 8] (extent 4) and cols [1, 6]
 (extent 3), two attributes:
@@ -12,6 +12,28 @@ a fixed timestamp. Values: a = 10 * row + col - 3 * (row * col % 5),
 b = row + col / 8 (row-major over the subarray). The test reads the schema
 name and fragment name off this twin, writes the same array with tilefmt
 under those names and compares every file byte for byte.
+
+The second twin, twin_var, has the same domain and fragment and the
+attributes a writer of var-size and nullable cells must get right:
+  s   ASCII var            [ZSTD(1)]      (tile min/max of strings)
+  n   INT32 nullable       [LZ4]          (its second tile all null)
+  ns  ASCII var nullable   (none)         (a row all null)
+  nu  UTF8 var nullable    (none)         (no min/max, hence no null count)
+  r   ASCII var            [RLE]          (offsets not filtered)
+  d   UTF8 var             [DICTIONARY]   (offsets not filtered)
+  c   CHAR nullable        (none)
+  u   UINT8                (none)
+Values and validity are the functions var_values() and var_validity()
+below; test_writer.cpp computes the same ones.
+
+The third twin, twin_col, has column-major tiles and cells, tiles of 2 x 3
+and one fragment over the whole domain (8 tiles, more than its 4
+attributes), which takes TileDB's dense writer down its other paths:
+  s   ASCII var            [ZSTD(1)]
+  ns  ASCII var nullable   (none)
+  p   INT32 x 2 nullable   (none)         (no min/max)
+  f   FLOAT64 nullable     (none)         (a NaN and an infinity)
+Values and validity: col_values() and col_validity().
 """
 
 import os
@@ -24,22 +46,29 @@ import tiledb
 FRAGMENT_TIMESTAMP = 1700000000123
 
 
-def main():
-    out = sys.argv[1]
-    uri = os.path.join(out, "twin")
-    if os.path.exists(uri):
-        shutil.rmtree(uri)
-    dom = tiledb.Domain(
+def domain():
+    return tiledb.Domain(
         tiledb.Dim("rows", domain=(1, 8), tile=4, dtype=np.int32),
         tiledb.Dim("cols", domain=(1, 6), tile=3, dtype=np.int32),
     )
+
+
+def fresh(out, name):
+    uri = os.path.join(out, name)
+    if os.path.exists(uri):
+        shutil.rmtree(uri)
+    return uri
+
+
+def write_twin(out):
+    uri = fresh(out, "twin")
     attrs = [
         tiledb.Attr("a", dtype=np.int32,
                     filters=tiledb.FilterList([tiledb.ByteShuffleFilter(), tiledb.ZstdFilter(level=1)])),
         tiledb.Attr("b", dtype=np.float64,
                     filters=tiledb.FilterList([tiledb.BitShuffleFilter(), tiledb.LZ4Filter()])),
     ]
-    schema = tiledb.ArraySchema(domain=dom, attrs=attrs, sparse=False,
+    schema = tiledb.ArraySchema(domain=domain(), attrs=attrs, sparse=False,
                                 cell_order="row-major", tile_order="row-major")
     tiledb.Array.create(uri, schema)
     rows = np.arange(1, 5, dtype=np.int64)[:, None]
@@ -48,6 +77,116 @@ def main():
     b = (rows + cols / 8.0).astype(np.float64)
     with tiledb.open(uri, "w", timestamp=FRAGMENT_TIMESTAMP) as A:
         A[1:5, 1:7] = {"a": a, "b": b}
+
+
+def grid(f, dtype=object):
+    return np.array([[f(r, c) for c in range(1, 7)] for r in range(1, 5)], dtype=dtype)
+
+
+def var_values():
+    return {
+        "s": grid(lambda r, c: ("r%dc%d" % (r, c)) * (1 + (r * c) % 3)),
+        "n": grid(lambda r, c: 10 * r + c, np.int32),
+        "ns": grid(lambda r, c: "ab"[(r + c) % 2] * ((r + c) % 4)),
+        "nu": grid(lambda r, c: "\u00e9" * (r % 3)),
+        "r": grid(lambda r, c: "run" if c < 4 else "other"),
+        "d": grid(lambda r, c: ["x", "yy", "zzz"][(r * c) % 3]),
+        "c": grid(lambda r, c: b"abcdef"[(r + c) % 6:(r + c) % 6 + 1], "S1"),
+        "u": grid(lambda r, c: r * 7 + c, np.uint8),
+    }
+
+
+def var_validity():
+    return {
+        "n": grid(lambda r, c: c <= 3 and (r + c) % 3 != 0, np.uint8),
+        "ns": grid(lambda r, c: (r * c) % 4 != 0, np.uint8),
+        "nu": grid(lambda r, c: (r + 2 * c) % 5 != 0, np.uint8),
+        "c": grid(lambda r, c: (r + c) % 4 != 1, np.uint8),
+    }
+
+
+def write_twin_var(out):
+    uri = fresh(out, "twin_var")
+    F = tiledb.FilterList
+    attrs = [
+        tiledb.Attr("s", dtype="ascii", var=True, filters=F([tiledb.ZstdFilter(level=1)])),
+        tiledb.Attr("n", dtype=np.int32, nullable=True, filters=F([tiledb.LZ4Filter()])),
+        tiledb.Attr("ns", dtype="ascii", var=True, nullable=True),
+        tiledb.Attr("nu", dtype=str, var=True, nullable=True),
+        tiledb.Attr("r", dtype="ascii", var=True, filters=F([tiledb.RleFilter()])),
+        tiledb.Attr("d", dtype=str, var=True, filters=F([tiledb.DictionaryFilter()])),
+        tiledb.Attr("c", dtype="S1", nullable=True),
+        tiledb.Attr("u", dtype=np.uint8),
+    ]
+    schema = tiledb.ArraySchema(domain=domain(), attrs=attrs, sparse=False,
+                                cell_order="row-major", tile_order="row-major")
+    tiledb.Array.create(uri, schema)
+    validity = {k: np.ascontiguousarray(v.ravel(), np.uint8) for k, v in var_validity().items()}
+    with tiledb.open(uri, "w", timestamp=FRAGMENT_TIMESTAMP) as A:
+        # Explicit validity maps: the masked-array path of this release
+        # rejects object (string) arrays.
+        A._setitem_impl((slice(1, 5), slice(1, 7)), var_values(), validity)
+
+
+def col_grid(f, dtype=object):
+    return np.array([[f(r, c) for c in range(1, 7)] for r in range(1, 9)], dtype=dtype)
+
+
+def col_f(r, c):
+    if (r, c) == (3, 2):
+        return float("nan")
+    if (r, c) == (5, 5):
+        return float("-inf")
+    return r + c / 4.0
+
+
+def col_values():
+    return {
+        "s": col_grid(lambda r, c: ("c%d" % c) * (1 + r % 2)),
+        "ns": col_grid(lambda r, c: "q" * ((r * c) % 3)),
+        "p": col_grid(lambda r, c: (r, c), np.dtype("i4, i4")),
+        "f": col_grid(col_f, np.float64),
+    }
+
+
+def col_validity():
+    return {
+        "ns": col_grid(lambda r, c: (r + c) % 3 != 0, np.uint8),
+        "p": col_grid(lambda r, c: (r * c) % 5 != 1, np.uint8),
+        "f": col_grid(lambda r, c: (r + 2 * c) % 4 != 0, np.uint8),
+    }
+
+
+def write_twin_col(out):
+    uri = fresh(out, "twin_col")
+    dom = tiledb.Domain(
+        tiledb.Dim("rows", domain=(1, 8), tile=2, dtype=np.int32),
+        tiledb.Dim("cols", domain=(1, 6), tile=3, dtype=np.int32),
+    )
+    attrs = [
+        tiledb.Attr("s", dtype="ascii", var=True, filters=tiledb.FilterList([tiledb.ZstdFilter(level=1)])),
+        tiledb.Attr("ns", dtype="ascii", var=True, nullable=True),
+        tiledb.Attr("p", dtype=np.dtype("i4, i4"), nullable=True),
+        tiledb.Attr("f", dtype=np.float64, nullable=True),
+    ]
+    schema = tiledb.ArraySchema(domain=dom, attrs=attrs, sparse=False,
+                                cell_order="col-major", tile_order="col-major")
+    tiledb.Array.create(uri, schema)
+    validity = {k: np.ascontiguousarray(v.ravel(), np.uint8) for k, v in col_validity().items()}
+    with tiledb.open(uri, "w", timestamp=FRAGMENT_TIMESTAMP) as A:
+        # C-ordered values: a row-major query, as TileDB-Py writes.
+        A._setitem_impl((slice(1, 9), slice(1, 7)), col_values(), validity)
+
+
+def main():
+    out = sys.argv[1]
+    which = sys.argv[2:] or ["twin", "twin_var", "twin_col"]
+    if "twin" in which:
+        write_twin(out)
+    if "twin_var" in which:
+        write_twin_var(out)
+    if "twin_col" in which:
+        write_twin_col(out)
     with open(os.path.join(out, "TILEDB_VERSION.txt"), "w") as f:
         f.write("libtiledb %s, TileDB-Py %s\n" % (".".join(map(str, tiledb.libtiledb.version())), tiledb.__version__))
 
