@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job: builds the examples and runs them — a declared format, a
 # tile through a compile-time filter pipeline, and the inspector on a real
-# TileDB array (examples/data, written by TileDB-Py), and an array written
-# through compile-time pipelines (examples/write_array) and inspected.
+# TileDB array (examples/data, written by TileDB-Py), then a dense and a
+# sparse array written by tilefmt (examples/write_array, write_sparse) and
+# inspected.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 install_packages
@@ -38,3 +39,10 @@ say "examples/write_array: a dense array through pipeline<byteshuffle, zstd<1>> 
 build/demo/examples/write_array "$WRITTEN"
 
 inspect "$WRITTEN" "written by tilefmt" count
+
+SPARSE=build/demo/written_sparse
+rm -rf "$SPARSE"
+say "examples/write_sparse: a sparse array, cells given out of order, sorted and tiled by the writer"
+build/demo/examples/write_sparse "$SPARSE"
+
+inspect "$SPARSE" "written by tilefmt" time

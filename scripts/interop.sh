@@ -163,8 +163,19 @@ if [ -n "$GENERATED" ]; then
         | sed -E 's/^selftest: ([0-9]+) passed, ([0-9]+) failed$/selftest: \1 outcomes as intended, \2 not/; s/^/    /' 
     say "cross-release read: newest TileDB-Py reads every corpus"
     for k in "${KEEP[@]}"; do
-        if ! "$NEWEST_PY" "$SRC/reverse_check.py" --data-only --quiet "$OUT/corpus/$k/manifest.json" \
-                | sed -E "s/^([0-9]+) passed, ([0-9]+) failed$/\1 arrays read back alike, \2 differ/; s/^/    $k: /"; then
+        # libtiledb has been seen to abort now and then in this loop ("corrupted
+        # size vs. prev_size", once in many runs, not reproducible on the same
+        # corpus): a death by signal is reported and the read repeated once; a
+        # difference in what it reads fails at once.
+        for attempt in 1 2; do
+            rc=0
+            "$NEWEST_PY" "$SRC/reverse_check.py" --data-only --quiet "$OUT/corpus/$k/manifest.json" \
+                > "$OUT/cross-read.log" 2>&1 || rc=$?
+            [ "$rc" -lt 128 ] && break
+            say "TileDB-Py died by signal $((rc - 128)) reading corpus $k: $(tail -1 "$OUT/cross-read.log"); reading it again"
+        done
+        sed -E "s/^([0-9]+) passed, ([0-9]+) failed$/\1 arrays read back alike, \2 differ/; s/^/    $k: /" "$OUT/cross-read.log"
+        if [ "$rc" -ne 0 ]; then
             say "ERROR: the newest TileDB-Py reads corpus $k differently"
             exit 1
         fi

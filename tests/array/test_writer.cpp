@@ -25,6 +25,7 @@ const fs::path data = fs::path(TILEFMT_TEST_DATA);
 const fs::path twin = data / "writer" / "twin";
 const fs::path twin_var = data / "writer" / "twin_var";
 const fs::path twin_col = data / "writer" / "twin_col";
+const fs::path twin_sparse = data / "writer" / "twin_sparse";
 
 using IntP = filter::pipeline<filter::byteshuffle, filter::zstd<1>>;
 using FloatP = filter::pipeline<filter::bitshuffle, filter::lz4<>>;
@@ -182,7 +183,7 @@ struct var_cells {
     for (std::uint64_t i = 0; i < f.cell_num(); ++i) {
       auto rc = f.cell_coordinates(i);
       const std::int64_t r = rc[0], col = rc[1];
-      s.push_back(repeat("r" + std::to_string(r) + "c" + std::to_string(col), 1 + (r * col) % 3));
+      s.push_back(repeat(std::string("r") + std::to_string(r) + "c" + std::to_string(col), 1 + (r * col) % 3));
       n.push_back(static_cast<std::int32_t>(10 * r + col));
       ns.push_back(repeat(std::string(1, "ab"[(r + col) % 2]), (r + col) % 4));
       nu.push_back(repeat("\xc3\xa9", r % 3));
@@ -273,7 +274,7 @@ TEST_CASE("column-major cells, more tiles than attributes: the files TileDB 2.30
   for (std::uint64_t i = 0; i < f.cell_num(); ++i) {
     auto rc = f.cell_coordinates(i);
     const std::int64_t r = rc[0], c = rc[1];
-    s.push_back(repeat("c" + std::to_string(c), 1 + r % 2));
+    s.push_back(repeat(std::string("c") + std::to_string(c), 1 + r % 2));
     ns.push_back(std::string(static_cast<std::size_t>((r * c) % 3), 'q'));
     p.push_back(static_cast<std::int32_t>(r));
     p.push_back(static_cast<std::int32_t>(c));
@@ -288,6 +289,112 @@ TEST_CASE("column-major cells, more tiles than attributes: the files TileDB 2.30
   const std::string frag_name = only_dir_in(twin_col / "__fragments");
   CHECK(f.commit(same_name_as(frag_name)) == frag_name);
   check_same_files(root, twin_col, 12);
+  fs::remove_all(root);
+}
+
+namespace {
+
+/// The schema of make_twin.py's twin_sparse.
+format::ArraySchema twin_sparse_schema() {
+  using D = format::Datatype;
+  auto s = format::make_array_schema(
+      format::ArrayType::SPARSE,
+      {format::make_dimension<std::int32_t>("x", 1, 100, 10), format::make_dimension<std::int64_t>("y", -50, 49, 25)},
+      {format::make_attribute("a", D::INT32, 1, false, format::compression_pipeline(format::FilterType::ZSTD, 1)),
+       format::make_attribute("f", D::FLOAT64, 1, true), format::make_attribute("s", D::STRING_ASCII, format::var_num)});
+  s.capacity = 4;
+  return s;
+}
+
+/// make_twin.py's sparse_cells(), in the order written.
+struct sparse_cells {
+  std::vector<std::int32_t> x, a;
+  std::vector<std::int64_t> y;
+  std::vector<double> f;
+  std::vector<std::uint8_t> f_valid;
+  std::vector<std::string> s;
+  sparse_cells() {
+    for (int i = 0; i < 23; ++i) {
+      x.push_back((i * 37) % 100 + 1);
+      y.push_back(((i * 53) % 100) - 50);
+      a.push_back(i * 3 - 20);
+      f.push_back(i / 4.0);
+      f_valid.push_back(i % 5 != 2);
+      s.push_back(repeat(std::string("v") + std::to_string(i * 7 % 11), 1 + i % 3));
+    }
+  }
+};
+
+array::sparse_fragment sparse_twin_fragment(const fs::path& root) {
+  const std::string schema_name = only_file_in(twin_sparse / "__schema");
+  CHECK(array::create(root, twin_sparse_schema(), same_name_as(schema_name)) == schema_name);
+  return array::sparse_fragment(root);
+}
+
+} // namespace
+
+TEST_CASE("sparse fragments: the files TileDB 2.30 wrote, byte for byte") {
+  fs::path root = scratch("twin-sparse");
+  auto f = sparse_twin_fragment(root);
+  sparse_cells c;
+  f.set_coords("x", c.x).set_coords("y", c.y).set("a", c.a).set("f", c.f, c.f_valid).set_var("s", c.s);
+  CHECK(f.cell_num() == 23);
+  const std::string frag_name = only_dir_in(twin_sparse / "__fragments");
+  CHECK(f.commit(same_name_as(frag_name)) == frag_name);
+  // schema, commit marker, fragment metadata, a0, a1 + validity, a2 + var, d0, d1
+  check_same_files(root, twin_sparse, 10);
+
+  // Read back: the cells in global order, the R-tree's leaves one per data tile.
+  auto arr = array::open(root);
+  const auto& frag = arr.fragments()[0];
+  CHECK_FALSE(frag.dense());
+  CHECK(frag.tile_num() == 6);
+  auto xs = frag.read<std::int32_t>("x");
+  auto ys = frag.read<std::int64_t>("y");
+  auto as = frag.read<std::int32_t>("a");
+  REQUIRE(xs.size() == 23);
+  for (std::size_t k = 0; k < 23; ++k) {
+    // The value written with these coordinates.
+    std::size_t i = 0;
+    while (i < 23 && !(c.x[i] == xs[k] && c.y[i] == ys[k])) ++i;
+    REQUIRE(i < 23);
+    CHECK(as[k] == c.a[i]);
+    if (k) CHECK((xs[k - 1] - 1) / 10 <= (xs[k] - 1) / 10);  // space tiles of x (extent 10 from 1) in row-major order
+  }
+  fs::remove_all(root);
+}
+
+TEST_CASE("sparse fragments: cells TileDB refuses are refused, and nothing is written") {
+  fs::path root = scratch("sparse-bad");
+  auto f = sparse_twin_fragment(root);
+  sparse_cells c;
+  CHECK_THROWS_AS(f.set_coords("x", c.y), std::invalid_argument);                       // int64 for an int32 dimension
+  CHECK_THROWS_AS(f.set_coords("z", c.x), std::invalid_argument);                       // no such dimension
+  f.set_coords("x", c.x);
+  CHECK_THROWS_AS(f.set_coords("y", std::vector<std::int64_t>(22, 0)), std::invalid_argument);  // 22 cells, not 23
+  f.set_coords("y", c.y).set("a", c.a).set("f", c.f, c.f_valid);
+  CHECK_THROWS_AS(f.commit(), std::invalid_argument);  // "s" has no cells
+  f.set_var("s", c.s);
+  {
+    auto g = array::sparse_fragment(root);  // the same cell twice
+    auto x = c.x;
+    auto y = c.y;
+    x[5] = x[9];
+    y[5] = y[9];
+    g.set_coords("x", x).set_coords("y", y).set("a", c.a).set("f", c.f, c.f_valid).set_var("s", c.s);
+    CHECK_THROWS_AS(g.commit(), std::invalid_argument);
+  }
+  {
+    auto g = array::sparse_fragment(root);  // outside the domain
+    auto x = c.x;
+    x[3] = 101;
+    g.set_coords("x", x).set_coords("y", c.y).set("a", c.a).set("f", c.f, c.f_valid).set_var("s", c.s);
+    CHECK_THROWS_AS(g.commit(), std::invalid_argument);
+  }
+  CHECK(array::list_array(root).fragments.empty());
+  CHECK_NOTHROW(f.commit());
+  CHECK(array::list_array(root).fragments.size() == 1);
+  CHECK_THROWS_AS(array::dense_fragment(root, {{1, 10}, {-50, -26}}), std::invalid_argument);  // the array is sparse
   fs::remove_all(root);
 }
 
@@ -495,7 +602,7 @@ TEST_CASE("bad input is refused with std::invalid_argument before a fragment is 
   CHECK_THROWS_AS(array::create(r2, twin_schema(), {.label = std::string("not hex")}), std::invalid_argument);
   CHECK_FALSE(fs::exists(r2));
 
-  // Sparse arrays: created, but not written by dense_fragment.
+  // Sparse arrays: created, but written by sparse_fragment, not dense_fragment.
   auto sparse = twin_schema();
   sparse.array_type = format::ArrayType::SPARSE;
   array::create(r2, sparse);

@@ -3,11 +3,13 @@
 // TileDB then opens each array and must read the same cells.
 //
 //   writer-reverse OUTDIR      -> OUTDIR/manifest.json, OUTDIR/arrays/..., OUTDIR/expected/...
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tilefmt/array/writer.hpp"
@@ -102,11 +104,11 @@ std::string write_case(const fs::path& out, const case_spec& c) {
 /// values, byte offsets of var cells into them, validity bytes.
 std::string field_entry(const fs::path& out, const std::string& dir, const std::string& name, const char* type,
                         std::uint64_t cells, const std::vector<char>& data, const std::vector<std::uint64_t>* offsets,
-                        const std::vector<std::uint8_t>* validity) {
+                        const std::vector<std::uint8_t>* validity, const char* form = "tiles") {
   std::ostringstream e;
   e << "\"" << name << "\": {\"kind\": \"attribute\", \"datatype\": \"" << type << "\", \"var\": "
     << (offsets ? "true" : "false") << ", \"nullable\": " << (validity ? "true" : "false")
-    << ", \"expected\": {\"tiles\": {\"cells\": " << cells << ", \"data\": " << save(out, dir + name + ".data", data);
+    << ", \"expected\": {\"" << form << "\": {\"cells\": " << cells << ", \"data\": " << save(out, dir + name + ".data", data);
   if (offsets) e << ", \"offsets\": " << save(out, dir + name + ".offsets", *offsets);
   if (validity) e << ", \"validity\": " << save(out, dir + name + ".validity", *validity);
   e << "}}}";
@@ -135,7 +137,7 @@ std::string write_var_case(const fs::path& out) {
   for (std::uint64_t i = 0; i < frag.cell_num(); ++i) {
     auto rc = frag.cell_coordinates(i);
     const std::int64_t r = rc[0], c = rc[1];
-    names.push_back("n" + std::to_string(r) + "_" + std::string(static_cast<std::size_t>((r * c) % 4), 'x'));
+    names.push_back(std::string("n") + std::to_string(r) + "_" + std::string(static_cast<std::size_t>((r * c) % 4), 'x'));
     score.push_back(static_cast<std::int32_t>(r * c - 40));
     score_valid.push_back((r + c) % 5 != 0);
     tags.push_back(c < 9 ? "\xc3\xa9t\xc3\xa9" : "hiver");
@@ -170,6 +172,88 @@ std::string write_var_case(const fs::path& out) {
   return e.str();
 }
 
+/// A sparse array in column-major orders with a float and an int16
+/// dimension, duplicates allowed (and present), capacity 7: 300 cells make
+/// 43 data tiles and an R-tree of three levels.
+std::string write_sparse_case(const fs::path& out) {
+  const std::string name = "tilefmt_sparse_colmajor_dups", rel = "arrays/" + name;
+  using D = format::Datatype;
+  auto schema = format::make_array_schema(
+      format::ArrayType::SPARSE,
+      {format::make_dimension<double>("t", 0.0, 1000.0, 100.0), format::make_dimension<std::int16_t>("k", -100, 100, 50)},
+      {format::make_attribute("v", D::INT64, 1, false, format::compression_pipeline(format::FilterType::ZSTD, 2)),
+       format::make_attribute("name", D::STRING_ASCII, format::var_num, true)});
+  schema.tile_order = format::Layout::COL_MAJOR;
+  schema.cell_order = format::Layout::COL_MAJOR;
+  schema.capacity = 7;
+  schema.allows_dups.value = true;
+  array::create(out / rel, schema, {.timestamp = 1700000000000});
+
+  struct cell {
+    double t;
+    std::int16_t k;
+    std::int64_t v;
+    std::string name;
+    std::uint8_t valid;
+  };
+  std::vector<cell> cells;
+  for (int i = 0; i < 300; ++i) {
+    const int j = i % 250;  // cells 250-299 repeat the coordinates of 0-49
+    cells.push_back({static_cast<double>((j * 7919) % 1000) + 0.25 * (j % 4), static_cast<std::int16_t>((j * 31) % 201 - 100),
+                     static_cast<std::int64_t>(i) * 1000003 - 7, std::string(static_cast<std::size_t>(i % 6), 'a' + i % 26),
+                     static_cast<std::uint8_t>(i % 9 != 4)});
+  }
+  array::sparse_fragment frag(out / rel);
+  std::vector<double> t;
+  std::vector<std::int16_t> k;
+  std::vector<std::int64_t> v;
+  std::vector<std::string> names;
+  std::vector<std::uint8_t> valid;
+  for (const auto& c : cells) {
+    t.push_back(c.t);
+    k.push_back(c.k);
+    v.push_back(c.v);
+    names.push_back(c.name);
+    valid.push_back(c.valid);
+  }
+  frag.set_coords("t", t).set_coords("k", k).set("v", v).set_var("name", names, valid);
+  const std::string frag_name = frag.commit({.timestamp = 1700000000100});
+
+  // TileDB's global order, written out independently: column-major space
+  // tiles (k's tile, then t's), then column-major cells (k, then t); equal
+  // coordinates keep the order written.
+  std::stable_sort(cells.begin(), cells.end(), [](const cell& a, const cell& b) {
+    auto key = [](const cell& c) {
+      return std::make_tuple((c.k + 100) / 50, static_cast<std::int64_t>(c.t / 100.0), c.k, c.t);
+    };
+    return key(a) < key(b);
+  });
+  std::vector<char> t_data(cells.size() * 8), k_data(cells.size() * 2), v_data(cells.size() * 8), name_data;
+  std::vector<std::uint64_t> name_off;
+  std::vector<std::uint8_t> name_valid;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    codec::store_le<double>(reinterpret_cast<std::byte*>(t_data.data() + 8 * i), cells[i].t);
+    codec::store_le<std::int16_t>(reinterpret_cast<std::byte*>(k_data.data() + 2 * i), cells[i].k);
+    codec::store_le<std::int64_t>(reinterpret_cast<std::byte*>(v_data.data() + 8 * i), cells[i].v);
+    name_off.push_back(name_data.size());
+    name_data.insert(name_data.end(), cells[i].name.begin(), cells[i].name.end());
+    name_valid.push_back(cells[i].valid);
+  }
+  const std::string dir = "expected/" + name + "/" + frag_name + "/global/";
+  auto dim = [](std::string e) { return e.replace(e.find("\"attribute\""), 11, "\"dimension\""); };
+  std::ostringstream e;
+  e << "{\"name\": \"" << name << "\", \"path\": \"" << rel << "\", \"array_type\": \"sparse\", \"encryption\": null, "
+    << "\"schema\": {\"array_type\": \"sparse\", \"cell_order\": \"col-major\", \"tile_order\": \"col-major\", "
+    << "\"capacity\": 7, \"allows_duplicates\": true}, \"fragments\": [{\"name\": \"" << frag_name
+    << "\", \"format_version\": 22, \"sparse\": true, \"fields\": {"
+    << dim(field_entry(out, dir, "t", "FLOAT64", cells.size(), t_data, nullptr, nullptr, "global")) << ", "
+    << dim(field_entry(out, dir, "k", "INT16", cells.size(), k_data, nullptr, nullptr, "global")) << ", "
+    << field_entry(out, dir, "v", "INT64", cells.size(), v_data, nullptr, nullptr, "global") << ", "
+    << field_entry(out, dir, "name", "STRING_ASCII", cells.size(), name_data, &name_off, &name_valid, "global")
+    << "}}]}";
+  return e.str();
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -191,8 +275,9 @@ int main(int argc, char** argv) {
     m << "{\"manifest_version\": 1, \"arrays\": [";
     for (std::size_t i = 0; i < cases.size(); ++i) m << (i ? ",\n" : "\n") << write_case(out, cases[i]);
     m << ",\n" << write_var_case(out);
+    m << ",\n" << write_sparse_case(out);
     m << "\n]}\n";
-    std::cout << "writer-reverse: " << cases.size() + 1 << " arrays and manifest.json in " << out.string() << "\n";
+    std::cout << "writer-reverse: " << cases.size() + 2 << " arrays and manifest.json in " << out.string() << "\n";
   } catch (const std::exception& e) {
     std::cerr << "writer-reverse: " << e.what() << "\n";
     return 1;

@@ -293,13 +293,15 @@ inline tile_stats compute_var_tile_stats(format::Datatype type, std::span<const 
 
 /// The fragment summary entry of an attribute: folds its tiles' stored
 /// values as FragmentMetadata::compute_fragment_min_max_sum_null_count
-/// does, leaving out tiles whose cells are all null. `cells` is the number
-/// of cells in a tile.
+/// does, leaving out tiles whose cells are all null. `cells` has the number
+/// of cells of each tile.
 inline format::FieldMinMaxSumNullCount fold_stats(const format::Attribute& a, const std::vector<tile_stats>& tiles,
-                                                  std::uint64_t cells) {
+                                                  const std::vector<std::uint64_t>& cells) {
   format::FieldMinMaxSumNullCount out{};
   const bool nullable = a.nullable.value;
-  auto counted = [&](const tile_stats& t) { return !nullable || t.null_count != cells; };
+  auto counted = [&](const tile_stats& t) {
+    return !nullable || t.null_count != cells[static_cast<std::size_t>(&t - tiles.data())];
+  };
   for (const auto& t : tiles) out.null_count += t.null_count;
   if (a.is_var()) {
     if (!has_var_min_max(a.type)) return out;
@@ -359,6 +361,20 @@ inline format::FieldMinMaxSumNullCount fold_stats(const format::Attribute& a, co
         if (counted(t) && !add_sum(s, std::bit_cast<sum_type<K>>(t.sum))) break;
       out.sum = std::bit_cast<std::uint64_t>(s);
     }
+  });
+  return out;
+}
+
+/// The fragment sum of a sparse fragment's dimension: its tile sums added
+/// as for attributes (dimensions have no min/max and no nulls).
+inline std::uint64_t fold_dimension_sum(format::Datatype type, const std::vector<tile_stats>& tiles) {
+  std::uint64_t out = 0;
+  if (!has_sum(type, 1)) return out;
+  with_metadata_type(type, [&]<class T, sum_kind K>() {
+    sum_type<K> s{};
+    for (const auto& t : tiles)
+      if (!add_sum(s, std::bit_cast<sum_type<K>>(t.sum))) break;
+    out = std::bit_cast<std::uint64_t>(s);
   });
   return out;
 }

@@ -1,4 +1,5 @@
-// tilefmt — writing arrays: creating one, and writing dense fragments.
+// tilefmt — writing arrays: creating one, and writing dense and sparse
+// fragments.
 //
 //   using IntP = filter::pipeline<filter::byteshuffle, filter::zstd<1>>;
 //   auto schema = format::make_array_schema(format::ArrayType::DENSE,
@@ -11,41 +12,44 @@
 //   frag.set("b", other_values);     // or by the schema's pipeline, built at run time
 //   std::string name = frag.commit();
 //
+//   array::sparse_fragment s("path/to/sparse");              // cells in any order
+//   s.set_coords<std::int32_t>("x", xs).set_coords<std::int64_t>("y", ys).set("a", values);
+//   s.commit();
+//
+// Var-size attributes take values and offsets (or one std::string per
+// cell), nullable ones a validity byte per cell:
+//
+//   frag.set_var("name", std::vector<std::string>{"x", "yy", ...});
+//   frag.set("count", counts, validity);       // 0 = null
+//
 // The files are those TileDB 2.30 writes (format 22) for the same schema and
-// cells: a new array gets the folders `__schema/` (+ `__enumerations/`),
-// `__commits/`, `__fragments/`, `__fragment_meta/`, `__meta/`, `__labels/`
-// and one schema file; a fragment gets `a<i>.tdb` per attribute,
-// `__fragment_metadata.tdb` and the commit marker `__commits/<name>.wrt`.
-// Timestamps and the random labels in file names are the only differences,
-// and both can be passed in (write_options).
+// cells, written as TileDB-Py writes them (a row-major query for dense
+// fragments, an unordered one for sparse fragments): a new array gets the
+// folders `__schema/` (+ `__enumerations/`), `__commits/`, `__fragments/`,
+// `__fragment_meta/`, `__meta/`, `__labels/` and one schema file; a fragment
+// gets `a<i>.tdb` per attribute (+ `a<i>_var.tdb` for var-size ones, the
+// former then holding the offsets, + `a<i>_validity.tdb` for nullable ones),
+// `d<j>.tdb` per dimension of a sparse fragment, `__fragment_metadata.tdb`
+// and the commit marker `__commits/<name>.wrt`. Timestamps and the random
+// labels in file names are the only differences, and both can be passed in
+// (write_options).
 //
 // A write is crash-safe as TileDB's is: data files first, fragment metadata
 // next, the commit marker last, each written under a temporary name and
 // renamed. A fragment without its marker is invisible to readers.
 //
-// Var-size attributes get `a<i>.tdb` (the cells' offsets, one tile per
-// tile) and `a<i>_var.tdb`; nullable ones also `a<i>_validity.tdb`:
-//
-//   frag.set_var("name", std::vector<std::string>{"x", "yy", ...});
-//   frag.set("count", counts, validity);       // validity: a byte per cell, 0 = null
-//
-// Scope of this writer: dense fragments over a subarray made of whole space
-// tiles. Anything else is rejected with std::invalid_argument before a file
-// is written.
+// Scope: dense fragments over whole space tiles; sparse fragments with
+// fixed-size dimensions in row- or column-major cell order. Anything else is
+// rejected with std::invalid_argument before a file is written.
 #pragma once
 
-#include <sodium.h>
-
 #include <algorithm>
-#include <bit>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <limits>
-#include <mutex>
-#include <optional>
+#include <numeric>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -54,74 +58,11 @@
 #include <utility>
 #include <vector>
 
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/directory.hpp"
-#include "tilefmt/array/io.hpp"
-#include "tilefmt/array/tile_metadata.hpp"
-#include "tilefmt/filter/generic_tile.hpp"
-#include "tilefmt/filter/pipeline.hpp"
-#include "tilefmt/filter/runtime_pipeline.hpp"
-#include "tilefmt/format/array_schema.hpp"
-#include "tilefmt/format/fragment_metadata.hpp"
-#include "tilefmt/format/names.hpp"
+#include "tilefmt/array/fragment_builder.hpp"
 
 namespace tilefmt::array {
 
-/// The format version this writer writes: TileDB 2.25 to 2.30's. Schema
-/// files, fragments, fragment metadata and every generic tile header carry it.
-inline constexpr std::uint32_t write_format_version = 22;
-
-/// How new files are named. Both default to what TileDB does: the current
-/// time, and a fresh random label. Fixed values make the output reproducible.
-struct write_options {
-  /// Milliseconds since the epoch (both timestamps of the name).
-  std::optional<std::uint64_t> timestamp{};
-  /// 32 lowercase hexadecimal digits.
-  std::optional<std::string> label{};
-};
-
 namespace detail {
-
-inline std::uint64_t now_ms() {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count());
-}
-
-/// A label as TileDB makes one (random_label.cc): a counter that starts at a
-/// random value in each millisecond and counts up within it, so that labels
-/// of one millisecond sort in creation order, then 96 random bits. The
-/// random bytes come from libsodium.
-inline std::string random_label(std::uint64_t ms) {
-  static const int init = sodium_init();
-  if (init < 0) throw std::runtime_error("tilefmt: libsodium failed to initialise");
-  static std::mutex m;
-  static format::LabelCounter counter;
-  std::uint32_t r[2];
-  std::uint64_t r64 = 0;
-  randombytes_buf(r, sizeof r);
-  randombytes_buf(&r64, sizeof r64);
-  std::lock_guard<std::mutex> lock(m);
-  return format::format_label(counter.next(ms, r[0]), r[1], r64);
-}
-
-/// The timestamp and label a new file gets.
-inline std::pair<std::uint64_t, std::string> name_parts(const write_options& opt) {
-  const std::uint64_t t = opt.timestamp.value_or(now_ms());
-  std::string label = opt.label ? *opt.label : random_label(t);
-  if (!format::detail::is_hex_label(label))
-    throw std::invalid_argument("tilefmt: write_options.label must be 32 hexadecimal digits, got \"" + label + "\"");
-  for (char c : label)
-    if (c >= 'A' && c <= 'F')
-      throw std::invalid_argument("tilefmt: write_options.label must be lowercase (TileDB sorts names bytewise)");
-  return {t, std::move(label)};
-}
-
-inline void make_dir(const fs::path& p) {
-  std::error_code ec;
-  fs::create_directories(p, ec);
-  if (ec) throw io_error(p, "cannot create the folder: " + ec.message());
-}
 
 /// A dimension's [lo, hi] and tile extent as int64 (dense dimensions are
 /// integers, or dates and times stored as int64).
@@ -185,6 +126,103 @@ inline void check_schema(const format::ArraySchema& s) {
     if (a.cell_val_num == 0) throw std::invalid_argument("tilefmt: attribute \"" + a.name.value + "\" has cell_val_num 0");
 }
 
+/// The set(), set_var() and set<P>() calls both fragment writers offer;
+/// `Fragment` takes the checked cells through put_fixed() and put_var().
+template <class Fragment>
+class cells_api {
+public:
+  /// Sets a fixed-size attribute's cells, encoding its tiles with the
+  /// schema's filter pipeline (built at run time). T must have the size of
+  /// the attribute's type; a cell of cell_val_num values takes that many
+  /// elements. Nullable attributes need `validity`, a byte per cell (0 =
+  /// null; the values of null cells are stored as given); others take none.
+  template <class T>
+  Fragment& set(std::string_view attribute, std::span<const T> cells, std::span<const std::uint8_t> validity = {}) {
+    static_assert(codec::wire_scalar<T>, "tilefmt::array: set(): values are numbers, characters or bytes");
+    std::vector<std::byte> copy;
+    self().put_fixed(attribute, sizeof(T), cells.size(), le_bytes(cells, copy), validity, tile_encoder{});
+    return self();
+  }
+  template <class T>
+  Fragment& set(std::string_view attribute, const std::vector<T>& cells, std::span<const std::uint8_t> validity = {}) {
+    return set<T>(attribute, std::span<const T>(cells), validity);
+  }
+
+  /// Sets an attribute's cells, encoding its tiles with the compile-time
+  /// pipeline P, which must be the one the schema declares for it
+  /// (P::descriptor() equal to the attribute's filters): the same type that
+  /// declared the schema writes the tiles.
+  template <class P, class T>
+    requires is_pipeline<P>::value
+  Fragment& set(std::string_view attribute, std::span<const T> cells, std::span<const std::uint8_t> validity = {}) {
+    static_assert(codec::wire_scalar<T>, "tilefmt::array: set<P>(): values are numbers, characters or bytes");
+    const format::Attribute* a = nullptr;
+    for (const auto& at : self().schema().attributes)
+      if (at.name.value == attribute) a = &at;
+    if (a && !(P::descriptor(write_format_version, a->filters.max_chunk_size != 0) == a->filters))
+      throw std::invalid_argument("tilefmt: set<P>: attribute \"" + a->name.value + "\" is declared with the filters " +
+                                  format::pipeline_to_text(a->filters, write_format_version) + ", P has " +
+                                  format::pipeline_to_text(P::descriptor(write_format_version), write_format_version));
+    filter::encode_options opt;
+    if (a) {
+      opt.chunking = a->filters.max_chunk_size != 0;
+      opt.cell_val_num = a->cell_val_num;
+      opt.datatype = a->type;
+    }
+    opt.version = write_format_version;
+    std::vector<std::byte> copy;
+    self().put_fixed(attribute, sizeof(T), cells.size(), le_bytes(cells, copy), validity,
+                     [opt](std::span<const std::byte> tile) {
+                       // The tile as values of T again (a whole number of
+                       // cells; the pipeline reads them as the
+                       // little-endian bytes they are).
+                       std::span<const T> values(reinterpret_cast<const T*>(tile.data()), tile.size() / sizeof(T));
+                       return P::template encode<T>(values, opt);
+                     });
+    return self();
+  }
+  template <class P, class T>
+    requires is_pipeline<P>::value
+  Fragment& set(std::string_view attribute, const std::vector<T>& cells, std::span<const std::uint8_t> validity = {}) {
+    return set<P, T>(attribute, std::span<const T>(cells), validity);
+  }
+
+  /// Sets a var-size attribute's cells: `values` holds every cell's values
+  /// back to back and `offsets[c]` is where cell c starts, in elements of T,
+  /// with no trailing offset (the shape read_var returns). The var tiles
+  /// are encoded with the schema's filters, the offsets with its offsets
+  /// filters (or not stored, where RLE or DICTIONARY carry them). Nullable
+  /// attributes need `validity` as for set().
+  template <class T>
+  Fragment& set_var(std::string_view attribute, std::span<const T> values, std::span<const std::uint64_t> offsets,
+                    std::span<const std::uint8_t> validity = {}) {
+    static_assert(codec::wire_scalar<T>, "tilefmt::array: set_var(): values are numbers, characters or bytes");
+    std::vector<std::byte> copy;
+    self().put_var(attribute, sizeof(T), le_bytes(values, copy), offsets, validity);
+    return self();
+  }
+  template <class T>
+  Fragment& set_var(std::string_view attribute, const var_column<T>& cells, std::span<const std::uint8_t> validity = {}) {
+    return set_var<T>(attribute, std::span<const T>(cells.values), std::span<const std::uint64_t>(cells.offsets), validity);
+  }
+  /// Sets a var-size string attribute (CHAR, STRING_ASCII, STRING_UTF8, ...
+  /// of one byte per character) from one string per cell.
+  Fragment& set_var(std::string_view attribute, const std::vector<std::string>& cells,
+                    std::span<const std::uint8_t> validity = {}) {
+    std::vector<char> values;
+    std::vector<std::uint64_t> offsets;
+    offsets.reserve(cells.size());
+    for (const auto& c : cells) {
+      offsets.push_back(values.size());
+      values.insert(values.end(), c.begin(), c.end());
+    }
+    return set_var<char>(attribute, std::span<const char>(values), std::span<const std::uint64_t>(offsets), validity);
+  }
+
+private:
+  Fragment& self() { return static_cast<Fragment&>(*this); }
+};
+
 } // namespace detail
 
 /// Creates a new array at `root` with `schema` (written at format version
@@ -208,35 +246,6 @@ inline std::string create(const fs::path& root, format::ArraySchema schema, cons
   return name;
 }
 
-namespace detail {
-
-template <class P>
-struct is_pipeline : std::false_type {};
-template <class... F>
-struct is_pipeline<filter::pipeline<F...>> : std::true_type {};
-
-/// One attribute's encoded tiles and their metadata.
-struct attribute_tiles {
-  bool set = false;
-  std::vector<std::byte> file;               // fixed tiles, or var offsets tiles, back to back (a<i>.tdb)
-  std::vector<std::uint64_t> offsets;        // where each tile starts
-  std::vector<std::byte> var_file;           // var tiles (a<i>_var.tdb)
-  std::vector<std::uint64_t> var_offsets;    // where each var tile starts
-  std::vector<std::uint64_t> var_sizes;      // each var tile's unfiltered size
-  std::vector<std::byte> validity_file;      // validity tiles (a<i>_validity.tdb)
-  std::vector<std::uint64_t> validity_offsets;
-  std::vector<tile_stats> stats;             // as stored: all-null tiles keep zero min/max
-};
-
-/// Appends an encoded tile to a data file and records where it starts.
-inline void append_tile(std::vector<std::byte>& file, std::vector<std::uint64_t>& offsets,
-                        const std::vector<std::byte>& tile) {
-  offsets.push_back(file.size());
-  file.insert(file.end(), tile.begin(), tile.end());
-}
-
-} // namespace detail
-
 /// One dense fragment of an existing array, written over a subarray that
 /// consists of whole space tiles.
 ///
@@ -250,67 +259,60 @@ inline void append_tile(std::vector<std::byte>& file, std::vector<std::uint64_t>
 /// schema's tile order over the subarray's tiles, and inside each tile in
 /// its cell order; cell_coordinates(i) says which cell the i-th value is.
 /// Every attribute of the schema must be set before commit().
-class dense_fragment {
+class dense_fragment : public detail::cells_api<dense_fragment> {
 public:
   /// Writes into the array at `root`, with its latest schema. Throws
   /// io_error when `root` is not an array and std::invalid_argument for a
   /// subarray or schema this writer cannot write.
   dense_fragment(const fs::path& root, std::vector<std::pair<std::int64_t, std::int64_t>> subarray)
-      : root_(root), subarray_(std::move(subarray)) {
-    listing l = list_array(root_);
-    if (l.latest_schema.empty()) throw io_error(root_, "has no schema file");
-    schema_ = detail::read_schema(l.latest_schema, open_options{});
-    schema_name_ = l.latest_schema.filename().string();
-    if (schema_.is_sparse()) throw std::invalid_argument("tilefmt: dense_fragment: the array is sparse");
-    if (schema_.version.value != write_format_version)
-      throw std::invalid_argument("tilefmt: dense_fragment writes format " + std::to_string(write_format_version) +
-                                  " fragments; the array's schema is version " +
-                                  std::to_string(schema_.version.value) + ", whose fragments TileDB writes at that version");
-    detail::check_schema(schema_);
-    const auto& dims = schema_.domain.dimensions.value;
+      : b_(root, "dense_fragment", false), subarray_(std::move(subarray)) {
+    const auto& schema = b_.schema();
+    detail::check_schema(schema);
+    const auto& dims = schema.domain.dimensions.value;
     if (subarray_.size() != dims.size())
-      throw std::invalid_argument("tilefmt: dense_fragment: the subarray has " + std::to_string(subarray_.size()) +
-                                  " ranges, the array " + std::to_string(dims.size()) + " dimensions");
+      throw std::invalid_argument(b_.message(std::string("the subarray has ") + std::to_string(subarray_.size()) +
+                                             " ranges, the array " + std::to_string(dims.size()) + " dimensions"));
     tiles_per_dim_.resize(dims.size());
     extents_.resize(dims.size());
     for (std::size_t d = 0; d < dims.size(); ++d) {
       auto dd = detail::dense_dimension(dims[d]);
       auto [lo, hi] = subarray_[d];
-      const std::string who = "tilefmt: dense_fragment: subarray range " + std::to_string(d) + " [" +
-                              std::to_string(lo) + ", " + std::to_string(hi) + "] of dimension \"" +
-                              dims[d].name.value + "\"";
-      if (lo > hi) throw std::invalid_argument(who + " is empty");
+      const std::string who = std::string("subarray range ") + std::to_string(d) + " [" + std::to_string(lo) + ", " +
+                              std::to_string(hi) + "] of dimension \"" + dims[d].name.value + "\"";
+      if (lo > hi) throw std::invalid_argument(b_.message(who + " is empty"));
       if (lo < dd.lo || hi > dd.hi)
-        throw std::invalid_argument(who + " is outside the domain [" + std::to_string(dd.lo) + ", " +
-                                    std::to_string(dd.hi) + "]");
+        throw std::invalid_argument(b_.message(who + " is outside the domain [" + std::to_string(dd.lo) + ", " +
+                                               std::to_string(dd.hi) + "]"));
       // Differences taken in unsigned arithmetic: the domain may span all of int64.
       const std::uint64_t from = static_cast<std::uint64_t>(lo) - static_cast<std::uint64_t>(dd.lo);
       const std::uint64_t len = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1;
       const std::uint64_t ext = static_cast<std::uint64_t>(dd.extent);
       if (from % ext != 0 || len % ext != 0)
-        throw std::invalid_argument(who + " does not consist of whole tiles of extent " + std::to_string(ext) +
-                                    " from the domain's lower bound " + std::to_string(dd.lo));
+        throw std::invalid_argument(b_.message(who + " does not consist of whole tiles of extent " +
+                                               std::to_string(ext) + " from the domain's lower bound " +
+                                               std::to_string(dd.lo)));
       tiles_per_dim_[d] = len / ext;
       extents_[d] = ext;
     }
     tile_num_ = checked_product(tiles_per_dim_, "tiles");
     cells_per_tile_ = checked_product(extents_, "cells in a tile");
     checked_product({tile_num_, cells_per_tile_}, "cells");
-    attrs_.resize(schema_.attributes.size());
+    b_.set_tiles(std::vector<std::uint64_t>(static_cast<std::size_t>(tile_num_), cells_per_tile_));
+    b_.set_slabs(slab_plan());
   }
 
-  const format::ArraySchema& schema() const noexcept { return schema_; }
-  const std::string& schema_name() const noexcept { return schema_name_; }
+  const format::ArraySchema& schema() const noexcept { return b_.schema(); }
+  const std::string& schema_name() const noexcept { return b_.schema_name(); }
   std::uint64_t tile_num() const noexcept { return tile_num_; }
   std::uint64_t cells_per_tile() const noexcept { return cells_per_tile_; }
   std::uint64_t cell_num() const noexcept { return tile_num_ * cells_per_tile_; }
 
   /// The coordinates of the i-th cell in storage order (one per dimension).
   std::vector<std::int64_t> cell_coordinates(std::uint64_t i) const {
-    if (i >= cell_num()) throw std::out_of_range("tilefmt: dense_fragment::cell_coordinates: no cell " + std::to_string(i));
+    if (i >= cell_num()) throw std::out_of_range(std::string("tilefmt: dense_fragment::cell_coordinates: no cell ") + std::to_string(i));
     const std::size_t nd = subarray_.size();
-    std::vector<std::uint64_t> tile_pos = unravel(i / cells_per_tile_, tiles_per_dim_, schema_.tile_order);
-    std::vector<std::uint64_t> cell_pos = unravel(i % cells_per_tile_, extents_, schema_.cell_order);
+    std::vector<std::uint64_t> tile_pos = unravel(i / cells_per_tile_, tiles_per_dim_, schema().tile_order);
+    std::vector<std::uint64_t> cell_pos = unravel(i % cells_per_tile_, extents_, schema().cell_order);
     std::vector<std::int64_t> out(nd);
     for (std::size_t d = 0; d < nd; ++d)
       out[d] = static_cast<std::int64_t>(static_cast<std::uint64_t>(subarray_[d].first) + tile_pos[d] * extents_[d] +
@@ -318,135 +320,47 @@ public:
     return out;
   }
 
-  /// Sets a fixed-size attribute's cells, encoding its tiles with the
-  /// schema's filter pipeline (built at run time). T must have the size of
-  /// the attribute's type; a cell of cell_val_num values takes that many
-  /// elements. Nullable attributes need `validity`, a byte per cell (0 =
-  /// null; the values of null cells are stored as given); others take none.
-  template <class T>
-  dense_fragment& set(std::string_view attribute, std::span<const T> cells,
-                      std::span<const std::uint8_t> validity = {}) {
-    static_assert(codec::wire_scalar<T>, "tilefmt::array::dense_fragment::set: values are numbers, characters or bytes");
-    auto [i, a] = check_cells<T>(attribute, cells.size(), false, validity);
-    filter::runtime_pipeline rp(a->filters, a->type, write_format_version);
-    filter::tile_context ctx = rp.context(static_cast<std::size_t>(a->cell_size()));
-    std::vector<std::byte> copy;
-    encode_tiles(i, *a, le_bytes(cells, copy), validity,
-                 [&](std::span<const std::byte> tile) { return rp.encode(tile, ctx); });
-    return *this;
-  }
-  template <class T>
-  dense_fragment& set(std::string_view attribute, const std::vector<T>& cells,
-                      std::span<const std::uint8_t> validity = {}) {
-    return set<T>(attribute, std::span<const T>(cells), validity);
-  }
-
-  /// Sets a var-size attribute's cells: `values` holds every cell's values
-  /// back to back and `offsets[c]` is where cell c starts, in elements of T,
-  /// with no trailing offset (the shape read_var returns). The var tiles
-  /// are encoded with the schema's filters, the offsets with its offsets
-  /// filters (or not stored, where RLE or DICTIONARY carry them). Nullable
-  /// attributes need `validity` as for set().
-  template <class T>
-  dense_fragment& set_var(std::string_view attribute, std::span<const T> values, std::span<const std::uint64_t> offsets,
-                          std::span<const std::uint8_t> validity = {}) {
-    static_assert(codec::wire_scalar<T>, "tilefmt::array::dense_fragment::set_var: values are numbers, characters or bytes");
-    auto [i, a] = check_cells<T>(attribute, offsets.size(), true, validity);
-    check_var_offsets(*a, offsets, values.size());
-    std::vector<std::byte> copy;
-    encode_var_tiles(i, *a, le_bytes(values, copy), offsets, sizeof(T), validity);
-    return *this;
-  }
-  template <class T>
-  dense_fragment& set_var(std::string_view attribute, const var_column<T>& cells,
-                          std::span<const std::uint8_t> validity = {}) {
-    return set_var<T>(attribute, std::span<const T>(cells.values), std::span<const std::uint64_t>(cells.offsets), validity);
-  }
-  /// Sets a var-size string attribute (CHAR, STRING_ASCII, STRING_UTF8, ...
-  /// of one byte per character) from one string per cell.
-  dense_fragment& set_var(std::string_view attribute, const std::vector<std::string>& cells,
-                          std::span<const std::uint8_t> validity = {}) {
-    std::vector<char> values;
-    std::vector<std::uint64_t> offsets;
-    offsets.reserve(cells.size());
-    for (const auto& c : cells) {
-      offsets.push_back(values.size());
-      values.insert(values.end(), c.begin(), c.end());
-    }
-    return set_var<char>(attribute, std::span<const char>(values), std::span<const std::uint64_t>(offsets), validity);
-  }
-
-  /// Sets an attribute's cells, encoding its tiles with the compile-time
-  /// pipeline P, which must be the one the schema declares for it
-  /// (P::descriptor() equal to the attribute's filters): the same type that
-  /// declared the schema writes the tiles.
-  template <class P, class T>
-    requires detail::is_pipeline<P>::value
-  dense_fragment& set(std::string_view attribute, std::span<const T> cells,
-                      std::span<const std::uint8_t> validity = {}) {
-    static_assert(codec::wire_scalar<T>, "tilefmt::array::dense_fragment::set: values are numbers, characters or bytes");
-    auto [i, a] = check_cells<T>(attribute, cells.size(), false, validity);
-    if (!(P::descriptor(write_format_version, a->filters.max_chunk_size != 0) == a->filters))
-      throw std::invalid_argument("tilefmt: dense_fragment::set<P>: attribute \"" + a->name.value +
-                                  "\" is declared with the filters " +
-                                  format::pipeline_to_text(a->filters, write_format_version) + ", P has " +
-                                  format::pipeline_to_text(P::descriptor(write_format_version), write_format_version));
-    filter::encode_options opt;
-    opt.chunking = a->filters.max_chunk_size != 0;
-    opt.version = write_format_version;
-    opt.cell_val_num = a->cell_val_num;
-    opt.datatype = a->type;
-    const std::size_t per_tile = static_cast<std::size_t>(cells_per_tile_) * a->cell_val_num;
-    std::vector<std::byte> copy;
-    encode_tiles(i, *a, le_bytes(cells, copy), validity, [&](std::span<const std::byte> tile) {
-      // The tile as values of T again (it is a whole number of cells of T;
-      // the pipeline reads them as the little-endian bytes they are).
-      std::span<const T> values(reinterpret_cast<const T*>(tile.data()), per_tile);
-      return P::template encode<T>(values, opt);
-    });
-    return *this;
-  }
-  template <class P, class T>
-    requires detail::is_pipeline<P>::value
-  dense_fragment& set(std::string_view attribute, const std::vector<T>& cells,
-                      std::span<const std::uint8_t> validity = {}) {
-    return set<P, T>(attribute, std::span<const T>(cells), validity);
-  }
-
   /// Writes the fragment: data files, `__fragment_metadata.tdb`, then the
   /// commit marker. Returns the fragment's name. A fragment commits once.
   std::string commit(const write_options& opt = {}) {
-    if (committed_) throw std::logic_error("tilefmt: dense_fragment::commit: already committed");
-    for (std::size_t i = 0; i < attrs_.size(); ++i)
-      if (!attrs_[i].set)
-        throw std::invalid_argument("tilefmt: dense_fragment::commit: attribute \"" +
-                                    schema_.attributes[i].name.value + "\" has no cells (TileDB writes every attribute)");
-    auto [t, label] = detail::name_parts(opt);
-    const std::string name = format::make_timestamped_name(t, t, label, write_format_version);
-    const fs::path dir = root_ / "__fragments" / name;
-    if (detail::exists(dir)) throw io_error(dir, "already exists");
-    std::vector<std::byte> meta = fragment_metadata();
-    detail::make_dir(dir);
-    for (std::size_t i = 0; i < attrs_.size(); ++i) {
-      const std::string base = std::string("a").append(std::to_string(i));
-      write_file_atomic(dir / (base + ".tdb"), attrs_[i].file);
-      if (schema_.attributes[i].is_var()) write_file_atomic(dir / (base + "_var.tdb"), attrs_[i].var_file);
-      if (schema_.attributes[i].nullable.value)
-        write_file_atomic(dir / (base + "_validity.tdb"), attrs_[i].validity_file);
+    detail::fragment_shape shape;
+    shape.dense = true;
+    const auto& dims = schema().domain.dimensions.value;
+    const format::Datatype coord_type = dims[0].type.value;
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      const std::size_t size = format::datatype_size(coord_type);
+      format::Range1D r{size, std::vector<std::byte>(2 * size)};
+      filter::with_integer_type(coord_type, [&]<class T>() {
+        codec::store_le<T>(r.bytes.data(), static_cast<T>(subarray_[d].first));
+        codec::store_le<T>(r.bytes.data() + sizeof(T), static_cast<T>(subarray_[d].second));
+      });
+      shape.non_empty_domain.ranges.push_back(std::move(r));
     }
-    write_file_atomic(dir / "__fragment_metadata.tdb", meta);
-    detail::make_dir(root_ / "__commits");
-    write_file_atomic(root_ / "__commits" / (name + ".wrt"), std::span<const std::byte>{});
-    committed_ = true;
-    return name;
+    shape.last_tile_cell_num = cells_per_tile_;
+    return b_.commit(opt, shape);
   }
 
 private:
-  static std::uint64_t checked_product(const std::vector<std::uint64_t>& v, const char* what) {
+  friend class detail::cells_api<dense_fragment>;
+
+  void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
+                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
+    const std::size_t i = b_.attribute(name, value_size, n, false, validity, cell_num());
+    b_.encode_fixed(b_.attribute_tiles(i), b_.attribute_spec(i), bytes, validity, encoder);
+  }
+
+  void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
+               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
+    const std::size_t i = b_.attribute(name, value_size, offsets.size(), true, validity, cell_num());
+    b_.check_var_offsets(b_.attribute_spec(i).name, offsets, values.size() / value_size);
+    b_.encode_var(b_.attribute_tiles(i), b_.attribute_spec(i), values, offsets, value_size, validity);
+  }
+
+  std::uint64_t checked_product(const std::vector<std::uint64_t>& v, const char* what) const {
     std::uint64_t n = 1;
     for (auto x : v) {
       if (x != 0 && n > std::numeric_limits<std::uint64_t>::max() / x)
-        throw std::invalid_argument(std::string("tilefmt: dense_fragment: the number of ") + what + " overflows");
+        throw std::invalid_argument(b_.message(std::string("the number of ") + what + " overflows"));
       n *= x;
     }
     return n;
@@ -465,347 +379,391 @@ private:
     return pos;
   }
 
-  template <class T>
-  std::pair<std::size_t, const format::Attribute*> check_cells(std::string_view attribute, std::size_t n, bool var,
-                                                               std::span<const std::uint8_t> validity) {
-    if (committed_) throw std::logic_error("tilefmt: dense_fragment::set: the fragment is already committed");
-    std::size_t i = 0;
-    for (; i < schema_.attributes.size(); ++i)
-      if (schema_.attributes[i].name.value == attribute) break;
-    if (i == schema_.attributes.size())
-      throw std::invalid_argument("tilefmt: dense_fragment::set: the array has no attribute \"" + std::string(attribute) + "\"");
-    const format::Attribute* a = &schema_.attributes[i];
-    if (format::datatype_size(a->type) != sizeof(T))
-      throw std::invalid_argument("tilefmt: dense_fragment::set: attribute \"" + a->name.value + "\" holds " +
-                                  std::string(format::codec_enum_name(a->type)) + " values, not " +
-                                  std::to_string(sizeof(T)) + "-byte ones");
-    if (a->is_var() != var)
-      throw std::invalid_argument("tilefmt: dense_fragment::set: attribute \"" + a->name.value + "\" is " +
-                                  (a->is_var() ? "var-size: use set_var" : "fixed-size: use set"));
-    if (a->nullable.value && validity.size() != cell_num())
-      throw std::invalid_argument("tilefmt: dense_fragment::set: attribute \"" + a->name.value +
-                                  "\" is nullable and needs a validity byte per cell: " + std::to_string(cell_num()) +
-                                  ", got " + std::to_string(validity.size()));
-    if (!a->nullable.value && !validity.empty())
-      throw std::invalid_argument("tilefmt: dense_fragment::set: attribute \"" + a->name.value +
-                                  "\" is not nullable; it takes no validity");
-    const std::uint64_t want = var ? cell_num() : cell_num() * a->cell_val_num;
-    if (n != want)
-      throw std::invalid_argument("tilefmt: dense_fragment::set: attribute \"" + a->name.value + "\" needs " +
-                                  std::to_string(want) + (var ? " offsets" : " values") + " (" +
-                                  std::to_string(tile_num_) + " tiles of " + std::to_string(cells_per_tile_) +
-                                  " cells), got " + std::to_string(n));
-    return {i, a};
-  }
-
-  /// The cells as the little-endian bytes tiles hold: a view of them on
-  /// little-endian hosts, a converted copy in `copy` elsewhere.
-  template <class T>
-  static std::span<const std::byte> le_bytes(std::span<const T> values, std::vector<std::byte>& copy) {
-    if constexpr (std::endian::native == std::endian::little || sizeof(T) == 1) {
-      return std::as_bytes(values);
-    } else {
-      copy.resize(values.size_bytes());
-      codec::store_le_array(copy.data(), values.data(), values.size());
-      return copy;
-    }
-  }
-
-  /// Calls f(start, n) for the runs of cells in which TileDB's dense writer
-  /// feeds a tile to its metadata generator, in its order
-  /// (DenseTiler::copy_plan for a row-major query, which TileDB-Py's dense
-  /// writes are, over whole tiles): one run for 1-D arrays; for row-major
-  /// cells, runs of the last dimension's extent, merged with earlier
-  /// dimensions while the subarray is one tile wide in the later one; for
-  /// column-major cells, cell by cell in row-major order of coordinates.
-  template <class F>
-  void for_each_slab(F&& f) const {
-    const std::size_t nd = extents_.size();
-    const std::size_t cells = static_cast<std::size_t>(cells_per_tile_);
-    if (nd == 1) {
-      f(std::size_t{0}, cells);
-    } else if (schema_.cell_order == format::Layout::ROW_MAJOR) {
-      std::size_t run = static_cast<std::size_t>(extents_[nd - 1]);
-      for (std::size_t d = nd - 1; d > 0 && tiles_per_dim_[d] == 1; --d) run *= static_cast<std::size_t>(extents_[d - 1]);
-      for (std::size_t at = 0; at < cells; at += run) f(at, run);
-    } else {
-      std::vector<std::size_t> stride(nd, 1), coord(nd, 0);
-      for (std::size_t d = 1; d < nd; ++d) stride[d] = stride[d - 1] * static_cast<std::size_t>(extents_[d - 1]);
-      for (std::size_t i = 0; i < cells; ++i) {
-        std::size_t at = 0;
-        for (std::size_t d = 0; d < nd; ++d) at += coord[d] * stride[d];
-        f(at, std::size_t{1});
-        for (std::size_t d = nd; d-- > 0;) {
-          if (++coord[d] < extents_[d]) break;
-          coord[d] = 0;
-        }
-      }
-    }
-  }
-
-  /// Offsets start at 0, never decrease and stay within the values.
-  static void check_var_offsets(const format::Attribute& a, std::span<const std::uint64_t> offsets, std::size_t values) {
-    for (std::size_t c = 0; c < offsets.size(); ++c) {
-      const std::uint64_t prev = c ? offsets[c - 1] : 0;
-      if ((c == 0 && offsets[0] != 0) || offsets[c] < prev || offsets[c] > values)
-        throw std::invalid_argument("tilefmt: dense_fragment::set_var: attribute \"" + a.name.value + "\": offset " +
-                                    std::to_string(c) + " is " + std::to_string(offsets[c]) +
-                                    (c == 0 ? " (the first must be 0)" : ", after " + std::to_string(prev)) + ", with " +
-                                    std::to_string(values) + " values");
-    }
-  }
-
-  std::span<const std::uint8_t> tile_validity(std::span<const std::uint8_t> validity, std::uint64_t t) const {
-    if (validity.empty()) return {};
-    return validity.subspan(static_cast<std::size_t>(t * cells_per_tile_), static_cast<std::size_t>(cells_per_tile_));
-  }
-
-  /// The validity tile, filtered with the schema's validity filters.
-  void encode_validity(detail::attribute_tiles& out, std::span<const std::uint8_t> validity) const {
-    filter::runtime_pipeline rp(schema_.validity_filters.value, format::Datatype::UINT8, write_format_version);
-    detail::append_tile(out.validity_file, out.validity_offsets, rp.encode(std::as_bytes(validity), rp.context(1)));
-  }
-
-  /// An all-null tile keeps the zero min and max TileDB's buffers start with
-  /// (the writer sets them only for tiles with a non-null cell).
-  void store_stats(detail::attribute_tiles& out, const format::Attribute& a, detail::tile_stats st) const {
-    if (a.nullable.value && st.null_count == cells_per_tile_) {
-      std::fill(st.min.begin(), st.min.end(), std::byte{0});
-      std::fill(st.max.begin(), st.max.end(), std::byte{0});
-      if (a.is_var()) st.min.clear(), st.max.clear();
-    }
-    out.stats.push_back(std::move(st));
-  }
-
-  template <class Encode>
-  void encode_tiles(std::size_t i, const format::Attribute& a, std::span<const std::byte> bytes,
-                    std::span<const std::uint8_t> validity, Encode&& encode) {
-    detail::attribute_tiles out;
-    const std::size_t cell_size = static_cast<std::size_t>(a.cell_size());
-    const std::size_t tile_bytes = static_cast<std::size_t>(cells_per_tile_) * cell_size;
-    for (std::uint64_t t = 0; t < tile_num_; ++t) {
-      auto tile = bytes.subspan(static_cast<std::size_t>(t) * tile_bytes, tile_bytes);
-      detail::append_tile(out.file, out.offsets, encode(tile));
-      const auto valid = tile_validity(validity, t);
-      if (a.nullable.value) encode_validity(out, valid);
-      detail::tile_metadata_generator g(a.type, a.cell_val_num, false, a.nullable.value);
-      for_each_slab([&](std::size_t start, std::size_t n) { g.fixed_slab(tile, cell_size, valid, start, start + n); });
-      store_stats(out, a, g.result());
-    }
-    out.set = true;
-    attrs_[i] = std::move(out);
-  }
-
-  void encode_var_tiles(std::size_t i, const format::Attribute& a, std::span<const std::byte> values,
-                        std::span<const std::uint64_t> offsets, std::size_t value_size,
-                        std::span<const std::uint8_t> validity) {
-    detail::attribute_tiles out;
-    filter::runtime_pipeline rp(a.filters, a.type, write_format_version);
-    const filter::tile_context ctx = rp.context(format::datatype_size(a.type));
-    filter::runtime_pipeline offsets_rp(schema_.offsets_filters, format::Datatype::UINT64, write_format_version);
-    const filter::tile_context offsets_ctx = offsets_rp.context(8);
-    // RLE and DICTIONARY on strings carry the offsets in the var tile; the
-    // offsets file then holds a tile of no chunks (WriterBase::filter_tile).
-    const bool skip_offsets = filter::skip_offsets_filtering(a.filters, a.type, write_format_version);
-    const std::size_t cpt = static_cast<std::size_t>(cells_per_tile_);
-    std::vector<std::uint64_t> tile_offsets(cpt);
-    std::vector<std::byte> offset_bytes(cpt * 8);
-    for (std::uint64_t t = 0; t < tile_num_; ++t) {
-      const std::size_t first = static_cast<std::size_t>(t) * cpt;
-      const std::size_t begin = static_cast<std::size_t>(offsets[first]) * value_size;
-      const std::size_t end =
-          (first + cpt < offsets.size() ? static_cast<std::size_t>(offsets[first + cpt]) * value_size : values.size());
-      for (std::size_t c = 0; c < cpt; ++c)
-        tile_offsets[c] = offsets[first + c] * value_size - begin;  // bytes, from the tile's start
-      const auto data = values.subspan(begin, end - begin);
-      if (skip_offsets) {
-        detail::append_tile(out.file, out.offsets, std::vector<std::byte>(8, std::byte{0}));
+  /// The runs of cells in which TileDB's dense writer feeds a tile to its
+  /// metadata generator, in its order (DenseTiler::copy_plan for a
+  /// row-major query, which TileDB-Py's dense writes are, over whole
+  /// tiles): one run for 1-D arrays; for row-major cells, runs of the last
+  /// dimension's extent, merged with earlier dimensions while the subarray
+  /// is one tile wide in the later one; for column-major cells, cell by cell
+  /// in row-major order of coordinates.
+  detail::slab_plan slab_plan() const {
+    const std::vector<std::uint64_t> extents = extents_, tiles = tiles_per_dim_;
+    const bool row_major = schema().cell_order == format::Layout::ROW_MAJOR;
+    return [extents, tiles, row_major](std::uint64_t cells_in_tile, const std::function<void(std::size_t, std::size_t)>& f) {
+      const std::size_t nd = extents.size();
+      const std::size_t cells = static_cast<std::size_t>(cells_in_tile);
+      if (nd == 1) {
+        f(0, cells);
+      } else if (row_major) {
+        std::size_t run = static_cast<std::size_t>(extents[nd - 1]);
+        for (std::size_t d = nd - 1; d > 0 && tiles[d] == 1; --d) run *= static_cast<std::size_t>(extents[d - 1]);
+        for (std::size_t at = 0; at < cells; at += run) f(at, run);
       } else {
-        codec::store_le_array(offset_bytes.data(), tile_offsets.data(), cpt);
-        detail::append_tile(out.file, out.offsets, offsets_rp.encode(offset_bytes, offsets_ctx));
-      }
-      detail::append_tile(out.var_file, out.var_offsets, rp.encode_var(data, tile_offsets, ctx));
-      out.var_sizes.push_back(data.size());
-      const auto valid = tile_validity(validity, t);
-      if (a.nullable.value) encode_validity(out, valid);
-      detail::tile_metadata_generator g(a.type, a.cell_val_num, true, a.nullable.value);
-      for_each_slab([&](std::size_t start, std::size_t n) { g.var_slab(data, tile_offsets, valid, start, start + n); });
-      store_stats(out, a, g.result());
-    }
-    out.set = true;
-    attrs_[i] = std::move(out);
-  }
-
-  /// `__fragment_metadata.tdb` as FragmentMetadata::store writes it for a
-  /// dense fragment at format 22: every section a generic tile, then the
-  /// footer and its length.
-  std::vector<std::byte> fragment_metadata() const {
-    const auto& dims = schema_.domain.dimensions.value;
-    const std::size_t na = schema_.attributes.size(), nd = dims.size();
-    format::FragmentContext ctx;
-    ctx.version = write_format_version;
-    ctx.num_attributes = na;
-    for (const auto& d : dims) ctx.dims.push_back({d.type.value, false});
-    const std::size_t num = ctx.num_fields();  // attributes, __coords, dimensions
-    const std::size_t coords = ctx.coords_index();
-    const format::Datatype coord_type = dims[0].type.value;
-    const std::size_t coord_size = format::datatype_size(coord_type);
-    const std::size_t tiles = static_cast<std::size_t>(tile_num_);
-    std::vector<std::vector<detail::tile_stats>> var_slots(na);
-    for (std::size_t k = 0; k < na; ++k)
-      if (schema_.attributes[k].is_var()) var_slots[k] = var_min_max_slots(attrs_[k].stats);
-
-    std::vector<std::byte> file;
-    auto section = [&](const auto& payload) {
-      const std::uint64_t at = file.size();
-      auto tile = filter::write_generic_tile(codec::encode(payload, ctx), write_format_version);
-      file.insert(file.end(), tile.begin(), tile.end());
-      return at;
-    };
-
-    format::Footer f{};
-    f.version = write_format_version;
-    f.array_schema_name.value.value = schema_name_;
-    f.dense = true;
-    f.null_non_empty_domain = false;
-    for (std::size_t d = 0; d < nd; ++d) {
-      format::Range1D r{coord_size, std::vector<std::byte>(2 * coord_size)};
-      filter::with_integer_type(coord_type, [&]<class T>() {
-        codec::store_le<T>(r.bytes.data(), static_cast<T>(subarray_[d].first));
-        codec::store_le<T>(r.bytes.data() + sizeof(T), static_cast<T>(subarray_[d].second));
-      });
-      f.non_empty_domain.ranges.push_back(std::move(r));
-    }
-    f.sparse_tile_num = 0;
-    f.last_tile_cell_num = cells_per_tile_;
-    f.has_timestamps.value = false;
-    f.has_delete_meta.value = false;
-    f.file_sizes.value.assign(num, 0);
-    f.file_var_sizes.value.assign(num, 0);
-    f.file_validity_sizes.value.assign(num, 0);
-    for (std::size_t i = 0; i < na; ++i) {
-      f.file_sizes.value[i] = attrs_[i].file.size();
-      f.file_var_sizes.value[i] = attrs_[i].var_file.size();
-      f.file_validity_sizes.value[i] = attrs_[i].validity_file.size();
-    }
-
-    format::RTree rtree;  // dense: no levels
-    f.rtree_offset = section(rtree);
-
-    const std::vector<std::uint64_t> zeros(tiles, 0);
-    auto per_field = [&](auto&& make, auto& offsets) {
-      offsets.value.resize(num);
-      for (std::size_t k = 0; k < num; ++k) offsets.value[k] = section(make(k));
-    };
-    per_field([&](std::size_t k) { return format::TileOffsets{{k < na ? attrs_[k].offsets : zeros}}; }, f.tile_offsets);
-    auto var = [&](std::size_t k) { return k < na && schema_.attributes[k].is_var(); };
-    auto nullable = [&](std::size_t k) { return k < na && schema_.attributes[k].nullable.value; };
-    per_field([&](std::size_t k) { return format::TileOffsets{{var(k) ? attrs_[k].var_offsets : zeros}}; },
-              f.tile_var_offsets);
-    per_field([&](std::size_t k) { return format::TileSizes{{var(k) ? attrs_[k].var_sizes : zeros}}; }, f.tile_var_sizes);
-    per_field([&](std::size_t k) { return format::TileOffsets{{nullable(k) ? attrs_[k].validity_offsets : zeros}}; },
-              f.tile_validity_offsets);
-
-    // `__coords` is not a dimension to TileDB's metadata generator: it gets
-    // zero-filled min/max cells (all coordinates of a cell) and zero sums.
-    const bool coords_min_max = detail::has_min_max(coord_type, 1);
-    const bool coords_sum = detail::has_sum(coord_type, 1);
-    auto min_max = [&](bool want_min) {
-      return [&, want_min](std::size_t k) {
-        format::TileMinMax m{};
-        if (var(k)) {
-          // Var fields: a u64 offset per tile into the concatenated strings.
-          if (detail::has_var_min_max(schema_.attributes[k].type)) {
-            m.fixed.resize(tiles * 8);
-            for (std::size_t t = 0; t < tiles; ++t) {
-              const auto& v = want_min ? var_slots[k][t].min : var_slots[k][t].max;
-              codec::store_le<std::uint64_t>(m.fixed.data() + t * 8, m.var.size());
-              m.var.insert(m.var.end(), v.begin(), v.end());
-            }
+        std::vector<std::size_t> stride(nd, 1), coord(nd, 0);
+        for (std::size_t d = 1; d < nd; ++d) stride[d] = stride[d - 1] * static_cast<std::size_t>(extents[d - 1]);
+        for (std::size_t i = 0; i < cells; ++i) {
+          std::size_t at = 0;
+          for (std::size_t d = 0; d < nd; ++d) at += coord[d] * stride[d];
+          f(at, 1);
+          for (std::size_t d = nd; d-- > 0;) {
+            if (++coord[d] < extents[d]) break;
+            coord[d] = 0;
           }
-        } else if (k < na && detail::has_min_max(schema_.attributes[k].type, schema_.attributes[k].cell_val_num)) {
-          for (const auto& s : attrs_[k].stats) {
-            const auto& v = want_min ? s.min : s.max;
-            m.fixed.insert(m.fixed.end(), v.begin(), v.end());
-          }
-        } else if (k == coords && coords_min_max) {
-          m.fixed.assign(tiles * nd * coord_size, std::byte{0});
         }
-        return m;
-      };
-    };
-    per_field(min_max(true), f.tile_min_offsets);
-    per_field(min_max(false), f.tile_max_offsets);
-    per_field(
-        [&](std::size_t k) {
-          format::TileSums s{};
-          if (k < na && !var(k) && detail::has_sum(schema_.attributes[k].type, schema_.attributes[k].cell_val_num))
-            for (const auto& st : attrs_[k].stats) s.sums.value.push_back(st.sum);
-          if (k == coords && coords_sum) s.sums.value = zeros;
-          return s;
-        },
-        f.tile_sum_offsets);
-    per_field(
-        [&](std::size_t k) {
-          format::TileNullCounts n{};
-          if (nullable(k))
-            for (const auto& st : attrs_[k].stats) n.null_counts.value.push_back(st.null_count);
-          return n;
-        },
-        f.tile_null_count_offsets);
-
-    format::FragmentMinMaxSumNullCount summary;
-    for (std::size_t k = 0; k < num; ++k) {
-      format::FieldMinMaxSumNullCount e{};
-      if (k < na) {
-        e = detail::fold_stats(schema_.attributes[k], var(k) ? var_slots[k] : attrs_[k].stats, cells_per_tile_);
-      } else if (k == coords && coords_min_max) {
-        // The fold reads the zero cells as values of the first dimension's type.
-        e.min.value.assign(coord_size, std::byte{0});
-        e.max.value.assign(coord_size, std::byte{0});
       }
-      summary.fields.value.push_back(std::move(e));
-    }
-    f.fragment_min_max_sum_null_count_offset.value = section(summary);
-    f.processed_conditions_offset.value = section(format::ProcessedConditions{});
-
-    auto footer = format::write_footer(f, ctx);
-    file.insert(file.end(), footer.begin(), footer.end());
-    return file;
-  }
-
-  /// The var min/max strings as TileDB's dense writer stores them. Each
-  /// tile's string has its own size; but when the array has more
-  /// attributes than the fragment has tiles, TileDB writes the tiles one per
-  /// batch and copies every batch's strings to tile 0's place, each cut to
-  /// tile 0's size (OrderedWriter::dense, the "parallelize over attributes"
-  /// branch restarts its index at every batch): tile 0 ends up with the last
-  /// tile's strings and the other tiles with zero bytes. Where the last
-  /// tile's string is shorter than tile 0's, TileDB reads past its end; the
-  /// rest is written here as zeros.
-  std::vector<detail::tile_stats> var_min_max_slots(std::vector<detail::tile_stats> stats) const {
-    if (schema_.attributes.size() <= tile_num_ || stats.empty()) return stats;
-    auto place = [&](auto member) {
-      std::vector<std::byte> first((stats[0].*member).size(), std::byte{0});
-      const auto& last = stats.back().*member;
-      std::copy(last.begin(), last.begin() + static_cast<std::ptrdiff_t>(std::min(first.size(), last.size())),
-                first.begin());
-      for (auto& st : stats) std::fill((st.*member).begin(), (st.*member).end(), std::byte{0});
-      stats[0].*member = std::move(first);
     };
-    place(&detail::tile_stats::min);
-    place(&detail::tile_stats::max);
-    return stats;
   }
 
-  fs::path root_;
+  detail::fragment_builder b_;
   std::vector<std::pair<std::int64_t, std::int64_t>> subarray_;
-  format::ArraySchema schema_;
-  std::string schema_name_;
   std::vector<std::uint64_t> tiles_per_dim_, extents_;
   std::uint64_t tile_num_ = 0, cells_per_tile_ = 0;
-  std::vector<detail::attribute_tiles> attrs_;
-  bool committed_ = false;
+};
+
+namespace detail {
+
+/// Calls f.template operator()<T>() with the C++ type of a fixed-size
+/// sparse dimension's coordinates (integers, floats, dates and times as
+/// int64); false for any other type.
+template <class F>
+bool with_coordinate_type(format::Datatype t, F&& f) {
+  using D = format::Datatype;
+  if (t == D::FLOAT32) return f.template operator()<float>(), true;
+  if (t == D::FLOAT64) return f.template operator()<double>(), true;
+  if (t == D::CHAR || t == D::BOOL || t == D::BLOB || t == D::ANY || format::is_string(t)) return false;
+  return filter::with_integer_type(t, std::forward<F>(f));
+}
+
+/// A coordinate as a key whose unsigned order is the coordinate's order.
+template <class T>
+std::uint64_t order_key(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    std::uint64_t bits;
+    if constexpr (sizeof(T) == 4)
+      bits = std::bit_cast<std::uint32_t>(v);
+    else
+      bits = std::bit_cast<std::uint64_t>(v);
+    const std::uint64_t sign = std::uint64_t{1} << (8 * sizeof(T) - 1);
+    return (bits & sign) ? ~bits & (sign | (sign - 1)) : bits | sign;
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) ^ (std::uint64_t{1} << 63);
+  } else {
+    return static_cast<std::uint64_t>(v);
+  }
+}
+
+} // namespace detail
+
+/// One sparse fragment of an existing array: cells with their coordinates,
+/// in any order.
+///
+/// Every dimension's coordinates (set_coords) and every attribute's values
+/// (set, set_var, one per cell, in the same order) must be given before
+/// commit(), which sorts the cells into TileDB's global order (tile order
+/// over the space tiles, then cell order; ties keep the order given), cuts
+/// them into data tiles of the schema's capacity and writes the fragment
+/// with its R-tree. Coordinates outside the domain, NaN coordinates and,
+/// unless the schema allows duplicates, cells with equal coordinates are
+/// refused as TileDB refuses them. (Where duplicates are allowed, TileDB
+/// orders equal coordinates by an unstable sort whose result depends on its
+/// thread count; byte-identical files are then not to be expected.)
+class sparse_fragment : public detail::cells_api<sparse_fragment> {
+public:
+  /// Writes into the array at `root`, with its latest schema. Throws
+  /// io_error when `root` is not an array and std::invalid_argument for a
+  /// schema this writer cannot write.
+  explicit sparse_fragment(const fs::path& root) : b_(root, "sparse_fragment", true) {
+    const auto& s = b_.schema();
+    detail::check_schema(s);
+    if (s.cell_order != format::Layout::ROW_MAJOR && s.cell_order != format::Layout::COL_MAJOR)
+      throw std::invalid_argument(b_.message("the Hilbert cell order is not written by this writer"));
+    if (s.capacity == 0) throw std::invalid_argument(b_.message("the schema's capacity is 0"));
+    for (const auto& d : s.domain.dimensions)
+      if (d.is_var() || !detail::with_coordinate_type(d.type.value, []<class>() {}))
+        throw std::invalid_argument(b_.message("dimension \"" + d.name.value + "\" has type " +
+                                               std::string(format::codec_enum_name(d.type.value)) +
+                                               "; this writer writes integer, float, date and time dimensions"));
+    coords_.resize(s.domain.dimensions.size());
+    attrs_.resize(s.attributes.size());
+  }
+
+  const format::ArraySchema& schema() const noexcept { return b_.schema(); }
+  const std::string& schema_name() const noexcept { return b_.schema_name(); }
+  /// Cells given so far (by the first set or set_coords call).
+  std::uint64_t cell_num() const noexcept { return cells_.value_or(0); }
+
+  /// Sets a dimension's coordinates, one per cell. T must be the
+  /// dimension's type (an integer of its size, float or double).
+  template <class T>
+  sparse_fragment& set_coords(std::string_view dimension, std::span<const T> coords) {
+    static_assert(codec::wire_scalar<T>, "tilefmt::array::sparse_fragment::set_coords: coordinates are numbers");
+    if (b_.committed()) throw std::logic_error(b_.message("set_coords: the fragment is already committed"));
+    const auto& dims = schema().domain.dimensions.value;
+    std::size_t d = 0;
+    while (d < dims.size() && dims[d].name.value != dimension) ++d;
+    if (d == dims.size())
+      throw std::invalid_argument(b_.message(std::string("set_coords: the array has no dimension \"").append(dimension).append("\"")));
+    const format::Datatype type = dims[d].type.value;
+    const bool is_float = type == format::Datatype::FLOAT32 || type == format::Datatype::FLOAT64;
+    if (format::datatype_size(type) != sizeof(T) || is_float != std::is_floating_point_v<T>)
+      throw std::invalid_argument(b_.message("set_coords: dimension \"" + dims[d].name.value + "\" holds " +
+                                             std::string(format::codec_enum_name(type)) + " coordinates"));
+    take_cells(coords.size(), "set_coords: dimension \"" + dims[d].name.value + "\"");
+    std::vector<std::byte> copy;
+    auto bytes = detail::le_bytes(coords, copy);
+    coords_[d].bytes.assign(bytes.begin(), bytes.end());
+    coords_[d].set = true;
+    return *this;
+  }
+  template <class T>
+  sparse_fragment& set_coords(std::string_view dimension, const std::vector<T>& coords) {
+    return set_coords<T>(dimension, std::span<const T>(coords));
+  }
+
+  /// Sorts the cells, writes the fragment: data files,
+  /// `__fragment_metadata.tdb`, then the commit marker. Returns the
+  /// fragment's name. A fragment commits once.
+  std::string commit(const write_options& opt = {}) {
+    if (b_.committed()) throw std::logic_error(b_.message("commit: already committed"));
+    const auto& s = schema();
+    const auto& dims = s.domain.dimensions.value;
+    for (std::size_t d = 0; d < dims.size(); ++d)
+      if (!coords_[d].set)
+        throw std::invalid_argument(b_.message("commit: dimension \"" + dims[d].name.value + "\" has no coordinates"));
+    for (std::size_t i = 0; i < attrs_.size(); ++i)
+      if (!attrs_[i].set)
+        throw std::invalid_argument(b_.message("commit: attribute \"" + s.attributes[i].name.value +
+                                               "\" has no cells (TileDB writes every attribute)"));
+    const std::size_t n = static_cast<std::size_t>(cell_num());
+    if (n == 0) throw std::invalid_argument(b_.message("commit: no cells (TileDB writes no fragment)"));
+
+    const std::vector<std::size_t> order = global_order();
+    if (!s.allows_dups.value) check_duplicates(order);
+
+    // Data tiles of `capacity` cells in global order; the last one short.
+    const std::uint64_t cap = s.capacity;
+    std::vector<std::uint64_t> tiles(static_cast<std::size_t>((n + cap - 1) / cap), cap);
+    tiles.back() = n - (tiles.size() - 1) * cap;
+    b_.set_tiles(tiles);
+
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      const auto spec = b_.dimension_spec(d);
+      b_.encode_fixed(b_.dimension_tiles(d), spec, permute_fixed(coords_[d].bytes, spec.cell_size(), order), {}, {});
+    }
+    for (std::size_t i = 0; i < attrs_.size(); ++i) {
+      const auto spec = b_.attribute_spec(i);
+      const auto& a = attrs_[i];
+      std::vector<std::uint8_t> validity;
+      if (!a.validity.empty())
+        for (std::size_t c : order) validity.push_back(a.validity[c]);
+      if (spec.var()) {
+        std::vector<std::byte> values;
+        std::vector<std::uint64_t> offsets;
+        offsets.reserve(n);
+        for (std::size_t c : order) {
+          const std::size_t begin = static_cast<std::size_t>(a.offsets[c]) * a.value_size;
+          const std::size_t end = c + 1 < n ? static_cast<std::size_t>(a.offsets[c + 1]) * a.value_size : a.bytes.size();
+          offsets.push_back(values.size() / a.value_size);
+          values.insert(values.end(), a.bytes.begin() + static_cast<std::ptrdiff_t>(begin),
+                        a.bytes.begin() + static_cast<std::ptrdiff_t>(end));
+        }
+        b_.encode_var(b_.attribute_tiles(i), spec, values, offsets, a.value_size, validity);
+      } else {
+        b_.encode_fixed(b_.attribute_tiles(i), spec, permute_fixed(a.bytes, spec.cell_size(), order), validity,
+                        a.encoder);
+      }
+    }
+
+    detail::fragment_shape shape;
+    shape.dense = false;
+    shape.sparse_tile_num = tiles.size();
+    shape.last_tile_cell_num = tiles.back();
+    build_rtree(order, tiles, shape);
+    return b_.commit(opt, shape);
+  }
+
+private:
+  friend class detail::cells_api<sparse_fragment>;
+
+  struct pending {
+    bool set = false;
+    std::vector<std::byte> bytes;          // little-endian values
+    std::vector<std::uint64_t> offsets;    // var: where each cell starts, in values
+    std::size_t value_size = 0;
+    std::vector<std::uint8_t> validity;
+    detail::tile_encoder encoder;
+  };
+
+  /// The cell count: the first call sets it, the others must agree.
+  void take_cells(std::uint64_t n, const std::string& who) {
+    if (cells_ && *cells_ != n)
+      throw std::invalid_argument(b_.message(who + " has " + std::to_string(n) + " cells, earlier calls " +
+                                             std::to_string(*cells_)));
+    cells_ = n;
+  }
+
+  void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
+                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
+    std::uint64_t cells = cells_.value_or(0);
+    if (!cells_)
+      for (const auto& a : schema().attributes)
+        if (a.name.value == name && !a.is_var() && a.cell_val_num) cells = n / a.cell_val_num;
+    const std::size_t i = b_.attribute(name, value_size, n, false, validity, cells);
+    take_cells(cells, std::string("set: attribute \"") + std::string(name) + "\"");
+    attrs_[i] = pending{true, {bytes.begin(), bytes.end()}, {}, value_size, {validity.begin(), validity.end()}, encoder};
+  }
+
+  void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
+               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
+    const std::size_t i = b_.attribute(name, value_size, offsets.size(), true, validity, cells_.value_or(offsets.size()));
+    b_.check_var_offsets(b_.attribute_spec(i).name, offsets, values.size() / value_size);
+    take_cells(offsets.size(), std::string("set_var: attribute \"") + std::string(name) + "\"");
+    attrs_[i] = pending{true, {values.begin(), values.end()}, {offsets.begin(), offsets.end()}, value_size,
+                        {validity.begin(), validity.end()}, {}};
+  }
+
+  /// The cells' positions in TileDB's global order (GlobalCmpQB): space
+  /// tiles in the tile order (dimensions without a tile extent left out),
+  /// then coordinates in the cell order. Also refuses coordinates TileDB
+  /// refuses (outside the domain, NaN).
+  std::vector<std::size_t> global_order() const {
+    const auto& dims = schema().domain.dimensions.value;
+    const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
+    std::vector<std::vector<std::uint64_t>> tile_key(nd), cell_key(nd);
+    std::vector<bool> tiled(nd);
+    for (std::size_t d = 0; d < nd; ++d) {
+      const auto& dim = dims[d];
+      tiled[d] = dim.has_tile_extent();
+      tile_key[d].resize(n);
+      cell_key[d].resize(n);
+      detail::with_coordinate_type(dim.type.value, [&]<class T>() {
+        auto [lo, hi] = dim.domain_as<T>();
+        const T ext = tiled[d] ? *dim.tile_extent_as<T>() : T{1};
+        for (std::size_t c = 0; c < n; ++c) {
+          const T v = codec::load_le<T>(coords_[d].bytes.data() + c * sizeof(T));
+          if constexpr (std::is_floating_point_v<T>) {
+            if (std::isnan(v))
+              throw std::invalid_argument(b_.message(std::string("coordinate ") + std::to_string(c) + " of dimension \"" +
+                                                     dim.name.value + "\" is NaN"));
+          }
+          if (v < lo || v > hi)
+            throw std::invalid_argument(b_.message(std::string("coordinate ") + std::to_string(c) + " of dimension \"" +
+                                                   dim.name.value + "\" is " + std::to_string(v) +
+                                                   ", outside the domain [" + std::to_string(lo) + ", " +
+                                                   std::to_string(hi) + "]"));
+          cell_key[d][c] = detail::order_key(v);
+          if (tiled[d]) {
+            // Dimension::tile_idx: unsigned arithmetic for integers, the
+            // type's own for floats, truncated.
+            if constexpr (std::is_floating_point_v<T>)
+              tile_key[d][c] = static_cast<std::uint64_t>((v - lo) / ext);
+            else
+              tile_key[d][c] = (static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) -
+                                static_cast<std::uint64_t>(static_cast<std::int64_t>(lo))) /
+                               static_cast<std::uint64_t>(static_cast<std::int64_t>(ext));
+          }
+        }
+      });
+    }
+    const bool tile_row = schema().tile_order == format::Layout::ROW_MAJOR;
+    const bool cell_row = schema().cell_order == format::Layout::ROW_MAJOR;
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      for (std::size_t k = 0; k < nd; ++k) {
+        const std::size_t d = tile_row ? k : nd - 1 - k;
+        if (!tiled[d] || tile_key[d][a] == tile_key[d][b]) continue;
+        return tile_key[d][a] < tile_key[d][b];
+      }
+      for (std::size_t k = 0; k < nd; ++k) {
+        const std::size_t d = cell_row ? k : nd - 1 - k;
+        if (cell_key[d][a] != cell_key[d][b]) return cell_key[d][a] < cell_key[d][b];
+      }
+      return false;
+    });
+    return order;
+  }
+
+  /// "Duplicate coordinates (c0, c1) are not allowed", as TileDB says it
+  /// when cells next to each other in global order have the same bytes.
+  void check_duplicates(const std::vector<std::size_t>& order) const {
+    const auto& dims = schema().domain.dimensions.value;
+    for (std::size_t k = 1; k < order.size(); ++k) {
+      bool same = true;
+      for (std::size_t d = 0; d < dims.size() && same; ++d) {
+        const std::size_t size = format::datatype_size(dims[d].type.value);
+        same = std::memcmp(coords_[d].bytes.data() + order[k] * size, coords_[d].bytes.data() + order[k - 1] * size,
+                           size) == 0;
+      }
+      if (!same) continue;
+      std::string c;
+      for (std::size_t d = 0; d < dims.size(); ++d)
+        detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+          c += (d ? ", " : "") + std::to_string(codec::load_le<T>(coords_[d].bytes.data() + order[k] * sizeof(T)));
+        });
+      throw std::invalid_argument(b_.message("Duplicate coordinates (" + c +
+                                             ") are not allowed (the schema does not allow duplicates)"));
+    }
+  }
+
+  static std::vector<std::byte> permute_fixed(const std::vector<std::byte>& bytes, std::size_t cell_size,
+                                              const std::vector<std::size_t>& order) {
+    std::vector<std::byte> out(bytes.size());
+    for (std::size_t k = 0; k < order.size(); ++k)
+      std::memcpy(out.data() + k * cell_size, bytes.data() + order[k] * cell_size, cell_size);
+    return out;
+  }
+
+  /// One MBR per data tile (per dimension, the least and greatest
+  /// coordinate), grouped ten at a time into the levels above, root first
+  /// (RTree::build_tree); the non-empty domain is their union.
+  void build_rtree(const std::vector<std::size_t>& order, const std::vector<std::uint64_t>& tiles,
+                   detail::fragment_shape& shape) const {
+    const auto& dims = schema().domain.dimensions.value;
+    const std::size_t fanout = shape.rtree.fanout;
+    std::vector<format::MBR> level(tiles.size());
+    for (std::size_t d = 0; d < dims.size(); ++d)
+      detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+        std::size_t at = 0;
+        for (std::size_t t = 0; t < tiles.size(); ++t) {
+          T lo = codec::load_le<T>(coords_[d].bytes.data() + order[at] * sizeof(T)), hi = lo;
+          for (std::size_t c = at; c < at + tiles[t]; ++c) {
+            const T v = codec::load_le<T>(coords_[d].bytes.data() + order[c] * sizeof(T));
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+          }
+          level[t].ranges.push_back(format::fixed_range<T>(lo, hi));
+          at += static_cast<std::size_t>(tiles[t]);
+        }
+      });
+    auto unite = [&](const std::vector<format::MBR>& mbrs, std::size_t begin, std::size_t end) {
+      format::MBR out = mbrs[begin];
+      for (std::size_t d = 0; d < dims.size(); ++d)
+        detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+          auto [lo, hi] = out.ranges[d].as<T>();
+          for (std::size_t m = begin + 1; m < end; ++m) {
+            auto [l, h] = mbrs[m].ranges[d].as<T>();
+            lo = std::min(lo, l);
+            hi = std::max(hi, h);
+          }
+          out.ranges[d] = format::fixed_range<T>(lo, hi);
+        });
+      return out;
+    };
+    std::vector<std::vector<format::MBR>> levels{level};
+    while (levels.back().size() > 1) {
+      const auto& below = levels.back();
+      std::vector<format::MBR> up;
+      for (std::size_t i = 0; i < below.size(); i += fanout) up.push_back(unite(below, i, std::min(i + fanout, below.size())));
+      levels.push_back(std::move(up));
+    }
+    shape.non_empty_domain = unite(level, 0, level.size());
+    for (auto it = levels.rbegin(); it != levels.rend(); ++it) shape.rtree.levels.value.push_back({{std::move(*it)}});
+  }
+
+  detail::fragment_builder b_;
+  std::optional<std::uint64_t> cells_;
+  std::vector<pending> coords_, attrs_;
 };
 
 } // namespace tilefmt::array

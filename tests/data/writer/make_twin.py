@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the TileDB-Py twins of the arrays tests/array/test_writer.cpp writes.
 
-    make_twin.py OUTDIR [twin] [twin_var] [twin_col]   (run with TileDB-Py 0.36.1 / libtiledb 2.30)
+    make_twin.py OUTDIR [twin] [twin_var] [twin_col] [twin_sparse]   (run with TileDB-Py 0.36.1 / libtiledb 2.30)
 
 A 2D dense array, int32 dimensions rows [1, 8] (extent 4) and cols [1, 6]
 (extent 3), two attributes:
@@ -34,6 +34,14 @@ attributes), which takes TileDB's dense writer down its other paths:
   p   INT32 x 2 nullable   (none)         (no min/max)
   f   FLOAT64 nullable     (none)         (a NaN and an infinity)
 Values and validity: col_values() and col_validity().
+
+The fourth twin, twin_sparse, is sparse: dimensions x INT32 [1, 100]
+(extent 10) and y INT64 [-50, 49] (extent 25), capacity 4, row-major
+orders, and one unordered write of 23 cells (six data tiles, the last one
+short) whose coordinates and values are sparse_cells():
+  a   INT32                [ZSTD(1)]
+  f   FLOAT64 nullable     (none)
+  s   ASCII var            (none)
 """
 
 import os
@@ -178,15 +186,52 @@ def write_twin_col(out):
         A._setitem_impl((slice(1, 9), slice(1, 7)), col_values(), validity)
 
 
+def sparse_cells():
+    n = 23
+    return {
+        "x": np.array([(i * 37) % 100 + 1 for i in range(n)], dtype=np.int32),
+        "y": np.array([((i * 53) % 100) - 50 for i in range(n)], dtype=np.int64),
+        "a": np.array([i * 3 - 20 for i in range(n)], dtype=np.int32),
+        "f": np.array([i / 4.0 for i in range(n)], dtype=np.float64),
+        "f_valid": np.array([i % 5 != 2 for i in range(n)], dtype=np.uint8),
+        "s": np.array([("v%d" % (i * 7 % 11)) * (1 + i % 3) for i in range(n)], dtype=object),
+    }
+
+
+def write_twin_sparse(out):
+    uri = fresh(out, "twin_sparse")
+    dom = tiledb.Domain(
+        tiledb.Dim("x", domain=(1, 100), tile=10, dtype=np.int32),
+        tiledb.Dim("y", domain=(-50, 49), tile=25, dtype=np.int64),
+    )
+    attrs = [
+        tiledb.Attr("a", dtype=np.int32, filters=tiledb.FilterList([tiledb.ZstdFilter(level=1)])),
+        tiledb.Attr("f", dtype=np.float64, nullable=True),
+        tiledb.Attr("s", dtype="ascii", var=True),
+    ]
+    schema = tiledb.ArraySchema(domain=dom, attrs=attrs, sparse=True, capacity=4,
+                                cell_order="row-major", tile_order="row-major")
+    tiledb.Array.create(uri, schema)
+    c = sparse_cells()
+    try:
+        from tiledb.sparse_array import _setitem_impl_sparse as impl
+    except ImportError:
+        from tiledb.libtiledb import _setitem_impl_sparse as impl
+    with tiledb.open(uri, "w", timestamp=FRAGMENT_TIMESTAMP) as A:
+        impl(A, (c["x"], c["y"]), {"a": c["a"], "f": c["f"], "s": c["s"]}, {"f": c["f_valid"]})
+
+
 def main():
     out = sys.argv[1]
-    which = sys.argv[2:] or ["twin", "twin_var", "twin_col"]
+    which = sys.argv[2:] or ["twin", "twin_var", "twin_col", "twin_sparse"]
     if "twin" in which:
         write_twin(out)
     if "twin_var" in which:
         write_twin_var(out)
     if "twin_col" in which:
         write_twin_col(out)
+    if "twin_sparse" in which:
+        write_twin_sparse(out)
     with open(os.path.join(out, "TILEDB_VERSION.txt"), "w") as f:
         f.write("libtiledb %s, TileDB-Py %s\n" % (".".join(map(str, tiledb.libtiledb.version())), tiledb.__version__))
 

@@ -1,0 +1,568 @@
+// tilefmt — what the dense and sparse fragment writers share (writer.hpp):
+// the array's latest schema, the fragment's tiles, every field's encoded
+// files with their tile metadata, `__fragment_metadata.tdb` and the order in
+// which a fragment reaches the disk.
+//
+// A field here is an attribute or, in sparse fragments, a dimension; the
+// fragment metadata indexes them as TileDB does: attributes, `__coords`,
+// then the dimensions.
+#pragma once
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tilefmt/array/array.hpp"
+#include "tilefmt/array/directory.hpp"
+#include "tilefmt/array/io.hpp"
+#include "tilefmt/array/tile_metadata.hpp"
+#include "tilefmt/filter/generic_tile.hpp"
+#include "tilefmt/filter/pipeline.hpp"
+#include "tilefmt/filter/runtime_pipeline.hpp"
+#include "tilefmt/format/array_schema.hpp"
+#include "tilefmt/format/fragment_metadata.hpp"
+#include "tilefmt/format/names.hpp"
+
+namespace tilefmt::array {
+
+/// The format version this writer writes: TileDB 2.25 to 2.30's. Schema
+/// files, fragments, fragment metadata and every generic tile header carry it.
+inline constexpr std::uint32_t write_format_version = 22;
+
+/// How new files are named. Both default to what TileDB does: the current
+/// time, and a fresh random label. Fixed values make the output reproducible.
+struct write_options {
+  /// Milliseconds since the epoch (both timestamps of the name).
+  std::optional<std::uint64_t> timestamp{};
+  /// 32 lowercase hexadecimal digits.
+  std::optional<std::string> label{};
+};
+
+namespace detail {
+
+inline std::uint64_t now_ms() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
+}
+
+/// A label as TileDB makes one (random_label.cc): a counter that starts at a
+/// random value in each millisecond and counts up within it, so that labels
+/// of one millisecond sort in creation order, then 96 random bits. The
+/// random bytes come from libsodium.
+inline std::string random_label(std::uint64_t ms) {
+  static const int init = sodium_init();
+  if (init < 0) throw std::runtime_error("tilefmt: libsodium failed to initialise");
+  static std::mutex m;
+  static format::LabelCounter counter;
+  std::uint32_t r[2];
+  std::uint64_t r64 = 0;
+  randombytes_buf(r, sizeof r);
+  randombytes_buf(&r64, sizeof r64);
+  std::lock_guard<std::mutex> lock(m);
+  return format::format_label(counter.next(ms, r[0]), r[1], r64);
+}
+
+/// The timestamp and label a new file gets.
+inline std::pair<std::uint64_t, std::string> name_parts(const write_options& opt) {
+  const std::uint64_t t = opt.timestamp.value_or(now_ms());
+  std::string label = opt.label ? *opt.label : random_label(t);
+  if (!format::detail::is_hex_label(label))
+    throw std::invalid_argument("tilefmt: write_options.label must be 32 hexadecimal digits, got \"" + label + "\"");
+  for (char c : label)
+    if (c >= 'A' && c <= 'F')
+      throw std::invalid_argument("tilefmt: write_options.label must be lowercase (TileDB sorts names bytewise)");
+  return {t, std::move(label)};
+}
+
+inline void make_dir(const fs::path& p) {
+  std::error_code ec;
+  fs::create_directories(p, ec);
+  if (ec) throw io_error(p, "cannot create the folder: " + ec.message());
+}
+
+template <class P>
+struct is_pipeline : std::false_type {};
+template <class... F>
+struct is_pipeline<filter::pipeline<F...>> : std::true_type {};
+
+/// Encodes one fixed-size tile (given by set<P>); empty: the field's
+/// pipeline from the schema, built at run time.
+using tile_encoder = std::function<std::vector<std::byte>(std::span<const std::byte>)>;
+
+/// The cells of a fragment as little-endian bytes: a view of them on
+/// little-endian hosts, a converted copy in `copy` elsewhere.
+template <class T>
+std::span<const std::byte> le_bytes(std::span<const T> values, std::vector<std::byte>& copy) {
+  if constexpr (std::endian::native == std::endian::little || sizeof(T) == 1) {
+    return std::as_bytes(values);
+  } else {
+    copy.resize(values.size_bytes());
+    codec::store_le_array(copy.data(), values.data(), values.size());
+    return copy;
+  }
+}
+
+/// A field as a fragment stores it.
+struct field_spec {
+  std::string name;
+  format::Datatype type{};
+  std::uint32_t cell_val_num = 1;
+  bool nullable = false;
+  bool dimension = false;
+  const format::FilterPipeline* filters = nullptr;
+
+  bool var() const noexcept { return cell_val_num == format::var_num; }
+  std::size_t cell_size() const noexcept { return var() ? 8 : cell_val_num * format::datatype_size(type); }
+};
+
+/// One field's encoded tiles and their metadata.
+struct field_tiles {
+  bool set = false;
+  std::vector<std::byte> file;               // fixed tiles, or var offsets tiles, back to back (a<i>.tdb)
+  std::vector<std::uint64_t> offsets;        // where each tile starts
+  std::vector<std::byte> var_file;           // var tiles (a<i>_var.tdb)
+  std::vector<std::uint64_t> var_offsets;    // where each var tile starts
+  std::vector<std::uint64_t> var_sizes;      // each var tile's unfiltered size
+  std::vector<std::byte> validity_file;      // validity tiles (a<i>_validity.tdb)
+  std::vector<std::uint64_t> validity_offsets;
+  std::vector<tile_stats> stats;             // as stored: all-null tiles keep zero min/max
+};
+
+/// Appends an encoded tile to a data file and records where it starts.
+inline void append_tile(std::vector<std::byte>& file, std::vector<std::uint64_t>& offsets,
+                        const std::vector<std::byte>& tile) {
+  offsets.push_back(file.size());
+  file.insert(file.end(), tile.begin(), tile.end());
+}
+
+/// What the footer and R-tree say of a fragment's extent.
+struct fragment_shape {
+  bool dense = true;
+  format::MBR non_empty_domain;
+  format::RTree rtree;                      // dense: no levels
+  std::uint64_t sparse_tile_num = 0;
+  std::uint64_t last_tile_cell_num = 0;     // dense: the cells of a space tile
+};
+
+/// Calls f(start, n) for the runs of cells of one tile in the order TileDB
+/// feeds them to its metadata generator; `cells` is the tile's cell count.
+using slab_plan = std::function<void(std::uint64_t cells, const std::function<void(std::size_t, std::size_t)>& f)>;
+
+class fragment_builder {
+public:
+  /// Loads the array's latest schema; `who` names the writer in messages.
+  fragment_builder(const fs::path& root, std::string who, bool sparse) : root_(root), who_(std::move(who)) {
+    listing l = list_array(root_);
+    if (l.latest_schema.empty()) throw io_error(root_, "has no schema file");
+    schema_ = read_schema(l.latest_schema, open_options{});
+    schema_name_ = l.latest_schema.filename().string();
+    if (schema_.is_sparse() != sparse)
+      throw std::invalid_argument(message(std::string("the array is ") + (schema_.is_sparse() ? "sparse" : "dense")));
+    if (schema_.version.value != write_format_version)
+      throw std::invalid_argument(message(std::string("writes format ") + std::to_string(write_format_version) +
+                                          " fragments; the array's schema is version " +
+                                          std::to_string(schema_.version.value) +
+                                          ", whose fragments TileDB writes at that version"));
+    attrs_.resize(schema_.attributes.size());
+    dims_.resize(schema_.domain.dimensions.size());
+  }
+
+  const fs::path& root() const noexcept { return root_; }
+  const format::ArraySchema& schema() const noexcept { return schema_; }
+  const std::string& schema_name() const noexcept { return schema_name_; }
+  bool committed() const noexcept { return committed_; }
+
+  /// "tilefmt: <who>: <what>".
+  std::string message(const std::string& what) const { return "tilefmt: " + who_ + ": " + what; }
+
+  /// The fragment's tiles by their cell counts, in order.
+  void set_tiles(std::vector<std::uint64_t> cells) {
+    tile_cells_ = std::move(cells);
+    tile_first_.assign(tile_cells_.size(), 0);
+    for (std::size_t t = 1; t < tile_cells_.size(); ++t) tile_first_[t] = tile_first_[t - 1] + tile_cells_[t - 1];
+  }
+  void set_slabs(slab_plan plan) { slabs_ = std::move(plan); }
+  std::size_t tile_num() const noexcept { return tile_cells_.size(); }
+  std::uint64_t cell_num() const noexcept { return tile_cells_.empty() ? 0 : tile_first_.back() + tile_cells_.back(); }
+
+  field_spec attribute_spec(std::size_t i) const {
+    const auto& a = schema_.attributes[i];
+    return {a.name.value, a.type, a.cell_val_num, a.nullable.value, false, &a.filters};
+  }
+  /// A dimension with no filters of its own takes the schema's coords
+  /// filters (TileDB substitutes them when it loads the schema).
+  field_spec dimension_spec(std::size_t d) const {
+    const auto& dim = schema_.domain.dimensions[d];
+    const format::FilterPipeline* f = dim.filters.value.filters.empty() ? &schema_.coords_filters : &dim.filters.value;
+    return {dim.name.value, dim.type.value, dim.cell_val_num.value, false, true, f};
+  }
+
+  /// The attribute called `name`, checked against what set() or set_var()
+  /// was given: `n` values (fixed) or offsets (var) of `value_size` bytes
+  /// for `cells` cells, and a validity byte per cell for nullable ones.
+  std::size_t attribute(std::string_view name, std::size_t value_size, std::size_t n, bool var,
+                        std::span<const std::uint8_t> validity, std::uint64_t cells) const {
+    if (committed_) throw std::logic_error(message("set: the fragment is already committed"));
+    std::size_t i = 0;
+    for (; i < schema_.attributes.size(); ++i)
+      if (schema_.attributes[i].name.value == name) break;
+    if (i == schema_.attributes.size())
+      throw std::invalid_argument(message(std::string("set: the array has no attribute \"").append(name).append("\"")));
+    const format::Attribute& a = schema_.attributes[i];
+    const std::string who = "set: attribute \"" + a.name.value + "\"";
+    if (format::datatype_size(a.type) != value_size)
+      throw std::invalid_argument(message(who + " holds " + std::string(format::codec_enum_name(a.type)) +
+                                          " values, not " + std::to_string(value_size) + "-byte ones"));
+    if (a.is_var() != var)
+      throw std::invalid_argument(message(who + " is " + (a.is_var() ? "var-size: use set_var" : "fixed-size: use set")));
+    if (a.nullable.value && validity.size() != cells)
+      throw std::invalid_argument(message(who + " is nullable and needs a validity byte per cell: " +
+                                          std::to_string(cells) + ", got " + std::to_string(validity.size())));
+    if (!a.nullable.value && !validity.empty())
+      throw std::invalid_argument(message(who + " is not nullable; it takes no validity"));
+    const std::uint64_t want = var ? cells : cells * a.cell_val_num;
+    if (n != want)
+      throw std::invalid_argument(message(who + " needs " + std::to_string(want) + (var ? " offsets" : " values") +
+                                          " (" + std::to_string(cells) + " cells), got " + std::to_string(n)));
+    return i;
+  }
+
+  /// Offsets start at 0, never decrease and stay within the values.
+  void check_var_offsets(const std::string& field, std::span<const std::uint64_t> offsets, std::size_t values) const {
+    for (std::size_t c = 0; c < offsets.size(); ++c) {
+      const std::uint64_t prev = c ? offsets[c - 1] : 0;
+      if ((c == 0 && offsets[0] != 0) || offsets[c] < prev || offsets[c] > values)
+        throw std::invalid_argument(message("set_var: \"" + field + "\": offset " + std::to_string(c) + " is " +
+                                            std::to_string(offsets[c]) +
+                                            (c == 0 ? " (the first must be 0)" : std::string(", after ") + std::to_string(prev)) +
+                                            ", with " + std::to_string(values) + " values"));
+    }
+  }
+
+  field_tiles& attribute_tiles(std::size_t i) { return attrs_[i]; }
+  field_tiles& dimension_tiles(std::size_t d) { return dims_[d]; }
+
+  /// Encodes a fixed-size field's cells (little-endian bytes, in storage
+  /// order) tile by tile.
+  void encode_fixed(field_tiles& out, const field_spec& f, std::span<const std::byte> bytes,
+                    std::span<const std::uint8_t> validity, const tile_encoder& encoder) const {
+    out = field_tiles{};
+    const std::size_t cell_size = f.cell_size();
+    std::optional<filter::runtime_pipeline> rp;
+    filter::tile_context ctx;
+    if (!encoder) {
+      rp.emplace(*f.filters, f.type, write_format_version);
+      ctx = rp->context(cell_size);
+    }
+    for (std::size_t t = 0; t < tile_num(); ++t) {
+      const auto [first, cells] = tile_span(t);
+      auto tile = bytes.subspan(first * cell_size, cells * cell_size);
+      append_tile(out.file, out.offsets, encoder ? encoder(tile) : rp->encode(tile, ctx));
+      const auto valid = validity.empty() ? validity : validity.subspan(first, cells);
+      if (f.nullable) encode_validity(out, valid);
+      tile_metadata_generator g(f.type, f.cell_val_num, false, f.nullable);
+      slabs(cells, [&](std::size_t start, std::size_t n) { g.fixed_slab(tile, cell_size, valid, start, start + n); });
+      store_stats(out, f, g.result(), cells);
+    }
+    out.set = true;
+  }
+
+  /// Encodes a var-size field: `values` (little-endian bytes) holds every
+  /// cell's values, `offsets[c]` where cell c starts, in values of
+  /// `value_size` bytes.
+  void encode_var(field_tiles& out, const field_spec& f, std::span<const std::byte> values,
+                  std::span<const std::uint64_t> offsets, std::size_t value_size,
+                  std::span<const std::uint8_t> validity) const {
+    out = field_tiles{};
+    filter::runtime_pipeline rp(*f.filters, f.type, write_format_version);
+    const filter::tile_context ctx = rp.context(format::datatype_size(f.type));
+    filter::runtime_pipeline offsets_rp(schema_.offsets_filters, format::Datatype::UINT64, write_format_version);
+    const filter::tile_context offsets_ctx = offsets_rp.context(8);
+    // RLE and DICTIONARY on strings carry the offsets in the var tile; the
+    // offsets file then holds a tile of no chunks (WriterBase::filter_tile).
+    const bool skip_offsets = filter::skip_offsets_filtering(*f.filters, f.type, write_format_version);
+    std::vector<std::uint64_t> tile_offsets;
+    std::vector<std::byte> offset_bytes;
+    for (std::size_t t = 0; t < tile_num(); ++t) {
+      const auto [first, cells] = tile_span(t);
+      const std::size_t begin = static_cast<std::size_t>(offsets[first]) * value_size;
+      const std::size_t end =
+          first + cells < offsets.size() ? static_cast<std::size_t>(offsets[first + cells]) * value_size : values.size();
+      tile_offsets.resize(cells);
+      for (std::size_t c = 0; c < cells; ++c)
+        tile_offsets[c] = offsets[first + c] * value_size - begin;  // bytes, from the tile's start
+      const auto data = values.subspan(begin, end - begin);
+      if (skip_offsets) {
+        append_tile(out.file, out.offsets, std::vector<std::byte>(8, std::byte{0}));
+      } else {
+        offset_bytes.resize(cells * 8);
+        codec::store_le_array(offset_bytes.data(), tile_offsets.data(), cells);
+        append_tile(out.file, out.offsets, offsets_rp.encode(offset_bytes, offsets_ctx));
+      }
+      append_tile(out.var_file, out.var_offsets, rp.encode_var(data, tile_offsets, ctx));
+      out.var_sizes.push_back(data.size());
+      const auto valid = validity.empty() ? validity : validity.subspan(first, cells);
+      if (f.nullable) encode_validity(out, valid);
+      tile_metadata_generator g(f.type, f.cell_val_num, true, f.nullable);
+      slabs(cells, [&](std::size_t start, std::size_t n) { g.var_slab(data, tile_offsets, valid, start, start + n); });
+      store_stats(out, f, g.result(), cells);
+    }
+    out.set = true;
+  }
+
+  /// Writes the fragment: data files, `__fragment_metadata.tdb`, then the
+  /// commit marker. Returns the fragment's name.
+  std::string commit(const write_options& opt, const fragment_shape& shape) {
+    if (committed_) throw std::logic_error(message("commit: already committed"));
+    for (std::size_t i = 0; i < attrs_.size(); ++i)
+      if (!attrs_[i].set)
+        throw std::invalid_argument(message("commit: attribute \"" + schema_.attributes[i].name.value +
+                                            "\" has no cells (TileDB writes every attribute)"));
+    auto [t, label] = name_parts(opt);
+    const std::string name = format::make_timestamped_name(t, t, label, write_format_version);
+    const fs::path dir = root_ / "__fragments" / name;
+    if (detail::exists(dir)) throw io_error(dir, "already exists");
+    std::vector<std::byte> meta = fragment_metadata(shape);
+    make_dir(dir);
+    auto write_field = [&](const std::string& base, const field_tiles& f, bool var, bool nullable) {
+      write_file_atomic(dir / (base + ".tdb"), f.file);
+      if (var) write_file_atomic(dir / (base + "_var.tdb"), f.var_file);
+      if (nullable) write_file_atomic(dir / (base + "_validity.tdb"), f.validity_file);
+    };
+    for (std::size_t i = 0; i < attrs_.size(); ++i)
+      write_field(std::string("a") + std::to_string(i), attrs_[i], schema_.attributes[i].is_var(), schema_.attributes[i].nullable.value);
+    if (!shape.dense)
+      for (std::size_t d = 0; d < dims_.size(); ++d) write_field(std::string("d") + std::to_string(d), dims_[d], false, false);
+    write_file_atomic(dir / "__fragment_metadata.tdb", meta);
+    make_dir(root_ / "__commits");
+    write_file_atomic(root_ / "__commits" / (name + ".wrt"), std::span<const std::byte>{});
+    committed_ = true;
+    return name;
+  }
+
+private:
+  std::pair<std::size_t, std::size_t> tile_span(std::size_t t) const {
+    return {static_cast<std::size_t>(tile_first_[t]), static_cast<std::size_t>(tile_cells_[t])};
+  }
+
+  void slabs(std::size_t cells, const std::function<void(std::size_t, std::size_t)>& f) const {
+    if (slabs_)
+      slabs_(cells, f);
+    else
+      f(0, cells);
+  }
+
+  /// The validity tile, filtered with the schema's validity filters.
+  void encode_validity(field_tiles& out, std::span<const std::uint8_t> validity) const {
+    filter::runtime_pipeline rp(schema_.validity_filters.value, format::Datatype::UINT8, write_format_version);
+    append_tile(out.validity_file, out.validity_offsets, rp.encode(std::as_bytes(validity), rp.context(1)));
+  }
+
+  /// An all-null tile keeps the zero min and max TileDB's buffers start with
+  /// (its writer sets them only for tiles with a non-null cell).
+  static void store_stats(field_tiles& out, const field_spec& f, tile_stats st, std::size_t cells) {
+    if (f.nullable && st.null_count == cells) {
+      std::fill(st.min.begin(), st.min.end(), std::byte{0});
+      std::fill(st.max.begin(), st.max.end(), std::byte{0});
+      if (f.var()) st.min.clear(), st.max.clear();
+    }
+    out.stats.push_back(std::move(st));
+  }
+
+  /// The var min/max strings as TileDB's dense writer stores them. Each
+  /// tile's string has its own size; but when the array has more
+  /// attributes than the fragment has tiles, TileDB writes the tiles one per
+  /// batch and copies every batch's strings to tile 0's place, each cut to
+  /// tile 0's size (OrderedWriter::dense, the "parallelize over attributes"
+  /// branch restarts its index at every batch): tile 0 ends up with the last
+  /// tile's strings and the other tiles with zero bytes. Where the last
+  /// tile's string is shorter than tile 0's, TileDB reads past its end; the
+  /// rest is written here as zeros. Sparse writes index them correctly.
+  std::vector<tile_stats> var_min_max_slots(std::vector<tile_stats> stats, bool dense) const {
+    if (!dense || schema_.attributes.size() <= tile_num() || stats.empty()) return stats;
+    auto place = [&](auto member) {
+      std::vector<std::byte> first((stats[0].*member).size(), std::byte{0});
+      const auto& last = stats.back().*member;
+      std::copy(last.begin(), last.begin() + static_cast<std::ptrdiff_t>(std::min(first.size(), last.size())),
+                first.begin());
+      for (auto& st : stats) std::fill((st.*member).begin(), (st.*member).end(), std::byte{0});
+      stats[0].*member = std::move(first);
+    };
+    place(&tile_stats::min);
+    place(&tile_stats::max);
+    return stats;
+  }
+
+  /// `__fragment_metadata.tdb` as FragmentMetadata::store writes it at
+  /// format 22: every section a generic tile, then the footer and its
+  /// length.
+  std::vector<std::byte> fragment_metadata(const fragment_shape& shape) const {
+    const auto& dims = schema_.domain.dimensions.value;
+    const std::size_t na = schema_.attributes.size(), nd = dims.size();
+    format::FragmentContext ctx;
+    ctx.version = write_format_version;
+    ctx.num_attributes = na;
+    for (const auto& d : dims) ctx.dims.push_back({d.type.value, d.is_var()});
+    const std::size_t num = ctx.num_fields();  // attributes, __coords, dimensions
+    const std::size_t coords = ctx.coords_index();
+    const format::Datatype coord_type = dims[0].type.value;
+    const std::size_t coord_size = format::datatype_size(coord_type);
+    const std::size_t tiles = tile_num();
+
+    // The fields with tiles of their own: attributes, and the dimensions of
+    // sparse fragments. `__coords` and dense dimensions have none.
+    auto tiles_of = [&](std::size_t k) -> const field_tiles* {
+      if (k < na) return &attrs_[k];
+      if (!shape.dense && k > coords && k - coords - 1 < nd) return &dims_[k - coords - 1];
+      return nullptr;
+    };
+    auto spec_of = [&](std::size_t k) { return k < na ? attribute_spec(k) : dimension_spec(k - coords - 1); };
+    auto var = [&](std::size_t k) { return tiles_of(k) && spec_of(k).var(); };
+    auto nullable = [&](std::size_t k) { return k < na && schema_.attributes[k].nullable.value; };
+
+    std::vector<std::vector<tile_stats>> var_slots(na);
+    for (std::size_t k = 0; k < na; ++k)
+      if (schema_.attributes[k].is_var()) var_slots[k] = var_min_max_slots(attrs_[k].stats, shape.dense);
+
+    std::vector<std::byte> file;
+    auto section = [&](const auto& payload) {
+      const std::uint64_t at = file.size();
+      auto tile = filter::write_generic_tile(codec::encode(payload, ctx), write_format_version);
+      file.insert(file.end(), tile.begin(), tile.end());
+      return at;
+    };
+
+    format::Footer f{};
+    f.version = write_format_version;
+    f.array_schema_name.value.value = schema_name_;
+    f.dense = shape.dense;
+    f.null_non_empty_domain = false;
+    f.non_empty_domain = shape.non_empty_domain;
+    f.sparse_tile_num = shape.sparse_tile_num;
+    f.last_tile_cell_num = shape.last_tile_cell_num;
+    f.has_timestamps.value = false;
+    f.has_delete_meta.value = false;
+    f.file_sizes.value.assign(num, 0);
+    f.file_var_sizes.value.assign(num, 0);
+    f.file_validity_sizes.value.assign(num, 0);
+    for (std::size_t k = 0; k < num; ++k)
+      if (const auto* t = tiles_of(k)) {
+        f.file_sizes.value[k] = t->file.size();
+        f.file_var_sizes.value[k] = t->var_file.size();
+        f.file_validity_sizes.value[k] = t->validity_file.size();
+      }
+
+    f.rtree_offset = section(shape.rtree);
+
+    const std::vector<std::uint64_t> zeros(tiles, 0);
+    auto per_field = [&](auto&& make, auto& offsets) {
+      offsets.value.resize(num);
+      for (std::size_t k = 0; k < num; ++k) offsets.value[k] = section(make(k));
+    };
+    per_field([&](std::size_t k) { return format::TileOffsets{{tiles_of(k) ? tiles_of(k)->offsets : zeros}}; },
+              f.tile_offsets);
+    per_field([&](std::size_t k) { return format::TileOffsets{{var(k) ? tiles_of(k)->var_offsets : zeros}}; },
+              f.tile_var_offsets);
+    per_field([&](std::size_t k) { return format::TileSizes{{var(k) ? tiles_of(k)->var_sizes : zeros}}; },
+              f.tile_var_sizes);
+    per_field([&](std::size_t k) { return format::TileOffsets{{nullable(k) ? attrs_[k].validity_offsets : zeros}}; },
+              f.tile_validity_offsets);
+
+    // `__coords` is not a dimension to TileDB's metadata generator: it gets
+    // zero-filled min/max cells (all coordinates of a cell) and zero sums.
+    // Dimensions get sums (sparse only) but never min/max.
+    const bool coords_min_max = has_min_max(coord_type, 1);
+    const bool coords_sum = has_sum(coord_type, 1);
+    auto min_max = [&](bool want_min) {
+      return [&, want_min](std::size_t k) {
+        format::TileMinMax m{};
+        if (var(k) && k < na) {
+          // Var fields: a u64 offset per tile into the concatenated strings.
+          if (has_var_min_max(schema_.attributes[k].type)) {
+            m.fixed.resize(tiles * 8);
+            for (std::size_t t = 0; t < tiles; ++t) {
+              const auto& v = want_min ? var_slots[k][t].min : var_slots[k][t].max;
+              codec::store_le<std::uint64_t>(m.fixed.data() + t * 8, m.var.size());
+              m.var.insert(m.var.end(), v.begin(), v.end());
+            }
+          }
+        } else if (k < na && has_min_max(schema_.attributes[k].type, schema_.attributes[k].cell_val_num)) {
+          for (const auto& s : attrs_[k].stats) {
+            const auto& v = want_min ? s.min : s.max;
+            m.fixed.insert(m.fixed.end(), v.begin(), v.end());
+          }
+        } else if (k == coords && coords_min_max) {
+          m.fixed.assign(tiles * nd * coord_size, std::byte{0});
+        }
+        return m;
+      };
+    };
+    per_field(min_max(true), f.tile_min_offsets);
+    per_field(min_max(false), f.tile_max_offsets);
+    per_field(
+        [&](std::size_t k) {
+          format::TileSums s{};
+          const auto* t = tiles_of(k);
+          if (t && !var(k) && has_sum(spec_of(k).type, spec_of(k).cell_val_num))
+            for (const auto& st : t->stats) s.sums.value.push_back(st.sum);
+          if (k == coords && coords_sum) s.sums.value = zeros;
+          return s;
+        },
+        f.tile_sum_offsets);
+    per_field(
+        [&](std::size_t k) {
+          format::TileNullCounts n{};
+          if (nullable(k))
+            for (const auto& st : attrs_[k].stats) n.null_counts.value.push_back(st.null_count);
+          return n;
+        },
+        f.tile_null_count_offsets);
+
+    format::FragmentMinMaxSumNullCount summary;
+    for (std::size_t k = 0; k < num; ++k) {
+      format::FieldMinMaxSumNullCount e{};
+      if (k < na) {
+        e = fold_stats(schema_.attributes[k], var(k) ? var_slots[k] : attrs_[k].stats, tile_cells_);
+      } else if (k == coords && coords_min_max) {
+        // The fold reads the zero cells as values of the first dimension's type.
+        e.min.value.assign(coord_size, std::byte{0});
+        e.max.value.assign(coord_size, std::byte{0});
+      } else if (const auto* t = tiles_of(k)) {
+        e.sum = fold_dimension_sum(spec_of(k).type, t->stats);
+      }
+      summary.fields.value.push_back(std::move(e));
+    }
+    f.fragment_min_max_sum_null_count_offset.value = section(summary);
+    f.processed_conditions_offset.value = section(format::ProcessedConditions{});
+
+    auto footer = format::write_footer(f, ctx);
+    file.insert(file.end(), footer.begin(), footer.end());
+    return file;
+  }
+
+  fs::path root_;
+  std::string who_;
+  format::ArraySchema schema_;
+  std::string schema_name_;
+  std::vector<std::uint64_t> tile_cells_, tile_first_;
+  slab_plan slabs_;
+  std::vector<field_tiles> attrs_, dims_;
+  bool committed_ = false;
+};
+
+} // namespace detail
+} // namespace tilefmt::array
