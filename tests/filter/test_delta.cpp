@@ -10,37 +10,16 @@
 #include "tilefmt/filter/xor.hpp"
 #include "tilefmt/filter/zstd.hpp"
 
-#include "../support/testing.hpp"
+#include "filter_testing.hpp"
 
 using namespace tilefmt;
+using tilefmt::testing::bytes_of_values;
+using tilefmt::testing::check_both_ways;
+using tilefmt::testing::one_chunk;
 using tilefmt::testing::hex_bytes;
 using D = format::Datatype;
 
 namespace {
-
-template <class T>
-std::vector<std::byte> bytes_of_values(const std::vector<T>& v) {
-  auto b = std::as_bytes(std::span(v));
-  return {b.begin(), b.end()};
-}
-
-template <class P, class T>
-std::vector<std::byte> check_both_ways(const std::vector<T>& values, D type, std::uint32_t version = 23) {
-  auto tile = P::template encode<T>(values, {.version = version, .datatype = type});
-  std::vector<T> back(values.size());
-  P::template decode_into<T>(tile, std::span(back), {.version = version, .datatype = type});
-  CHECK(bytes_of_values(back) == bytes_of_values(values));
-  filter::runtime_pipeline rp(P::descriptor(version), type, version);
-  CHECK(rp.decode(tile, rp.context(sizeof(T))) == bytes_of_values(values));
-  CHECK(rp.encode(std::as_bytes(std::span(values)), rp.context(sizeof(T))) == tile);
-  return tile;
-}
-
-std::vector<std::byte> one_chunk(std::uint32_t original, const std::vector<std::byte>& md, const std::vector<std::byte>& data) {
-  format::Tile t;
-  t.chunks.value.push_back(format::Chunk{original, {}, {}, md, data});
-  return codec::encode(t);
-}
 
 template <class T>
 std::vector<T> edge_values(std::size_t n, std::uint64_t seed) {

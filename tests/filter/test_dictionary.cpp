@@ -11,9 +11,12 @@
 #include "tilefmt/filter/runtime_pipeline.hpp"
 #include "tilefmt/filter/zstd.hpp"
 
-#include "../support/testing.hpp"
+#include "filter_testing.hpp"
 
 using namespace tilefmt;
+using tilefmt::testing::bytes_of_values;
+using tilefmt::testing::check_both_ways;
+using tilefmt::testing::one_chunk;
 using tilefmt::testing::hex_bytes;
 using D = format::Datatype;
 
@@ -31,12 +34,6 @@ var_tile make_tile(const std::vector<std::string>& cells) {
     for (char ch : c) t.data.push_back(static_cast<std::byte>(ch));
   }
   return t;
-}
-
-std::vector<std::byte> one_chunk(std::uint32_t original, const std::vector<std::byte>& md, const std::vector<std::byte>& data) {
-  format::Tile t;
-  t.chunks.value.push_back(format::Chunk{original, {}, {}, md, data});
-  return codec::encode(t);
 }
 
 template <class... F>

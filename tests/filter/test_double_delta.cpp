@@ -12,39 +12,18 @@
 #include "tilefmt/filter/xor.hpp"
 #include "tilefmt/filter/zstd.hpp"
 
-#include "../support/testing.hpp"
+#include "filter_testing.hpp"
 
 using namespace tilefmt;
+using tilefmt::testing::bytes_of_values;
+using tilefmt::testing::check_both_ways;
+using tilefmt::testing::one_chunk;
 using tilefmt::testing::hex_bytes;
 using D = format::Datatype;
 
 namespace {
 
 __extension__ typedef __int128 i128;
-
-template <class T>
-std::vector<std::byte> bytes_of_values(const std::vector<T>& v) {
-  auto b = std::as_bytes(std::span(v));
-  return {b.begin(), b.end()};
-}
-
-template <class P, class T>
-std::vector<std::byte> check_both_ways(const std::vector<T>& values, D type, std::uint32_t version = 23) {
-  auto tile = P::template encode<T>(values, {.version = version, .datatype = type});
-  std::vector<T> back(values.size());
-  P::template decode_into<T>(tile, std::span(back), {.version = version, .datatype = type});
-  CHECK(bytes_of_values(back) == bytes_of_values(values));
-  filter::runtime_pipeline rp(P::descriptor(version), type, version);
-  CHECK(rp.decode(tile, rp.context(sizeof(T))) == bytes_of_values(values));
-  CHECK(rp.encode(std::as_bytes(std::span(values)), rp.context(sizeof(T))) == tile);
-  return tile;
-}
-
-std::vector<std::byte> one_chunk(std::uint32_t original, const std::vector<std::byte>& md, const std::vector<std::byte>& data) {
-  format::Tile t;
-  t.chunks.value.push_back(format::Chunk{original, {}, {}, md, data});
-  return codec::encode(t);
-}
 
 /// The compressed part, written from format_spec/filters/double_delta.md
 /// with exact arithmetic, one bit at a time. Empty when a delta or double
@@ -233,7 +212,7 @@ TEST_CASE("DOUBLE_DELTA: options, with the reinterpret datatype from version 20"
                   format_error);
   // int32 values read as pairs of int16.
   std::vector<std::int32_t> v{0x00020001, 0x00070004};
-  auto tile = check_both_ways<filter::pipeline<R>>(v, D::INT32, 20);
+  auto tile = check_both_ways<filter::pipeline<R>>(v, D::INT32, {.version = 20});
   CHECK(part_of(tile) == reference(std::vector<std::int16_t>{1, 2, 4, 7}));
   CHECK(R{}.output_type(D::INT32) == D::INT16);
   // TileDB accepts an input only when its values are whole reinterpreted values.

@@ -11,9 +11,12 @@
 #include "tilefmt/filter/xor.hpp"
 #include "tilefmt/filter/zstd.hpp"
 
-#include "../support/testing.hpp"
+#include "filter_testing.hpp"
 
 using namespace tilefmt;
+using tilefmt::testing::bytes_of_values;
+using tilefmt::testing::check_both_ways;
+using tilefmt::testing::one_chunk;
 using tilefmt::testing::hex_bytes;
 using D = format::Datatype;
 
@@ -27,12 +30,6 @@ std::vector<std::uint8_t> key_of(std::string_view hex) {
 
 const std::vector<std::uint8_t> zero_key(32, 0);
 const std::vector<std::uint8_t> test_key = key_of("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308");
-
-std::vector<std::byte> one_chunk(std::uint32_t original, const std::vector<std::byte>& md, const std::vector<std::byte>& data) {
-  format::Tile t;
-  t.chunks.value.push_back(format::Chunk{original, {}, {}, md, data});
-  return codec::encode(t);
-}
 
 bool available() {
   try {

@@ -12,9 +12,11 @@
 #include "tilefmt/filter/runtime_pipeline.hpp"
 #include "tilefmt/filter/zstd.hpp"
 
-#include "../support/testing.hpp"
+#include "filter_testing.hpp"
 
 using namespace tilefmt;
+using tilefmt::testing::bytes_of_values;
+using tilefmt::testing::one_chunk;
 using tilefmt::testing::hex_bytes;
 
 namespace {
@@ -56,18 +58,6 @@ struct wide {
   static constexpr double offset = 12.5;
   static constexpr std::uint64_t byte_width = 8;
 };
-
-template <class T>
-std::vector<std::byte> bytes_of_values(const std::vector<T>& v) {
-  auto b = std::as_bytes(std::span(v));
-  return {b.begin(), b.end()};
-}
-
-std::vector<std::byte> one_chunk(std::uint32_t original, const std::vector<std::byte>& md, const std::vector<std::byte>& data) {
-  format::Tile t;
-  t.chunks.value.push_back(format::Chunk{original, {}, {}, md, data});
-  return codec::encode(t);
-}
 
 /// What TileDB reads back for x, computed independently for values in range.
 template <class T, class W>

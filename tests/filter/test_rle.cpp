@@ -13,38 +13,16 @@
 #include "tilefmt/filter/xor.hpp"
 #include "tilefmt/filter/zstd.hpp"
 
-#include "../support/testing.hpp"
+#include "filter_testing.hpp"
 
 using namespace tilefmt;
+using tilefmt::testing::bytes_of_values;
+using tilefmt::testing::check_both_ways;
+using tilefmt::testing::one_chunk;
 using tilefmt::testing::hex_bytes;
 using D = format::Datatype;
 
 namespace {
-
-template <class T>
-std::vector<std::byte> bytes_of_values(const std::vector<T>& v) {
-  auto b = std::as_bytes(std::span(v));
-  return {b.begin(), b.end()};
-}
-
-template <class P, class T>
-std::vector<std::byte> check_both_ways(const std::vector<T>& values, D type, std::uint32_t cell_val_num = 1,
-                                       bool chunking = true) {
-  auto tile = P::template encode<T>(values, {.chunking = chunking, .cell_val_num = cell_val_num, .datatype = type});
-  std::vector<T> back(values.size());
-  P::template decode_into<T>(tile, std::span(back), {.cell_val_num = cell_val_num, .datatype = type});
-  CHECK(bytes_of_values(back) == bytes_of_values(values));
-  filter::runtime_pipeline rp(P::descriptor(23, chunking), type, 23);
-  CHECK(rp.decode(tile, rp.context(sizeof(T) * cell_val_num)) == bytes_of_values(values));
-  CHECK(rp.encode(std::as_bytes(std::span(values)), rp.context(sizeof(T) * cell_val_num)) == tile);
-  return tile;
-}
-
-std::vector<std::byte> one_chunk(std::uint32_t original, const std::vector<std::byte>& md, const std::vector<std::byte>& data) {
-  format::Tile t;
-  t.chunks.value.push_back(format::Chunk{original, {}, {}, md, data});
-  return codec::encode(t);
-}
 
 std::vector<std::byte> part_of(const std::vector<std::byte>& tile) {
   auto view = codec::decode<format::TileView>(tile);
@@ -71,14 +49,14 @@ void round_trips(D type) {
   for (std::size_t n : {0u, 1u, 2u, 100u, 5000u, 70000u}) {
     CAPTURE(n);
     check_both_ways<filter::pipeline<filter::rle<>>>(runs<T>(n, n), type);
-    check_both_ways<filter::pipeline<filter::rle<>>>(std::vector<T>(n, T(1)), type, 1, false); // one long run, split
+    check_both_ways<filter::pipeline<filter::rle<>>>(std::vector<T>(n, T(1)), type, {.chunking = false}); // one long run, split
     check_both_ways<filter::pipeline<filter::rle<>, filter::zstd<>>>(runs<T>(n, n + 1), type);
     std::vector<T> alt(n);
     for (std::size_t i = 0; i < n; ++i) alt[i] = i % 2 ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
     check_both_ways<filter::pipeline<filter::rle<>>>(alt, type);
   }
   // Cells of three values: runs of 3 x sizeof(T) bytes.
-  check_both_ways<filter::pipeline<filter::rle<>>>(runs<T>(3 * 400, 9), type, 3);
+  check_both_ways<filter::pipeline<filter::rle<>>>(runs<T>(3 * 400, 9), type, {.cell_val_num = 3});
 }
 
 // ---- var-size strings ----
@@ -186,14 +164,14 @@ TEST_CASE("RLE: exact bytes (run lengths big-endian)") {
                           "07000000 0003 09000000 0001"));
   CHECK(P::descriptor().filters[0] == format::Filter{format::FilterType::RLE, {hex_bytes("04 ffffffff")}});
   // Runs longer than 65535 are split: 70000 = 65535 + 4465 (0x1171).
-  CHECK(part_of(check_both_ways<P>(std::vector<std::uint8_t>(70000, 5), D::UINT8, 1, false)) == hex_bytes("05 ffff 05 1171"));
-  CHECK(part_of(check_both_ways<P>(std::vector<std::uint8_t>(65535, 5), D::UINT8, 1, false)) == hex_bytes("05 ffff"));
-  CHECK(part_of(check_both_ways<P>(std::vector<std::uint8_t>(65536, 5), D::UINT8, 1, false)) == hex_bytes("05 ffff 05 0001"));
+  CHECK(part_of(check_both_ways<P>(std::vector<std::uint8_t>(70000, 5), D::UINT8, {.chunking = false})) == hex_bytes("05 ffff 05 1171"));
+  CHECK(part_of(check_both_ways<P>(std::vector<std::uint8_t>(65535, 5), D::UINT8, {.chunking = false})) == hex_bytes("05 ffff"));
+  CHECK(part_of(check_both_ways<P>(std::vector<std::uint8_t>(65536, 5), D::UINT8, {.chunking = false})) == hex_bytes("05 ffff 05 0001"));
   // The value width is the cell size: 2 x int16 cells compare 4 bytes.
-  CHECK(part_of(check_both_ways<P>(std::vector<std::int16_t>{1, 2, 1, 2, 1, 3}, D::INT16, 2)) ==
+  CHECK(part_of(check_both_ways<P>(std::vector<std::int16_t>{1, 2, 1, 2, 1, 3}, D::INT16, {.cell_val_num = 2})) ==
         hex_bytes("01000200 0002 01000300 0001"));
   // An empty chunk compresses to nothing (chunking off).
-  CHECK(check_both_ways<P>(std::vector<std::int32_t>{}, D::INT32, 1, false) ==
+  CHECK(check_both_ways<P>(std::vector<std::int32_t>{}, D::INT32, {.chunking = false}) ==
         hex_bytes("0100000000000000 00000000 00000000 10000000 00000000 01000000 00000000 00000000"));
 }
 

@@ -9,40 +9,19 @@
 #include "tilefmt/filter/runtime_pipeline.hpp"
 #include "tilefmt/filter/zstd.hpp"
 
-#include "../support/testing.hpp"
+#include "filter_testing.hpp"
 
 using namespace tilefmt;
+using tilefmt::testing::bytes_of_values;
+using tilefmt::testing::check_both_ways;
+using tilefmt::testing::one_chunk;
 using tilefmt::testing::hex_bytes;
 
 namespace {
 
-template <class T>
-std::vector<std::byte> bytes_of_values(const std::vector<T>& v) {
-  auto b = std::as_bytes(std::span(v));
-  return {b.begin(), b.end()};
-}
-
 /// Encodes with pipeline<>, decodes it back, and checks the runtime pipeline
 /// built from the descriptor decodes it and encodes the same bytes.
-template <class P, class T>
-std::vector<std::byte> check_both_ways(const std::vector<T>& values, format::Datatype type) {
-  auto tile = P::template encode<T>(values, {.datatype = type});
-  std::vector<T> back(values.size());
-  P::template decode_into<T>(tile, std::span(back), {.datatype = type});
-  CHECK(bytes_of_values(back) == bytes_of_values(values));
-  filter::runtime_pipeline rp(P::descriptor(), type, filter::current_format_version);
-  CHECK(rp.decode(tile, rp.context(sizeof(T))) == bytes_of_values(values));
-  CHECK(rp.encode(std::as_bytes(std::span(values)), rp.context(sizeof(T))) == tile);
-  return tile;
-}
-
 /// A serialized tile of one chunk with the given metadata and data.
-std::vector<std::byte> one_chunk(std::uint32_t original, const std::vector<std::byte>& md, const std::vector<std::byte>& data) {
-  format::Tile t;
-  t.chunks.value.push_back(format::Chunk{original, {}, {}, md, data});
-  return codec::encode(t);
-}
-
 template <class T>
 std::vector<T> edge_values(std::size_t n, std::uint64_t seed) {
   tilefmt::testing::rng r(seed);

@@ -272,11 +272,9 @@ public:
       const auto [first, cells] = tile_span(t);
       auto tile = bytes.subspan(first * cell_size, cells * cell_size);
       append_tile(out.file, out.offsets, encoder ? encoder(tile) : rp->encode(tile, ctx));
-      const auto valid = validity.empty() ? validity : validity.subspan(first, cells);
-      if (f.nullable) encode_validity(out, valid);
-      tile_metadata_generator g(f.type, f.cell_val_num, false, f.nullable);
-      slabs(cells, [&](std::size_t start, std::size_t n) { g.fixed_slab(tile, cell_size, valid, start, start + n); });
-      store_stats(out, f, g.result(), cells);
+      finish_tile(out, f, validity, first, cells, [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t e) {
+        g.fixed_slab(tile, cell_size, valid, b, e);
+      });
     }
     out.set = true;
   }
@@ -315,11 +313,9 @@ public:
       }
       append_tile(out.var_file, out.var_offsets, rp.encode_var(data, tile_offsets, ctx));
       out.var_sizes.push_back(data.size());
-      const auto valid = validity.empty() ? validity : validity.subspan(first, cells);
-      if (f.nullable) encode_validity(out, valid);
-      tile_metadata_generator g(f.type, f.cell_val_num, true, f.nullable);
-      slabs(cells, [&](std::size_t start, std::size_t n) { g.var_slab(data, tile_offsets, valid, start, start + n); });
-      store_stats(out, f, g.result(), cells);
+      finish_tile(out, f, validity, first, cells, [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t e) {
+        g.var_slab(data, tile_offsets, valid, b, e);
+      });
     }
     out.set = true;
   }
@@ -364,6 +360,19 @@ private:
       slabs_(cells, f);
     else
       f(0, cells);
+  }
+
+  /// What follows a tile's data: its validity tile (nullable fields) and its
+  /// metadata, `feed(generator, validity, start, end)` giving the generator
+  /// each slab of the tile.
+  template <class Feed>
+  void finish_tile(field_tiles& out, const field_spec& f, std::span<const std::uint8_t> validity, std::size_t first,
+                   std::size_t cells, Feed&& feed) const {
+    const auto valid = validity.empty() ? validity : validity.subspan(first, cells);
+    if (f.nullable) encode_validity(out, valid);
+    tile_metadata_generator g(f.type, f.cell_val_num, f.var(), f.nullable);
+    slabs(cells, [&](std::size_t start, std::size_t n) { feed(g, valid, start, start + n); });
+    store_stats(out, f, g.result(), cells);
   }
 
   /// The validity tile, filtered with the schema's validity filters.
