@@ -618,3 +618,40 @@ TEST_CASE("labels: 32 lowercase hex digits, in creation order within a milliseco
   CHECK(l1.substr(0, 8) < l2.substr(0, 8));
   CHECK(l1.substr(8) != l2.substr(8));
 }
+
+TEST_CASE("dense fragments over partial tiles, cells in row-major order: the files TileDB 2.30 wrote") {
+  const fs::path twin_partial = data / "writer" / "twin_partial";
+  fs::path root = scratch("twin-partial");
+  using D = format::Datatype;
+  auto schema = format::make_array_schema(
+      format::ArrayType::DENSE,
+      {format::make_dimension<std::int32_t>("rows", 1, 8, 4), format::make_dimension<std::int32_t>("cols", 1, 6, 3)},
+      {format::make_attribute("a", D::INT32, 1, false, format::compression_pipeline(format::FilterType::ZSTD, 1)),
+       format::make_attribute("n", D::FLOAT64, 1, true), format::make_attribute("s", D::STRING_ASCII, format::var_num, true)});
+  const std::string schema_name = only_file_in(twin_partial / "__schema");
+  CHECK(array::create(root, schema, same_name_as(schema_name)) == schema_name);
+  CHECK_THROWS_AS(array::dense_fragment(root, {{2, 6}, {2, 5}}), std::invalid_argument);  // storage order needs whole tiles
+  array::dense_fragment f(root, {{2, 6}, {2, 5}}, array::cell_layout::row_major);
+  CHECK(f.tile_num() == 4);
+  CHECK(f.cell_num() == 20);
+  // make_twin.py's partial_cells(), row-major over rows 2-6, cols 2-5.
+  std::vector<std::int32_t> a;
+  std::vector<double> n;
+  std::vector<std::string> s;
+  std::vector<std::uint8_t> n_valid, s_valid;
+  for (std::uint64_t i = 0; i < f.cell_num(); ++i) {
+    auto rc = f.cell_coordinates(i);
+    const std::int64_t r = rc[0], c = rc[1];
+    CHECK(rc == std::vector<std::int64_t>{2 + static_cast<std::int64_t>(i / 4), 2 + static_cast<std::int64_t>(i % 4)});
+    a.push_back(static_cast<std::int32_t>(100 * r + c));
+    n.push_back(static_cast<double>(r) - static_cast<double>(c) / 8.0);
+    n_valid.push_back((r + c) % 4 != 0);
+    s.push_back(std::string(static_cast<std::size_t>((r * c) % 5), 'p'));
+    s_valid.push_back((r * c) % 3 != 0);
+  }
+  f.set("a", a).set("n", n, n_valid).set_var("s", s, s_valid);
+  const std::string frag_name = only_dir_in(twin_partial / "__fragments");
+  CHECK(f.commit(same_name_as(frag_name)) == frag_name);
+  check_same_files(root, twin_partial, 9);
+  fs::remove_all(root);
+}

@@ -158,9 +158,10 @@ struct fragment_shape {
   std::uint64_t last_tile_cell_num = 0;     // dense: the cells of a space tile
 };
 
-/// Calls f(start, n) for the runs of cells of one tile in the order TileDB
-/// feeds them to its metadata generator; `cells` is the tile's cell count.
-using slab_plan = std::function<void(std::uint64_t cells, const std::function<void(std::size_t, std::size_t)>& f)>;
+/// Calls f(start, n) for the runs of cells of tile `tile` (of `cells`
+/// cells) in the order TileDB feeds them to its metadata generator.
+using slab_plan =
+    std::function<void(std::size_t tile, std::uint64_t cells, const std::function<void(std::size_t, std::size_t)>& f)>;
 
 class fragment_builder {
 public:
@@ -272,7 +273,7 @@ public:
       const auto [first, cells] = tile_span(t);
       auto tile = bytes.subspan(first * cell_size, cells * cell_size);
       append_tile(out.file, out.offsets, encoder ? encoder(tile) : rp->encode(tile, ctx));
-      finish_tile(out, f, validity, first, cells, [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t e) {
+      finish_tile(out, f, validity, t, first, cells, [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t e) {
         g.fixed_slab(tile, cell_size, valid, b, e);
       });
     }
@@ -313,7 +314,7 @@ public:
       }
       append_tile(out.var_file, out.var_offsets, rp.encode_var(data, tile_offsets, ctx));
       out.var_sizes.push_back(data.size());
-      finish_tile(out, f, validity, first, cells, [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t e) {
+      finish_tile(out, f, validity, t, first, cells, [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t e) {
         g.var_slab(data, tile_offsets, valid, b, e);
       });
     }
@@ -355,9 +356,9 @@ private:
     return {static_cast<std::size_t>(tile_first_[t]), static_cast<std::size_t>(tile_cells_[t])};
   }
 
-  void slabs(std::size_t cells, const std::function<void(std::size_t, std::size_t)>& f) const {
+  void slabs(std::size_t tile, std::size_t cells, const std::function<void(std::size_t, std::size_t)>& f) const {
     if (slabs_)
-      slabs_(cells, f);
+      slabs_(tile, cells, f);
     else
       f(0, cells);
   }
@@ -366,12 +367,12 @@ private:
   /// metadata, `feed(generator, validity, start, end)` giving the generator
   /// each slab of the tile.
   template <class Feed>
-  void finish_tile(field_tiles& out, const field_spec& f, std::span<const std::uint8_t> validity, std::size_t first,
-                   std::size_t cells, Feed&& feed) const {
+  void finish_tile(field_tiles& out, const field_spec& f, std::span<const std::uint8_t> validity, std::size_t tile,
+                   std::size_t first, std::size_t cells, Feed&& feed) const {
     const auto valid = validity.empty() ? validity : validity.subspan(first, cells);
     if (f.nullable) encode_validity(out, valid);
     tile_metadata_generator g(f.type, f.cell_val_num, f.var(), f.nullable);
-    slabs(cells, [&](std::size_t start, std::size_t n) { feed(g, valid, start, start + n); });
+    slabs(tile, cells, [&](std::size_t start, std::size_t n) { feed(g, valid, start, start + n); });
     store_stats(out, f, g.result(), cells);
   }
 

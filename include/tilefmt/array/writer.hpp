@@ -7,7 +7,8 @@
 //       {format::make_attribute("a", format::Datatype::INT32, 1, false, IntP::descriptor(22))});
 //   array::create("path/to/array", schema);
 //
-//   array::dense_fragment frag("path/to/array", {{1, 8}});   // whole space tiles
+//   array::dense_fragment frag("path/to/array", {{1, 8}});   // whole space tiles, storage order
+//   // or {{2, 5}}, array::cell_layout::row_major: any subarray, cells row-major
 //   frag.set<IntP>("a", values);     // tiles encoded by IntP itself
 //   frag.set("b", other_values);     // or by the schema's pipeline, built at run time
 //   std::string name = frag.commit();
@@ -38,9 +39,10 @@
 // next, the commit marker last, each written under a temporary name and
 // renamed. A fragment without its marker is invisible to readers.
 //
-// Scope: dense fragments over whole space tiles; sparse fragments with
-// fixed-size dimensions in row- or column-major cell order. Anything else is
-// rejected with std::invalid_argument before a file is written.
+// Scope: dense fragments (any subarray with cell_layout::row_major, whole
+// space tiles in storage order otherwise); sparse fragments with fixed-size
+// dimensions in row- or column-major cell order; no encryption. Anything
+// else is rejected with std::invalid_argument before a file is written.
 #pragma once
 
 #include <algorithm>
@@ -246,35 +248,43 @@ inline std::string create(const fs::path& root, format::ArraySchema schema, cons
   return name;
 }
 
-/// One dense fragment of an existing array, written over a subarray that
-/// consists of whole space tiles.
-///
-/// The subarray is given as [lo, hi] per dimension, inclusive, in the order
-/// of the schema's dimensions. Each of its bounds must lie on a tile
-/// boundary: lo = domain lo + k * extent and hi = domain lo + m * extent - 1,
-/// inside the domain. (TileDB also writes partial tiles, padding them with
-/// fill values; this writer does not.)
-///
-/// Cells are given per attribute in storage order: tile after tile in the
-/// schema's tile order over the subarray's tiles, and inside each tile in
-/// its cell order; cell_coordinates(i) says which cell the i-th value is.
+/// How the cells of a dense fragment are given.
+enum class cell_layout {
+  /// Tile after tile in the schema's tile order, and inside each tile in its
+  /// cell order (dense_fragment::cell_coordinates(i) says which cell the
+  /// i-th value is). The subarray must consist of whole space tiles.
+  storage,
+  /// Row-major over the subarray, as a C-ordered array of its shape (what
+  /// TileDB-Py writes). Any subarray inside the domain: the parts of its
+  /// space tiles outside it are stored as TileDB stores them (zero bytes,
+  /// null, one zero value for var-size cells) and read back as fill values.
+  row_major,
+};
+
+/// One dense fragment of an existing array, written over a subarray: [lo,
+/// hi] per dimension, inclusive, in the order of the schema's dimensions.
 /// Every attribute of the schema must be set before commit().
 class dense_fragment : public detail::cells_api<dense_fragment> {
 public:
   /// Writes into the array at `root`, with its latest schema. Throws
   /// io_error when `root` is not an array and std::invalid_argument for a
   /// subarray or schema this writer cannot write.
-  dense_fragment(const fs::path& root, std::vector<std::pair<std::int64_t, std::int64_t>> subarray)
-      : b_(root, "dense_fragment", false), subarray_(std::move(subarray)) {
+  dense_fragment(const fs::path& root, std::vector<std::pair<std::int64_t, std::int64_t>> subarray,
+                 cell_layout layout = cell_layout::storage)
+      : b_(root, "dense_fragment", false), subarray_(std::move(subarray)), layout_(layout) {
     const auto& schema = b_.schema();
     detail::check_schema(schema);
     const auto& dims = schema.domain.dimensions.value;
     if (subarray_.size() != dims.size())
       throw std::invalid_argument(b_.message(std::string("the subarray has ") + std::to_string(subarray_.size()) +
                                              " ranges, the array " + std::to_string(dims.size()) + " dimensions"));
-    tiles_per_dim_.resize(dims.size());
-    extents_.resize(dims.size());
-    for (std::size_t d = 0; d < dims.size(); ++d) {
+    const std::size_t nd = dims.size();
+    tiles_per_dim_.resize(nd);
+    extents_.resize(nd);
+    first_tile_.resize(nd);
+    sub_from_.resize(nd);
+    widths_.resize(nd);
+    for (std::size_t d = 0; d < nd; ++d) {
       auto dd = detail::dense_dimension(dims[d]);
       auto [lo, hi] = subarray_[d];
       const std::string who = std::string("subarray range ") + std::to_string(d) + " [" + std::to_string(lo) + ", " +
@@ -287,12 +297,15 @@ public:
       const std::uint64_t from = static_cast<std::uint64_t>(lo) - static_cast<std::uint64_t>(dd.lo);
       const std::uint64_t len = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1;
       const std::uint64_t ext = static_cast<std::uint64_t>(dd.extent);
-      if (from % ext != 0 || len % ext != 0)
+      if (layout_ == cell_layout::storage && (from % ext != 0 || len % ext != 0))
         throw std::invalid_argument(b_.message(who + " does not consist of whole tiles of extent " +
                                                std::to_string(ext) + " from the domain's lower bound " +
-                                               std::to_string(dd.lo)));
-      tiles_per_dim_[d] = len / ext;
+                                               std::to_string(dd.lo) + " (cell_layout::row_major takes any subarray)"));
+      sub_from_[d] = from;
+      first_tile_[d] = from / ext;
+      tiles_per_dim_[d] = (from + len - 1) / ext - first_tile_[d] + 1;
       extents_[d] = ext;
+      widths_[d] = len;
     }
     tile_num_ = checked_product(tiles_per_dim_, "tiles");
     cells_per_tile_ = checked_product(extents_, "cells in a tile");
@@ -305,15 +318,26 @@ public:
   const std::string& schema_name() const noexcept { return b_.schema_name(); }
   std::uint64_t tile_num() const noexcept { return tile_num_; }
   std::uint64_t cells_per_tile() const noexcept { return cells_per_tile_; }
-  std::uint64_t cell_num() const noexcept { return tile_num_ * cells_per_tile_; }
+  /// The cells set() takes: those of the subarray.
+  std::uint64_t cell_num() const noexcept {
+    std::uint64_t n = 1;
+    for (auto w : widths_) n *= w;
+    return n;
+  }
 
-  /// The coordinates of the i-th cell in storage order (one per dimension).
+  /// The coordinates of the i-th cell as set() takes them (one per dimension).
   std::vector<std::int64_t> cell_coordinates(std::uint64_t i) const {
     if (i >= cell_num()) throw std::out_of_range(std::string("tilefmt: dense_fragment::cell_coordinates: no cell ") + std::to_string(i));
     const std::size_t nd = subarray_.size();
+    std::vector<std::int64_t> out(nd);
+    if (layout_ == cell_layout::row_major) {
+      auto pos = unravel(i, widths_, format::Layout::ROW_MAJOR);
+      for (std::size_t d = 0; d < nd; ++d)
+        out[d] = static_cast<std::int64_t>(static_cast<std::uint64_t>(subarray_[d].first) + pos[d]);
+      return out;
+    }
     std::vector<std::uint64_t> tile_pos = unravel(i / cells_per_tile_, tiles_per_dim_, schema().tile_order);
     std::vector<std::uint64_t> cell_pos = unravel(i % cells_per_tile_, extents_, schema().cell_order);
-    std::vector<std::int64_t> out(nd);
     for (std::size_t d = 0; d < nd; ++d)
       out[d] = static_cast<std::int64_t>(static_cast<std::uint64_t>(subarray_[d].first) + tile_pos[d] * extents_[d] +
                                          cell_pos[d]);
@@ -346,14 +370,78 @@ private:
   void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
                  std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
     const std::size_t i = b_.attribute(name, value_size, n, false, validity, cell_num());
-    b_.encode_fixed(b_.attribute_tiles(i), b_.attribute_spec(i), bytes, validity, encoder);
+    const auto spec = b_.attribute_spec(i);
+    if (layout_ == cell_layout::storage)
+      return b_.encode_fixed(b_.attribute_tiles(i), spec, bytes, validity, encoder);
+    // Into storage order: TileDB's dense tiler starts each tile zeroed
+    // (values and validity) and copies the written cells in.
+    const std::size_t cell_size = spec.cell_size();
+    const auto& src = storage_source();
+    std::vector<std::byte> tiles(src.size() * cell_size, std::byte{0});
+    std::vector<std::uint8_t> valid(spec.nullable ? src.size() : 0, 0);
+    for (std::size_t k = 0; k < src.size(); ++k) {
+      if (src[k] == no_cell) continue;
+      std::memcpy(tiles.data() + k * cell_size, bytes.data() + src[k] * cell_size, cell_size);
+      if (spec.nullable) valid[k] = validity[src[k]];
+    }
+    b_.encode_fixed(b_.attribute_tiles(i), spec, tiles, valid, encoder);
   }
 
   void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
                std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
     const std::size_t i = b_.attribute(name, value_size, offsets.size(), true, validity, cell_num());
-    b_.check_var_offsets(b_.attribute_spec(i).name, offsets, values.size() / value_size);
-    b_.encode_var(b_.attribute_tiles(i), b_.attribute_spec(i), values, offsets, value_size, validity);
+    const auto spec = b_.attribute_spec(i);
+    b_.check_var_offsets(spec.name, offsets, values.size() / value_size);
+    if (layout_ == cell_layout::storage)
+      return b_.encode_var(b_.attribute_tiles(i), spec, values, offsets, value_size, validity);
+    // Cells outside the subarray hold one zero value (DenseTiler::get_tile).
+    const auto& src = storage_source();
+    std::vector<std::byte> tiles;
+    std::vector<std::uint64_t> tile_offsets;
+    std::vector<std::uint8_t> valid(spec.nullable ? src.size() : 0, 0);
+    tile_offsets.reserve(src.size());
+    for (std::size_t k = 0; k < src.size(); ++k) {
+      tile_offsets.push_back(tiles.size() / value_size);
+      if (src[k] == no_cell) {
+        tiles.resize(tiles.size() + value_size, std::byte{0});
+        continue;
+      }
+      const std::size_t c = src[k];
+      const std::size_t begin = static_cast<std::size_t>(offsets[c]) * value_size;
+      const std::size_t end = c + 1 < offsets.size() ? static_cast<std::size_t>(offsets[c + 1]) * value_size : values.size();
+      tiles.insert(tiles.end(), values.begin() + static_cast<std::ptrdiff_t>(begin),
+                   values.begin() + static_cast<std::ptrdiff_t>(end));
+      if (spec.nullable) valid[k] = validity[c];
+    }
+    b_.encode_var(b_.attribute_tiles(i), spec, tiles, tile_offsets, value_size, valid);
+  }
+
+  static constexpr std::size_t no_cell = std::numeric_limits<std::size_t>::max();
+
+  /// For each cell of the tiles in storage order, the row-major index of
+  /// the subarray cell it holds, or no_cell.
+  const std::vector<std::size_t>& storage_source() {
+    if (!source_.empty()) return source_;
+    const std::size_t nd = extents_.size();
+    source_.assign(static_cast<std::size_t>(tile_num_ * cells_per_tile_), no_cell);
+    for (std::size_t t = 0; t < tile_num_; ++t) {
+      const auto tile_pos = unravel(t, tiles_per_dim_, schema().tile_order);
+      for (std::size_t c = 0; c < cells_per_tile_; ++c) {
+        const auto cell_pos = unravel(c, extents_, schema().cell_order);
+        std::size_t index = 0;
+        bool inside = true;
+        for (std::size_t d = 0; d < nd && inside; ++d) {
+          // The cell's offset from the subarray's start, in this dimension.
+          const std::uint64_t lo_tile = (first_tile_[d] + tile_pos[d]) * extents_[d];
+          const std::uint64_t sub_lo = sub_from_[d];
+          const std::uint64_t at = lo_tile + cell_pos[d];
+          inside = at >= sub_lo && at - sub_lo < widths_[d];
+          if (inside) index = index * static_cast<std::size_t>(widths_[d]) + static_cast<std::size_t>(at - sub_lo);
+        }
+        if (inside) source_[t * cells_per_tile_ + c] = index;
+      }
+    }
+    return source_;
   }
 
   std::uint64_t checked_product(const std::vector<std::uint64_t>& v, const char* what) const {
@@ -381,43 +469,70 @@ private:
 
   /// The runs of cells in which TileDB's dense writer feeds a tile to its
   /// metadata generator, in its order (DenseTiler::copy_plan for a
-  /// row-major query, which TileDB-Py's dense writes are, over whole
-  /// tiles): one run for 1-D arrays; for row-major cells, runs of the last
-  /// dimension's extent, merged with earlier dimensions while the subarray
-  /// is one tile wide in the later one; for column-major cells, cell by cell
-  /// in row-major order of coordinates.
+  /// row-major query, which TileDB-Py's dense writes are): only the cells
+  /// the subarray covers; one run for 1-D arrays; for row-major cells, runs
+  /// along the last dimension, merged with earlier dimensions while the
+  /// subarray lies within one tile and spans it whole in the later one; for
+  /// column-major cells, cell by cell in row-major order of coordinates.
   detail::slab_plan slab_plan() const {
-    const std::vector<std::uint64_t> extents = extents_, tiles = tiles_per_dim_;
+    const std::size_t nd = extents_.size();
+    // Per tile and dimension: the covered cells' first position in the tile, and their count.
+    std::vector<std::vector<std::uint64_t>> starts(static_cast<std::size_t>(tile_num_)), widths(starts.size());
+    for (std::size_t t = 0; t < starts.size(); ++t) {
+      const auto tile_pos = unravel(t, tiles_per_dim_, schema().tile_order);
+      for (std::size_t d = 0; d < nd; ++d) {
+        const std::uint64_t tile_lo = (first_tile_[d] + tile_pos[d]) * extents_[d];
+        const std::uint64_t sub_lo = sub_from_[d];
+        const std::uint64_t lo = std::max(tile_lo, sub_lo), hi = std::min(tile_lo + extents_[d], sub_lo + widths_[d]);
+        starts[t].push_back(lo - tile_lo);
+        widths[t].push_back(hi - lo);
+      }
+    }
+    std::vector<bool> one_tile_wide(nd);  // the subarray is exactly one space tile in this dimension
+    for (std::size_t d = 0; d < nd; ++d) one_tile_wide[d] = tiles_per_dim_[d] == 1 && widths_[d] == extents_[d];
+    const std::vector<std::uint64_t> extents = extents_;
     const bool row_major = schema().cell_order == format::Layout::ROW_MAJOR;
-    return [extents, tiles, row_major](std::uint64_t cells_in_tile, const std::function<void(std::size_t, std::size_t)>& f) {
-      const std::size_t nd = extents.size();
-      const std::size_t cells = static_cast<std::size_t>(cells_in_tile);
-      if (nd == 1) {
-        f(0, cells);
-      } else if (row_major) {
-        std::size_t run = static_cast<std::size_t>(extents[nd - 1]);
-        for (std::size_t d = nd - 1; d > 0 && tiles[d] == 1; --d) run *= static_cast<std::size_t>(extents[d - 1]);
-        for (std::size_t at = 0; at < cells; at += run) f(at, run);
-      } else {
-        std::vector<std::size_t> stride(nd, 1), coord(nd, 0);
+    return [=](std::size_t t, std::uint64_t, const std::function<void(std::size_t, std::size_t)>& f) {
+      const auto& s = starts[t];
+      const auto& w = widths[t];
+      std::vector<std::size_t> stride(nd, 1);  // of the tile's cells
+      if (row_major)
+        for (std::size_t d = nd - 1; d-- > 0;) stride[d] = stride[d + 1] * static_cast<std::size_t>(extents[d + 1]);
+      else
         for (std::size_t d = 1; d < nd; ++d) stride[d] = stride[d - 1] * static_cast<std::size_t>(extents[d - 1]);
-        for (std::size_t i = 0; i < cells; ++i) {
-          std::size_t at = 0;
-          for (std::size_t d = 0; d < nd; ++d) at += coord[d] * stride[d];
-          f(at, 1);
-          for (std::size_t d = nd; d-- > 0;) {
-            if (++coord[d] < extents[d]) break;
-            coord[d] = 0;
-          }
+      std::size_t origin = 0;
+      for (std::size_t d = 0; d < nd; ++d) origin += static_cast<std::size_t>(s[d]) * stride[d];
+      std::size_t run = 1, outer = nd;  // dimensions [0, outer) are walked, the rest is one run
+      if (nd == 1) {
+        run = static_cast<std::size_t>(w[0]);
+        outer = 0;
+      } else if (row_major) {
+        run = static_cast<std::size_t>(w[nd - 1]);
+        outer = nd - 1;
+        while (outer > 0 && one_tile_wide[outer]) run *= static_cast<std::size_t>(w[--outer]);
+      }
+      std::vector<std::size_t> coord(outer, 0);
+      while (true) {
+        std::size_t at = origin;
+        for (std::size_t d = 0; d < outer; ++d) at += coord[d] * stride[d];
+        f(at, run);
+        std::size_t d = outer;
+        while (d-- > 0) {
+          if (++coord[d] < w[d]) break;
+          coord[d] = 0;
         }
+        if (d == static_cast<std::size_t>(-1)) break;
       }
     };
   }
 
   detail::fragment_builder b_;
   std::vector<std::pair<std::int64_t, std::int64_t>> subarray_;
+  cell_layout layout_;
   std::vector<std::uint64_t> tiles_per_dim_, extents_;
+  std::vector<std::uint64_t> first_tile_, sub_from_, widths_;  // per dimension, in cells from the domain's lower bound
   std::uint64_t tile_num_ = 0, cells_per_tile_ = 0;
+  std::vector<std::size_t> source_;
 };
 
 namespace detail {

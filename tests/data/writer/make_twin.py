@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the TileDB-Py twins of the arrays tests/array/test_writer.cpp writes.
 
-    make_twin.py OUTDIR [twin] [twin_var] [twin_col] [twin_sparse]   (run with TileDB-Py 0.36.1 / libtiledb 2.30)
+    make_twin.py OUTDIR [twin] [twin_var] [twin_col] [twin_sparse] [twin_partial]   (run with TileDB-Py 0.36.1 / libtiledb 2.30)
 
 A 2D dense array, int32 dimensions rows [1, 8] (extent 4) and cols [1, 6]
 (extent 3), two attributes:
@@ -42,6 +42,13 @@ short) whose coordinates and values are sparse_cells():
   a   INT32                [ZSTD(1)]
   f   FLOAT64 nullable     (none)
   s   ASCII var            (none)
+
+The fifth twin, twin_partial, is dense with a write that covers space
+tiles only in part: rows 2-6, cols 2-5 of the first twin's domain (four
+tiles, each partly written; TileDB fills the rest), cells partial_cells():
+  a   INT32                [ZSTD(1)]
+  n   FLOAT64 nullable     (none)
+  s   ASCII var nullable   (none)
 """
 
 import os
@@ -221,9 +228,41 @@ def write_twin_sparse(out):
         impl(A, (c["x"], c["y"]), {"a": c["a"], "f": c["f"], "s": c["s"]}, {"f": c["f_valid"]})
 
 
+def partial_cells():
+    rows = np.arange(2, 7)[:, None]
+    cols = np.arange(2, 6)[None, :]
+    return {
+        "a": (100 * rows + cols).astype(np.int32),
+        "n": (rows - cols / 8.0).astype(np.float64),
+        "n_valid": (((rows + cols) % 4) != 0).astype(np.uint8),
+        "s": grid_of(lambda r, c: "p" * ((r * c) % 5), 2, 7, 2, 6),
+        "s_valid": (((rows * cols) % 3) != 0).astype(np.uint8),
+    }
+
+
+def grid_of(f, r0, r1, c0, c1):
+    return np.array([[f(r, c) for c in range(c0, c1)] for r in range(r0, r1)], dtype=object)
+
+
+def write_twin_partial(out):
+    uri = fresh(out, "twin_partial")
+    attrs = [
+        tiledb.Attr("a", dtype=np.int32, filters=tiledb.FilterList([tiledb.ZstdFilter(level=1)])),
+        tiledb.Attr("n", dtype=np.float64, nullable=True),
+        tiledb.Attr("s", dtype="ascii", var=True, nullable=True),
+    ]
+    schema = tiledb.ArraySchema(domain=domain(), attrs=attrs, sparse=False,
+                                cell_order="row-major", tile_order="row-major")
+    tiledb.Array.create(uri, schema)
+    c = partial_cells()
+    validity = {"n": c["n_valid"].ravel(), "s": c["s_valid"].ravel()}
+    with tiledb.open(uri, "w", timestamp=FRAGMENT_TIMESTAMP) as A:
+        A._setitem_impl((slice(2, 7), slice(2, 6)), {"a": c["a"], "n": c["n"], "s": c["s"]}, validity)
+
+
 def main():
     out = sys.argv[1]
-    which = sys.argv[2:] or ["twin", "twin_var", "twin_col", "twin_sparse"]
+    which = sys.argv[2:] or ["twin", "twin_var", "twin_col", "twin_sparse", "twin_partial"]
     if "twin" in which:
         write_twin(out)
     if "twin_var" in which:
@@ -232,6 +271,8 @@ def main():
         write_twin_col(out)
     if "twin_sparse" in which:
         write_twin_sparse(out)
+    if "twin_partial" in which:
+        write_twin_partial(out)
     with open(os.path.join(out, "TILEDB_VERSION.txt"), "w") as f:
         f.write("libtiledb %s, TileDB-Py %s\n" % (".".join(map(str, tiledb.libtiledb.version())), tiledb.__version__))
 
