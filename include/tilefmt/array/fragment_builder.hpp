@@ -180,6 +180,7 @@ public:
                                           ", whose fragments TileDB writes at that version"));
     attrs_.resize(schema_.attributes.size());
     dims_.resize(schema_.domain.dimensions.size());
+    validity_pipeline_.emplace(schema_.validity_filters.value, format::Datatype::UINT8, write_format_version);
   }
 
   const fs::path& root() const noexcept { return root_; }
@@ -378,7 +379,7 @@ private:
 
   /// The validity tile, filtered with the schema's validity filters.
   void encode_validity(field_tiles& out, std::span<const std::uint8_t> validity) const {
-    filter::runtime_pipeline rp(schema_.validity_filters.value, format::Datatype::UINT8, write_format_version);
+    const auto& rp = *validity_pipeline_;
     append_tile(out.validity_file, out.validity_offsets, rp.encode(std::as_bytes(validity), rp.context(1)));
   }
 
@@ -570,6 +571,7 @@ private:
   std::string schema_name_;
   std::vector<std::uint64_t> tile_cells_, tile_first_;
   slab_plan slabs_;
+  std::optional<filter::runtime_pipeline> validity_pipeline_;  // built once: every nullable tile uses it
   std::vector<field_tiles> attrs_, dims_;
   bool committed_ = false;
 };
