@@ -283,7 +283,7 @@ string_tile make_strings(std::size_t cells, std::size_t words, std::size_t max_r
 
 void strings_decode(benchmark::State& state, format::FilterPipeline stored, std::size_t max_run) {
   const string_tile t = make_strings(200000, 2000, max_run);
-  filter::runtime_pipeline rp(stored, format::Datatype::STRING_ASCII, filter::current_format_version);
+  filter::runtime_pipeline rp(stored, format::Datatype::STRING_ASCII, tilefmt::format::written_version);
   const bytes tile = rp.encode_var(t.data, t.offsets, rp.context(1));
   bytes out(t.data.size());
   std::vector<std::uint64_t> offsets;

@@ -79,7 +79,7 @@ void decode_both(benchmark::State& state) {
   const std::vector<T>& in = values<T>();
   const std::vector<std::byte> tile = P::template encode<T>(in);
   // Built as a reader builds it: from the stored pipeline and the datatype.
-  const filter::runtime_pipeline rp(P::descriptor(), format::datatype_of<T>(), filter::current_format_version);
+  const filter::runtime_pipeline rp(P::descriptor(), format::datatype_of<T>(), tilefmt::format::written_version);
   const filter::tile_context ctx = rp.context(sizeof(T));
   std::vector<T> by_static(in.size()), by_runtime(in.size()), copied(in.size());
   double best_static = std::numeric_limits<double>::infinity();

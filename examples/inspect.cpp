@@ -30,14 +30,10 @@ struct field_stats {
 
 std::string json_str(std::string_view s) { return format::detail::json_string(s); }
 
-std::uint64_t stored_bytes(const array::fragment& frag, const array::field_info& f) {
+std::uint64_t stored_bytes(const array::array_reader& arr, const array::fragment& frag, const array::field_info& f) {
   std::uint64_t n = 0;
-  for (const char* suffix : {"", "_var", "_validity"}) {
-    std::string base = std::string(f.is_dimension ? "d" : "a").append(std::to_string(f.index)).append(suffix).append(".tdb");
-    std::error_code ec;
-    auto s = fs::file_size(frag.path() / base, ec);
-    if (!ec) n += s;
-  }
+  for (auto which : {format::DataFile::fixed, format::DataFile::var, format::DataFile::validity})
+    n += arr.storage().file_size(frag.path() / f.file_name(frag.format_version(), which)).value_or(0);
   return n;
 }
 
@@ -52,10 +48,10 @@ void print_values(const array::fragment& frag, const std::string& name, std::siz
   std::cout << "  " << frag.name().stem() << " " << name << ":";
   for (std::size_t t = 0; t < frag.tile_num() && shown < limit; ++t) {
     auto tile = frag.read_tile(f, t);
-    const std::size_t cells = f.var ? tile.offsets.size() : tile.values.size() / f.cell_size();
+    const std::size_t cells = f.var() ? tile.offsets.size() : tile.values.size() / f.cell_size();
     for (std::size_t c = 0; c < cells && shown < limit; ++c, ++shown) {
       std::span<const std::byte> cell;
-      if (f.var) {
+      if (f.var()) {
         std::uint64_t b = tile.offsets[c], e = c + 1 < cells ? tile.offsets[c + 1] : tile.values.size();
         cell = std::span<const std::byte>(tile.values).subspan(b, e - b);
       } else {
@@ -143,7 +139,7 @@ void report(const array::array_reader& arr, bool json) {
     for (auto& f : frag.special_fields()) fields.push_back(f);
     for (const auto& f : fields) {
       field_stats st;
-      st.stored = stored_bytes(frag, f);
+      st.stored = stored_bytes(arr, frag, f);
       for (std::size_t t = 0; t < frag.tile_num(); ++t) {
         auto tile = frag.read_tile(f, t);
         st.decoded += tile.values.size() + tile.offsets.size() * 8 + tile.validity.size();
@@ -158,8 +154,8 @@ void report(const array::array_reader& arr, bool json) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.2fx", ratio);
         const bool special = f.name.starts_with("__");
-        out << "    " << (special ? "cell " : f.is_dimension ? "dim  " : "attr ") << f.name << " " << format::codec_enum_name(f.type)
-            << (f.var ? " var" : "") << (f.nullable ? " nullable" : "") << ": " << filters << "; stored "
+        out << "    " << (special ? "cell " : f.is_dimension() ? "dim  " : "attr ") << f.name << " " << format::codec_enum_name(f.type)
+            << (f.var() ? " var" : "") << (f.nullable ? " nullable" : "") << ": " << filters << "; stored "
             << st.stored << " B, decoded " << st.decoded << " B (" << buf << ")\n";
       }
       first_field = false;

@@ -31,10 +31,10 @@ int main() {
   std::cout << "compile-time pipeline decodes it: " << (back == values ? "identical" : "DIFFERENT") << "\n";
 
   tilefmt::format::FilterPipeline desc = P::descriptor();
-  std::cout << "\nThe pipeline as a schema stores it: " << tilefmt::format::pipeline_to_text(desc, filter::current_format_version)
+  std::cout << "\nThe pipeline as a schema stores it: " << tilefmt::format::pipeline_to_text(desc, tilefmt::format::written_version)
             << "\n\n";
 
-  filter::runtime_pipeline rp(desc, tilefmt::format::Datatype::INT64, filter::current_format_version);
+  filter::runtime_pipeline rp(desc, tilefmt::format::Datatype::INT64, tilefmt::format::written_version);
   auto bytes = rp.decode(tile, rp.context(sizeof(std::int64_t)));
   bool same = bytes.size() == values.size() * 8 && std::memcmp(bytes.data(), values.data(), bytes.size()) == 0;
   std::cout << "runtime pipeline built from it decodes it: " << (same ? "identical" : "DIFFERENT") << "\n";

@@ -30,16 +30,23 @@ int main(int argc, char** argv) {
   try {
     // 16 x 12 cells in space tiles of 8 x 4.
     auto schema = format::make_array_schema(
-        format::ArrayType::DENSE,
-        {format::make_dimension<std::int32_t>("row", 1, 16, 8), format::make_dimension<std::int32_t>("col", 1, 12, 4)},
-        {format::make_attribute("count", format::Datatype::INT32, 1, false, Counts::descriptor()),
-         format::make_attribute("reading", format::Datatype::FLOAT64, 1, false, Readings::descriptor()),
-         format::make_attribute("station", format::Datatype::STRING_ASCII, format::var_num, true,
-                                format::compression_pipeline(format::FilterType::DICTIONARY))});
+        {.type = format::ArrayType::DENSE,
+         .dimensions = {format::make_dimension<std::int32_t>("row", 1, 16, 8),
+                        format::make_dimension<std::int32_t>("col", 1, 12, 4)},
+         .attributes = {
+             format::make_attribute(
+                 {.name = "count", .type = format::Datatype::INT32, .filters = Counts::descriptor()}),
+             format::make_attribute(
+                 {.name = "reading", .type = format::Datatype::FLOAT64, .filters = Readings::descriptor()}),
+             format::make_attribute({.name = "station",
+                                     .type = format::Datatype::STRING_ASCII,
+                                     .cell_val_num = format::var_num,
+                                     .nullable = true,
+                                     .filters = format::compression_pipeline(format::FilterType::DICTIONARY)})}});
     std::string schema_name = array::create(argv[1], schema);
 
     // The top half of the array: rows 1-8, every column (three tiles).
-    array::dense_fragment frag(argv[1], {{1, 8}, {1, 12}});
+    array::dense_fragment frag(argv[1], {{1, 8}, {1, 12}}, array::cell_layout::storage);
     std::vector<std::int32_t> count;
     std::vector<double> reading;
     std::vector<std::string> station;
@@ -57,9 +64,10 @@ int main(int argc, char** argv) {
 
     std::cout << "created " << argv[1] << "\n"
               << "  schema   __schema/" << schema_name << "\n"
-              << "  count    INT32   " << format::pipeline_to_text(Counts::descriptor(), array::write_format_version) << "\n"
-              << "  reading  FLOAT64 " << format::pipeline_to_text(Readings::descriptor(), array::write_format_version)
-              << "\n"
+              << "  count    INT32   "
+              << format::pipeline_to_text(Counts::descriptor(), tilefmt::format::written_version) << "\n"
+              << "  reading  FLOAT64 "
+              << format::pipeline_to_text(Readings::descriptor(), tilefmt::format::written_version) << "\n"
               << "  station  STRING_ASCII var, nullable, DICTIONARY\n"
               << "wrote fragment __fragments/" << name << "\n"
               << "  subarray row [1, 8], col [1, 12]: " << frag.tile_num() << " tiles of " << frag.cells_per_tile()

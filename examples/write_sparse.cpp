@@ -27,10 +27,15 @@ int main(int argc, char** argv) {
   try {
     // Time in seconds over a day (tiles of an hour), sensor ids 0-63 (tiles of 16).
     auto schema = format::make_array_schema(
-        format::ArrayType::SPARSE,
-        {format::make_dimension<std::int64_t>("time", 0, 86399, 3600), format::make_dimension<std::int32_t>("sensor", 0, 63, 16)},
-        {format::make_attribute("level", format::Datatype::INT32, 1, false, Levels::descriptor()),
-         format::make_attribute("note", format::Datatype::STRING_ASCII, format::var_num, true)});
+        {.type = format::ArrayType::SPARSE,
+         .dimensions = {format::make_dimension<std::int64_t>("time", 0, 86399, 3600),
+                        format::make_dimension<std::int32_t>("sensor", 0, 63, 16)},
+         .attributes = {format::make_attribute(
+                            {.name = "level", .type = format::Datatype::INT32, .filters = Levels::descriptor()}),
+                        format::make_attribute({.name = "note",
+                                                .type = format::Datatype::STRING_ASCII,
+                                                .cell_val_num = format::var_num,
+                                                .nullable = true})}});
     schema.capacity = 64;
     array::create(argv[1], schema);
 
@@ -52,7 +57,8 @@ int main(int argc, char** argv) {
     std::string name = frag.commit();
 
     std::cout << "created " << argv[1] << " (sparse, capacity " << schema.capacity << ")\n"
-              << "  level  INT32 " << format::pipeline_to_text(Levels::descriptor(), array::write_format_version) << "\n"
+              << "  level  INT32 " << format::pipeline_to_text(Levels::descriptor(), tilefmt::format::written_version)
+              << "\n"
               << "  note   STRING_ASCII var, nullable\n"
               << "wrote fragment __fragments/" << name << ": " << frag.cell_num() << " cells\n";
   } catch (const std::exception& e) {

@@ -45,6 +45,20 @@ export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1" UBSAN_OPTIONS="print_stack
 CXX=clang++ run_suite "clang++ ASan+UBSan" build/clang-asan -Dbuildtype=plain -Db_ndebug=false \
   -Db_sanitize=address,undefined -Db_lundef=false -Dbench=false "-Dcpp_args=-O1 -fno-sanitize-recover=undefined"
 
+# An opened array is safe to use from many threads: the array and storage
+# tests once more under ThreadSanitizer (clang++, -O1), built alone.
+say "Build: clang++ TSan (array and storage tests)"
+CXX=clang++ configure build/clang-tsan -Dbuildtype=plain -Db_ndebug=false -Db_sanitize=thread -Db_lundef=false -Dbench=false \
+  -Dexamples=false -Dinterop=disabled "-Dcpp_args=-O1"
+TSAN_TARGETS=$(cd build/clang-tsan && ninja -t targets all | sed -n 's|^\(tests/\(array\|storage\)/[a-z]*-test_[a-z_]*\): .*|\1|p' | sort -u)
+ninja -C build/clang-tsan -j "$(jobs)" $TSAN_TARGETS
+say "Test: clang++ TSan"
+set +e
+TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" \
+  meson test -C build/clang-tsan --no-rebuild --suite array --suite storage --num-processes "$(jobs)" --print-errorlogs
+set -e
+RESULTS+=("build/clang-tsan")
+
 # The byte-level tests once more on a big-endian CPU (s390x under qemu-user).
 say "Big-endian (s390x, qemu-user)"
 set +e

@@ -90,13 +90,13 @@ TEST_CASE("missing and damaged arrays give errors naming the file") {
     if (e.is_regular_file() && e.file_size() > 0) files.push_back(e.path());
   int errors = 0;
   for (const auto& file : files) {
-    auto original = array::read_file(file);
+    auto original = tilefmt::storage::local{}.read(file);
     for (int variant = 0; variant < 4; ++variant) {
       auto bytes = original;
       if (variant == 0) bytes.resize(bytes.size() / 2);
       else if (variant == 1) bytes.resize(bytes.size() > 8 ? bytes.size() - 8 : 0);
       else bytes[(bytes.size() * static_cast<std::size_t>(variant)) / 5] ^= std::byte{0x5a};
-      array::write_file_atomic(file, bytes);
+      tilefmt::storage::local{}.write(file, bytes);
       try {
         auto arr = array::open(root);
         for (const auto& frag : arr.fragments())
@@ -111,7 +111,7 @@ TEST_CASE("missing and damaged arrays give errors naming the file") {
         ++errors;
       }
     }
-    array::write_file_atomic(file, original);
+    tilefmt::storage::local{}.write(file, original);
   }
   CHECK(errors > static_cast<int>(files.size()));
   fs::remove_all(root);

@@ -77,7 +77,7 @@ void corrupt_every_file(const fs::path& src, const std::string& name, tally& see
   for (const auto& file : files) {
     const kind k = kind_of(file);
     const std::string frag_dir = file.parent_path().filename().string();
-    auto original = array::read_file(file);
+    auto original = tilefmt::storage::local{}.read(file);
     const std::size_t n = original.size();
     for (int variant = 0; variant < 5; ++variant) {
       CAPTURE(file.string());
@@ -90,7 +90,7 @@ void corrupt_every_file(const fs::path& src, const std::string& name, tally& see
       case 3: bytes[(2 * n) / 3] ^= std::byte{0x41}; break;
       default: bytes[n > 9 ? n - 9 : 0] ^= std::byte{0x80}; break;  // a footer length or last tile offset
       }
-      array::write_file_atomic(file, bytes);
+      tilefmt::storage::local{}.write(file, bytes);
       ++seen.tries;
       auto names_file = [&](const std::string& what) {
         return what.find(file.filename().string()) != std::string::npos;
@@ -138,7 +138,7 @@ void corrupt_every_file(const fs::path& src, const std::string& name, tally& see
         CHECK(names_file(e.what()));
       }
     }
-    array::write_file_atomic(file, original);
+    tilefmt::storage::local{}.write(file, original);
   }
   fs::remove_all(root);
 }

@@ -29,7 +29,7 @@ std::vector<fs::path> with_extension(const fs::path& dir, const std::string& ext
 }
 
 std::vector<std::string> lines_of(const fs::path& p) {
-  auto bytes = array::read_file(p);
+  auto bytes = tilefmt::storage::local{}.read(p);
   std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   std::vector<std::string> out;
   std::size_t at = 0;

@@ -71,11 +71,11 @@ TEST_CASE("legacy arrays, damaged: errors naming the file") {
       if (e.is_regular_file() && e.file_size() > 0) files.push_back(e.path());
     for (const auto& file : files) {
       CAPTURE(file.string());
-      auto original = array::read_file(file);
+      auto original = tilefmt::storage::local{}.read(file);
       for (std::size_t cut : {std::size_t{0}, original.size() / 2, original.size() - 1}) {
         auto bytes = original;
         bytes.resize(cut);
-        array::write_file_atomic(file, bytes);
+        tilefmt::storage::local{}.write(file, bytes);
         bool failed = false;
         try {
           auto arr = array::open(root);
@@ -91,7 +91,7 @@ TEST_CASE("legacy arrays, damaged: errors naming the file") {
         }
         CHECK(failed);
       }
-      array::write_file_atomic(file, original);
+      tilefmt::storage::local{}.write(file, original);
     }
     fs::remove_all(root);
   }

@@ -2,6 +2,7 @@
 // the same schema and cells (tests/data/writer/twin, made by
 // tests/data/writer/make_twin.py), they read back, and bad input is refused
 // before anything is written.
+#include "tilefmt/array/array.hpp"
 #include "tilefmt/array/writer.hpp"
 
 #include <unistd.h>
@@ -39,10 +40,12 @@ fs::path scratch(const std::string& name) {
 /// The schema of make_twin.py, declared from the compile-time pipelines.
 format::ArraySchema twin_schema() {
   return format::make_array_schema(
-      format::ArrayType::DENSE,
-      {format::make_dimension<std::int32_t>("rows", 1, 8, 4), format::make_dimension<std::int32_t>("cols", 1, 6, 3)},
-      {format::make_attribute("a", format::Datatype::INT32, 1, false, IntP::descriptor()),
-       format::make_attribute("b", format::Datatype::FLOAT64, 1, false, FloatP::descriptor())});
+      {.type = format::ArrayType::DENSE,
+       .dimensions = {format::make_dimension<std::int32_t>("rows", 1, 8, 4),
+                      format::make_dimension<std::int32_t>("cols", 1, 6, 3)},
+       .attributes = {
+           format::make_attribute({.name = "a", .type = format::Datatype::INT32, .filters = IntP::descriptor()}),
+           format::make_attribute({.name = "b", .type = format::Datatype::FLOAT64, .filters = FloatP::descriptor()})}});
 }
 
 std::int32_t a_at(std::int64_t r, std::int64_t c) { return static_cast<std::int32_t>(10 * r + c - 3 * (r * c % 5)); }
@@ -91,7 +94,7 @@ std::set<std::string> files_under(const fs::path& root) {
 }
 
 void check_same_bytes(const fs::path& ours, const fs::path& theirs) {
-  auto a = array::read_file(ours), b = array::read_file(theirs);
+  auto a = tilefmt::storage::local{}.read(ours), b = tilefmt::storage::local{}.read(theirs);
   INFO(ours.string());
   CHECK(a.size() == b.size());
   std::size_t n = std::min(a.size(), b.size()), i = 0;
@@ -118,7 +121,7 @@ void check_same_files(const fs::path& ours_root, const fs::path& theirs_root, st
 array::dense_fragment create_like(const fs::path& root, const fs::path& twin_dir, const format::ArraySchema& schema) {
   const std::string schema_name = only_file_in(twin_dir / "__schema");
   CHECK(array::create(root, schema, same_name_as(schema_name)) == schema_name);
-  return array::dense_fragment(root, {{1, 4}, {1, 6}});
+  return array::dense_fragment(root, {{1, 4}, {1, 6}}, array::cell_layout::storage);
 }
 
 /// Writes the twin's array under the twin's names into `root`.
@@ -152,17 +155,25 @@ format::ArraySchema twin_var_schema() {
   using D = format::Datatype;
   using FT = format::FilterType;
   auto var = [](std::string name, D type, bool nullable, format::FilterPipeline f = {}) {
-    return format::make_attribute(std::move(name), type, format::var_num, nullable, std::move(f));
+    return format::make_attribute({.name = std::move(name),
+                                   .type = type,
+                                   .cell_val_num = format::var_num,
+                                   .nullable = nullable,
+                                   .filters = std::move(f)});
   };
   return format::make_array_schema(
-      format::ArrayType::DENSE,
-      {format::make_dimension<std::int32_t>("rows", 1, 8, 4), format::make_dimension<std::int32_t>("cols", 1, 6, 3)},
-      {var("s", D::STRING_ASCII, false, format::compression_pipeline(FT::ZSTD, 1)),
-       format::make_attribute("n", D::INT32, 1, true, format::compression_pipeline(FT::LZ4)),
-       var("ns", D::STRING_ASCII, true), var("nu", D::STRING_UTF8, true),
-       var("r", D::STRING_ASCII, false, format::compression_pipeline(FT::RLE)),
-       var("d", D::STRING_UTF8, false, format::compression_pipeline(FT::DICTIONARY)),
-       format::make_attribute("c", D::CHAR, 1, true), format::make_attribute("u", D::UINT8)});
+      {.type = format::ArrayType::DENSE,
+       .dimensions = {format::make_dimension<std::int32_t>("rows", 1, 8, 4),
+                      format::make_dimension<std::int32_t>("cols", 1, 6, 3)},
+       .attributes = {
+           var("s", D::STRING_ASCII, false, format::compression_pipeline(FT::ZSTD, 1)),
+           format::make_attribute(
+               {.name = "n", .type = D::INT32, .nullable = true, .filters = format::compression_pipeline(FT::LZ4)}),
+           var("ns", D::STRING_ASCII, true), var("nu", D::STRING_UTF8, true),
+           var("r", D::STRING_ASCII, false, format::compression_pipeline(FT::RLE)),
+           var("d", D::STRING_UTF8, false, format::compression_pipeline(FT::DICTIONARY)),
+           format::make_attribute({.name = "c", .type = D::CHAR, .nullable = true}),
+           format::make_attribute({.name = "u", .type = D::UINT8})}});
 }
 
 std::string repeat(const std::string& s, std::int64_t n) {
@@ -231,7 +242,7 @@ TEST_CASE("var-size and nullable attributes: the files TileDB 2.30 wrote, byte f
   // counted; ns counts them.
   auto arr = array::open(root);
   const auto& frag = arr.fragments()[0];
-  var_cells v(array::dense_fragment(root, {{1, 4}, {1, 6}}));
+  var_cells v(array::dense_fragment(root, {{1, 4}, {1, 6}}, array::cell_layout::storage));
   CHECK(strings_of(frag.read_var<char>("s")) == v.s);
   CHECK(strings_of(frag.read_var<char>("r")) == v.r);
   CHECK(strings_of(frag.read_var<char>("d")) == v.d);
@@ -249,11 +260,17 @@ namespace {
 format::ArraySchema twin_col_schema() {
   using D = format::Datatype;
   auto s = format::make_array_schema(
-      format::ArrayType::DENSE,
-      {format::make_dimension<std::int32_t>("rows", 1, 8, 2), format::make_dimension<std::int32_t>("cols", 1, 6, 3)},
-      {format::make_attribute("s", D::STRING_ASCII, format::var_num, false, format::compression_pipeline(format::FilterType::ZSTD, 1)),
-       format::make_attribute("ns", D::STRING_ASCII, format::var_num, true), format::make_attribute("p", D::INT32, 2, true),
-       format::make_attribute("f", D::FLOAT64, 1, true)});
+      {.type = format::ArrayType::DENSE,
+       .dimensions = {format::make_dimension<std::int32_t>("rows", 1, 8, 2),
+                      format::make_dimension<std::int32_t>("cols", 1, 6, 3)},
+       .attributes = {format::make_attribute({.name = "s",
+                                              .type = D::STRING_ASCII,
+                                              .cell_val_num = format::var_num,
+                                              .filters = format::compression_pipeline(format::FilterType::ZSTD, 1)}),
+                      format::make_attribute(
+                          {.name = "ns", .type = D::STRING_ASCII, .cell_val_num = format::var_num, .nullable = true}),
+                      format::make_attribute({.name = "p", .type = D::INT32, .cell_val_num = 2, .nullable = true}),
+                      format::make_attribute({.name = "f", .type = D::FLOAT64, .nullable = true})}});
   s.cell_order = format::Layout::COL_MAJOR;
   s.tile_order = format::Layout::COL_MAJOR;
   return s;
@@ -265,7 +282,7 @@ TEST_CASE("column-major cells, more tiles than attributes: the files TileDB 2.30
   fs::path root = scratch("twin-col");
   const std::string schema_name = only_file_in(twin_col / "__schema");
   CHECK(array::create(root, twin_col_schema(), same_name_as(schema_name)) == schema_name);
-  array::dense_fragment f(root, {{1, 8}, {1, 6}});
+  array::dense_fragment f(root, {{1, 8}, {1, 6}}, array::cell_layout::storage);
   CHECK(f.tile_num() == 8);
   std::vector<std::string> s, ns;
   std::vector<std::int32_t> p;
@@ -298,10 +315,14 @@ namespace {
 format::ArraySchema twin_sparse_schema() {
   using D = format::Datatype;
   auto s = format::make_array_schema(
-      format::ArrayType::SPARSE,
-      {format::make_dimension<std::int32_t>("x", 1, 100, 10), format::make_dimension<std::int64_t>("y", -50, 49, 25)},
-      {format::make_attribute("a", D::INT32, 1, false, format::compression_pipeline(format::FilterType::ZSTD, 1)),
-       format::make_attribute("f", D::FLOAT64, 1, true), format::make_attribute("s", D::STRING_ASCII, format::var_num)});
+      {.type = format::ArrayType::SPARSE,
+       .dimensions = {format::make_dimension<std::int32_t>("x", 1, 100, 10),
+                      format::make_dimension<std::int64_t>("y", -50, 49, 25)},
+       .attributes = {
+           format::make_attribute(
+               {.name = "a", .type = D::INT32, .filters = format::compression_pipeline(format::FilterType::ZSTD, 1)}),
+           format::make_attribute({.name = "f", .type = D::FLOAT64, .nullable = true}),
+           format::make_attribute({.name = "s", .type = D::STRING_ASCII, .cell_val_num = format::var_num})}});
   s.capacity = 4;
   return s;
 }
@@ -394,7 +415,8 @@ TEST_CASE("sparse fragments: cells TileDB refuses are refused, and nothing is wr
   CHECK(array::list_array(root).fragments.empty());
   CHECK_NOTHROW(f.commit());
   CHECK(array::list_array(root).fragments.size() == 1);
-  CHECK_THROWS_AS(array::dense_fragment(root, {{1, 10}, {-50, -26}}), std::invalid_argument);  // the array is sparse
+  CHECK_THROWS_AS(array::dense_fragment(root, {{1, 10}, {-50, -26}}, array::cell_layout::storage),
+                  std::invalid_argument); // the array is sparse
   fs::remove_all(root);
 }
 
@@ -460,14 +482,16 @@ TEST_CASE("a written array reads back: values, non-empty domain, tile metadata")
 TEST_CASE("fragments of several writes, column-major orders, a 1D uint16 array") {
   fs::path root = scratch("orders");
   auto schema = format::make_array_schema(
-      format::ArrayType::DENSE,
-      {format::make_dimension<std::int64_t>("x", -10, 9, 5), format::make_dimension<std::int64_t>("y", 0, 3, 2)},
-      {format::make_attribute("v", format::Datatype::INT64, 1, false, IntP::descriptor()),
-       format::make_attribute("w", format::Datatype::CHAR, 2)});
+      {.type = format::ArrayType::DENSE,
+       .dimensions = {format::make_dimension<std::int64_t>("x", -10, 9, 5),
+                      format::make_dimension<std::int64_t>("y", 0, 3, 2)},
+       .attributes = {
+           format::make_attribute({.name = "v", .type = format::Datatype::INT64, .filters = IntP::descriptor()}),
+           format::make_attribute({.name = "w", .type = format::Datatype::CHAR, .cell_val_num = 2})}});
   schema.tile_order = format::Layout::COL_MAJOR;
   schema.cell_order = format::Layout::COL_MAJOR;
   array::create(root, schema, {.timestamp = 1000});
-  array::dense_fragment f1(root, {{-10, -1}, {0, 3}});
+  array::dense_fragment f1(root, {{-10, -1}, {0, 3}}, array::cell_layout::storage);
   CHECK(f1.tile_num() == 4);
   CHECK(f1.cells_per_tile() == 10);
   // Column-major: x fastest inside a tile, and the first tiles go down x.
@@ -486,7 +510,7 @@ TEST_CASE("fragments of several writes, column-major orders, a 1D uint16 array")
   }
   f1.set<IntP>("v", v).set("w", w);
   auto n1 = f1.commit({.timestamp = 2000});
-  array::dense_fragment f2(root, {{0, 4}, {2, 3}});
+  array::dense_fragment f2(root, {{0, 4}, {2, 3}}, array::cell_layout::storage);
   std::vector<std::int64_t> v2(10, 7);
   std::vector<char> w2(20, 'z');
   f2.set("v", v2).set("w", w2);
@@ -551,13 +575,13 @@ TEST_CASE("bad input is refused with std::invalid_argument before a fragment is 
   // An existing array is not created over.
   CHECK_THROWS_AS(array::create(root, twin_schema()), array::io_error);
   // Subarrays: not whole tiles, outside the domain, empty, wrong rank.
-  CHECK_THROWS_AS(array::dense_fragment(root, {{1, 3}, {1, 6}}), std::invalid_argument);
-  CHECK_THROWS_AS(array::dense_fragment(root, {{2, 5}, {1, 6}}), std::invalid_argument);
-  CHECK_THROWS_AS(array::dense_fragment(root, {{1, 12}, {1, 6}}), std::invalid_argument);
-  CHECK_THROWS_AS(array::dense_fragment(root, {{0, 3}, {1, 6}}), std::invalid_argument);
-  CHECK_THROWS_AS(array::dense_fragment(root, {{4, 1}, {1, 6}}), std::invalid_argument);
-  CHECK_THROWS_AS(array::dense_fragment(root, {{1, 4}}), std::invalid_argument);
-  array::dense_fragment f(root, {{1, 4}, {1, 3}});
+  CHECK_THROWS_AS(array::dense_fragment(root, {{1, 3}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_fragment(root, {{2, 5}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_fragment(root, {{1, 12}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_fragment(root, {{0, 3}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_fragment(root, {{4, 1}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_fragment(root, {{1, 4}}, array::cell_layout::storage), std::invalid_argument);
+  array::dense_fragment f(root, {{1, 4}, {1, 3}}, array::cell_layout::storage);
   std::vector<std::int32_t> a(12, 1);
   std::vector<double> b(12, 0.5);
   CHECK_THROWS_AS(f.set("a", std::vector<std::int32_t>(11)), std::invalid_argument);    // cell count
@@ -606,9 +630,10 @@ TEST_CASE("bad input is refused with std::invalid_argument before a fragment is 
   auto sparse = twin_schema();
   sparse.array_type = format::ArrayType::SPARSE;
   array::create(r2, sparse);
-  CHECK_THROWS_AS(array::dense_fragment(r2, {{1, 4}, {1, 6}}), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_fragment(r2, {{1, 4}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
   fs::remove_all(r2);
-  CHECK_THROWS_AS(array::dense_fragment(r2, {{1, 4}, {1, 6}}), array::io_error);  // no array
+  CHECK_THROWS_AS(array::dense_fragment(r2, {{1, 4}, {1, 6}}, array::cell_layout::storage),
+                  array::io_error); // no array
 }
 
 TEST_CASE("labels: 32 lowercase hex digits, in creation order within a millisecond") {
@@ -624,13 +649,19 @@ TEST_CASE("dense fragments over partial tiles, cells in row-major order: the fil
   fs::path root = scratch("twin-partial");
   using D = format::Datatype;
   auto schema = format::make_array_schema(
-      format::ArrayType::DENSE,
-      {format::make_dimension<std::int32_t>("rows", 1, 8, 4), format::make_dimension<std::int32_t>("cols", 1, 6, 3)},
-      {format::make_attribute("a", D::INT32, 1, false, format::compression_pipeline(format::FilterType::ZSTD, 1)),
-       format::make_attribute("n", D::FLOAT64, 1, true), format::make_attribute("s", D::STRING_ASCII, format::var_num, true)});
+      {.type = format::ArrayType::DENSE,
+       .dimensions = {format::make_dimension<std::int32_t>("rows", 1, 8, 4),
+                      format::make_dimension<std::int32_t>("cols", 1, 6, 3)},
+       .attributes = {
+           format::make_attribute(
+               {.name = "a", .type = D::INT32, .filters = format::compression_pipeline(format::FilterType::ZSTD, 1)}),
+           format::make_attribute({.name = "n", .type = D::FLOAT64, .nullable = true}),
+           format::make_attribute(
+               {.name = "s", .type = D::STRING_ASCII, .cell_val_num = format::var_num, .nullable = true})}});
   const std::string schema_name = only_file_in(twin_partial / "__schema");
   CHECK(array::create(root, schema, same_name_as(schema_name)) == schema_name);
-  CHECK_THROWS_AS(array::dense_fragment(root, {{2, 6}, {2, 5}}), std::invalid_argument);  // storage order needs whole tiles
+  CHECK_THROWS_AS(array::dense_fragment(root, {{2, 6}, {2, 5}}, array::cell_layout::storage),
+                  std::invalid_argument); // storage order needs whole tiles
   array::dense_fragment f(root, {{2, 6}, {2, 5}}, array::cell_layout::row_major);
   CHECK(f.tile_num() == 4);
   CHECK(f.cell_num() == 20);

@@ -50,17 +50,20 @@ std::string layout_name(format::Layout l) { return l == format::Layout::COL_MAJO
 std::string write_case(const fs::path& out, const case_spec& c) {
   const std::string rel = "arrays/" + c.name;
   auto schema = format::make_array_schema(
-      format::ArrayType::DENSE,
-      {format::make_dimension<std::int32_t>("row", 1, 16, 8), format::make_dimension<std::int32_t>("col", 1, 12, 4)},
-      {format::make_attribute("count", format::Datatype::INT32, 1, false, IntP::descriptor()),
-       format::make_attribute("reading", format::Datatype::FLOAT64, 1, false, FloatP::descriptor())});
+      {.type = format::ArrayType::DENSE,
+       .dimensions = {format::make_dimension<std::int32_t>("row", 1, 16, 8),
+                      format::make_dimension<std::int32_t>("col", 1, 12, 4)},
+       .attributes = {
+           format::make_attribute({.name = "count", .type = format::Datatype::INT32, .filters = IntP::descriptor()}),
+           format::make_attribute(
+               {.name = "reading", .type = format::Datatype::FLOAT64, .filters = FloatP::descriptor()})}});
   schema.tile_order = c.tile_order;
   schema.cell_order = c.cell_order;
   array::create(out / rel, schema, {.timestamp = 1700000000000});
 
   std::ostringstream frags;
   for (std::size_t w = 0; w < c.writes.size(); ++w) {
-    array::dense_fragment frag(out / rel, c.writes[w]);
+    array::dense_fragment frag(out / rel, c.writes[w], array::cell_layout::storage);
     std::vector<std::int32_t> count;
     std::vector<double> reading;
     for (std::uint64_t i = 0; i < frag.cell_num(); ++i) {
@@ -122,15 +125,27 @@ std::string write_var_case(const fs::path& out) {
   using D = format::Datatype;
   using FT = format::FilterType;
   auto schema = format::make_array_schema(
-      format::ArrayType::DENSE,
-      {format::make_dimension<std::int32_t>("row", 1, 16, 8), format::make_dimension<std::int32_t>("col", 1, 12, 4)},
-      {format::make_attribute("name", D::STRING_ASCII, format::var_num, false, format::compression_pipeline(FT::ZSTD, 3)),
-       format::make_attribute("score", D::INT32, 1, true, format::compression_pipeline(FT::LZ4)),
-       format::make_attribute("tag", D::STRING_UTF8, format::var_num, true, format::compression_pipeline(FT::RLE)),
-       format::make_attribute("kind", D::STRING_ASCII, format::var_num, false,
-                              format::compression_pipeline(FT::DICTIONARY))});
+      {.type = format::ArrayType::DENSE,
+       .dimensions = {format::make_dimension<std::int32_t>("row", 1, 16, 8),
+                      format::make_dimension<std::int32_t>("col", 1, 12, 4)},
+       .attributes = {
+           format::make_attribute({.name = "name",
+                                   .type = D::STRING_ASCII,
+                                   .cell_val_num = format::var_num,
+                                   .filters = format::compression_pipeline(FT::ZSTD, 3)}),
+           format::make_attribute(
+               {.name = "score", .type = D::INT32, .nullable = true, .filters = format::compression_pipeline(FT::LZ4)}),
+           format::make_attribute({.name = "tag",
+                                   .type = D::STRING_UTF8,
+                                   .cell_val_num = format::var_num,
+                                   .nullable = true,
+                                   .filters = format::compression_pipeline(FT::RLE)}),
+           format::make_attribute({.name = "kind",
+                                   .type = D::STRING_ASCII,
+                                   .cell_val_num = format::var_num,
+                                   .filters = format::compression_pipeline(FT::DICTIONARY)})}});
   array::create(out / rel, schema, {.timestamp = 1700000000000});
-  array::dense_fragment frag(out / rel, {{1, 16}, {5, 12}});
+  array::dense_fragment frag(out / rel, {{1, 16}, {5, 12}}, array::cell_layout::storage);
   std::vector<std::string> names, tags, kinds;
   std::vector<std::int32_t> score;
   std::vector<std::uint8_t> score_valid, tag_valid;
@@ -179,10 +194,14 @@ std::string write_sparse_case(const fs::path& out) {
   const std::string name = "tilefmt_sparse_colmajor_dups", rel = "arrays/" + name;
   using D = format::Datatype;
   auto schema = format::make_array_schema(
-      format::ArrayType::SPARSE,
-      {format::make_dimension<double>("t", 0.0, 1000.0, 100.0), format::make_dimension<std::int16_t>("k", -100, 100, 50)},
-      {format::make_attribute("v", D::INT64, 1, false, format::compression_pipeline(format::FilterType::ZSTD, 2)),
-       format::make_attribute("name", D::STRING_ASCII, format::var_num, true)});
+      {.type = format::ArrayType::SPARSE,
+       .dimensions = {format::make_dimension<double>("t", 0.0, 1000.0, 100.0),
+                      format::make_dimension<std::int16_t>("k", -100, 100, 50)},
+       .attributes = {
+           format::make_attribute(
+               {.name = "v", .type = D::INT64, .filters = format::compression_pipeline(format::FilterType::ZSTD, 2)}),
+           format::make_attribute(
+               {.name = "name", .type = D::STRING_ASCII, .cell_val_num = format::var_num, .nullable = true})}});
   schema.tile_order = format::Layout::COL_MAJOR;
   schema.cell_order = format::Layout::COL_MAJOR;
   schema.capacity = 7;

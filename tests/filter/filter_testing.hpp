@@ -32,7 +32,7 @@ inline std::vector<std::byte> one_chunk(std::uint32_t original, const std::vecto
 }
 
 struct both_ways_options {
-  std::uint32_t version = filter::current_format_version;
+  std::uint32_t version = tilefmt::format::written_version;
   std::uint32_t cell_val_num = 1;
   bool chunking = true;
 };

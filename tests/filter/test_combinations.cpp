@@ -73,7 +73,7 @@ void all_combinations(format::Datatype type) {
         if (compress) p.filters.value.push_back(make(FT::ZSTD));
         CAPTURE(n);
         CAPTURE(codec::to_text(p));
-        filter::runtime_pipeline rp(p, type, filter::current_format_version);
+        filter::runtime_pipeline rp(p, type, tilefmt::format::written_version);
         std::vector<std::byte> tile;
         try {
           tile = rp.encode(std::as_bytes(std::span(v)), rp.context(sizeof(T)));
@@ -94,7 +94,7 @@ template <class P, class T>
 void same_as_runtime(format::Datatype type) {
   auto v = increasing<T>(20000, 7);
   auto tile = P::template encode<T>(v, {.datatype = type});
-  filter::runtime_pipeline rp(P::descriptor(), type, filter::current_format_version);
+  filter::runtime_pipeline rp(P::descriptor(), type, tilefmt::format::written_version);
   CHECK(rp.encode(std::as_bytes(std::span(v)), rp.context(sizeof(T))) == tile);
   auto back = rp.decode(tile, rp.context(sizeof(T)));
   CHECK((back.empty() || std::memcmp(back.data(), v.data(), back.size()) == 0));

@@ -69,7 +69,7 @@ struct golden_case {
 
 /// The stored pipeline at `version` (DELTA and DOUBLE_DELTA options differ).
 format::FilterPipeline at_version(const golden_case& c, std::uint32_t version) {
-  filter::runtime_pipeline rp(c.pipeline, c.type, filter::current_format_version);
+  filter::runtime_pipeline rp(c.pipeline, c.type, tilefmt::format::written_version);
   format::FilterPipeline p;
   for (const auto& s : rp.stages()) std::visit([&](const auto& st) { p.filters.value.push_back(st.descriptor(version)); }, s);
   return p;

@@ -88,7 +88,7 @@ void check_both_ways(const std::vector<T>& values, bool in_range = true) {
             std::bit_cast<std::array<std::byte, sizeof(T)>>(expected_back<T, W>(values[i], Params::scale, Params::offset)));
     }
   }
-  filter::runtime_pipeline rp(P::descriptor(), format::datatype_of<T>(), filter::current_format_version);
+  filter::runtime_pipeline rp(P::descriptor(), format::datatype_of<T>(), tilefmt::format::written_version);
   CHECK(rp.decode(tile, rp.context(sizeof(T))) == bytes_of_values(back));
   CHECK(rp.encode(std::as_bytes(std::span(values)), rp.context(sizeof(T))) == tile);
   // Stacked with a compressor.

@@ -178,8 +178,10 @@ TEST_CASE("format v10 schema with a string dimension (zero_var_chunks_v10)") {
   CHECK(s.attributes[0].nullable.value == false);
 
   // The schema TileDB's defaults give for that program, encoded as v10, is the file.
-  auto built = format::make_array_schema(format::ArrayType::SPARSE, {format::make_string_dimension("d")},
-                                         {format::make_attribute("a", Datatype::INT32)});
+  auto built =
+      format::make_array_schema({.type = format::ArrayType::SPARSE,
+                                 .dimensions = {format::make_string_dimension("d")},
+                                 .attributes = {format::make_attribute({.name = "a", .type = Datatype::INT32})}});
   built.version.value = 10;
   CHECK(codec::encode(built) == payload);
   CHECK(built == s);
@@ -398,7 +400,7 @@ TEST_CASE("every schema file under tests/data/legacy is accounted for") {
       ++library_version;
       continue;
     }
-    if (codec::load_le<std::uint32_t>(payload.data()) > format::current_format_version) {
+    if (codec::load_le<std::uint32_t>(payload.data()) > tilefmt::format::newest_read_version) {
       CHECK(decode_error(payload).field() == "ArraySchema.version");
       ++newer;
       continue;
@@ -626,12 +628,16 @@ TEST_CASE("version 23 by hand: labels, enumerations, current domain and every at
 
   SUBCASE("built from the declarations") {
     ArraySchema b = format::make_array_schema(
-        format::ArrayType::SPARSE,
-        {format::make_dimension<std::int32_t>("d1", 0, 100, 10), format::make_string_dimension("d2")},
-        {format::make_attribute("a", Datatype::FLOAT64, 1, true,
-                                {65536, {{format::Filter::make(FilterType::SCALE_FLOAT,
-                                                               format::FloatScaleOptions{0.5, 1.0, 4}, 23)}}}),
-         format::make_attribute("e", Datatype::UINT8)});
+        {.type = format::ArrayType::SPARSE,
+         .dimensions = {format::make_dimension<std::int32_t>("d1", 0, 100, 10), format::make_string_dimension("d2")},
+         .attributes = {format::make_attribute(
+                            {.name = "a",
+                             .type = Datatype::FLOAT64,
+                             .nullable = true,
+                             .filters = {65536,
+                                         {{format::Filter::make(FilterType::SCALE_FLOAT,
+                                                                format::FloatScaleOptions{0.5, 1.0, 4}, 23)}}}}),
+                        format::make_attribute({.name = "e", .type = Datatype::UINT8})}});
     b.tile_order = format::Layout::COL_MAJOR;
     b.cell_order = format::Layout::HILBERT;
     b.capacity = 100;
@@ -690,9 +696,10 @@ TEST_CASE("every version gate from 1 to 23") {
   // fields each version adds.
   for (std::uint32_t v = 1; v <= 23; ++v) {
     CAPTURE(v);
-    ArraySchema s = format::make_array_schema(format::ArrayType::DENSE,
-                                              {format::make_dimension<std::int32_t>("d", 1, 4, 2)},
-                                              {format::make_attribute("a", Datatype::INT32)});
+    ArraySchema s =
+        format::make_array_schema({.type = format::ArrayType::DENSE,
+                                   .dimensions = {format::make_dimension<std::int32_t>("d", 1, 4, 2)},
+                                   .attributes = {format::make_attribute({.name = "a", .type = Datatype::INT32})}});
     s.version.value = v;
     s.coords_filters = s.offsets_filters = s.validity_filters.value = format::FilterPipeline{};
     if (v < 5) s.domain.type.value = Datatype::INT32;
@@ -801,7 +808,7 @@ TEST_CASE("attributes and dimensions decoded alone with a version") {
   struct ctx_t {
     std::uint32_t version;
   };
-  auto a = format::make_attribute("x", Datatype::UINT32, 2, true);
+  auto a = format::make_attribute({.name = "x", .type = Datatype::UINT32, .cell_val_num = 2, .nullable = true});
   auto b17 = codec::encode(a, ctx_t{17});
   auto b16 = codec::encode(a, ctx_t{16});
   CHECK(b17.size() == b16.size() + 1);

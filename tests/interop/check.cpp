@@ -34,7 +34,7 @@ struct mismatch : std::runtime_error {
 
 std::string str(const json::value& v) { return std::string(v.as_string().c_str()); }
 
-std::vector<std::byte> file_bytes(const fs::path& p) { return array::read_file(p); }
+std::vector<std::byte> file_bytes(const fs::path& p) { return tilefmt::storage::local{}.read(p); }
 
 std::string hex(std::span<const std::byte> b) {
   static const char* d = "0123456789abcdef";
@@ -134,10 +134,10 @@ void check_fragment(const array::fragment& frag, const json::object& want, const
     for (std::size_t t = 0, n = frag.tile_num(); t < n; ++t) {
       auto tile = frag.read_tile(f, t);
       const std::size_t cells = static_cast<std::size_t>(frag.tile_cells(t));
-      const std::size_t width = f.var ? 0 : tile.values.size() / std::max<std::size_t>(cells, 1);
+      const std::size_t width = f.var() ? 0 : tile.values.size() / std::max<std::size_t>(cells, 1);
       for (std::size_t c = 0; c < cells; ++c, ++cell) {
         if (!keep.empty() && !keep.at(cell)) continue;
-        if (f.var) {
+        if (f.var()) {
           const std::uint64_t b = tile.offsets.at(c), e = c + 1 < cells ? tile.offsets.at(c + 1) : tile.values.size();
           std::byte o[8];
           codec::store_le<std::uint64_t>(o, values.size());
@@ -179,7 +179,7 @@ bool integer_type(format::Datatype t) {
 std::vector<wide_int> read_integers(const array::fragment& frag, const std::string& name) {
   auto f = frag.field(name);
   std::vector<wide_int> out;
-  if (!integer_type(f.type) || f.var || f.cell_val_num != 1) throw mismatch(name + " is not an integer field");
+  if (!integer_type(f.type) || f.var() || f.cell_val_num != 1) throw mismatch(name + " is not an integer field");
   filter::with_integer_type(f.type, [&]<class T>() {
     for (T v : frag.read<T>(name)) out.push_back(static_cast<wide_int>(v));
   });
@@ -401,7 +401,7 @@ int main(int argc, char** argv) {
     std::cout << "interop: no corpus at " << manifest_path.string() << " (run scripts/interop.sh); skipping\n";
     return 77;
   }
-  auto text = array::read_file(manifest_path);
+  auto text = tilefmt::storage::local{}.read(manifest_path);
   auto manifest = json::parse(std::string_view(reinterpret_cast<const char*>(text.data()), text.size())).as_object();
   auto unsupported = read_patterns(argc > 2 ? argv[2] : nullptr);
   fs::path base = manifest_path.parent_path();

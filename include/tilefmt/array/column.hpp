@@ -85,4 +85,13 @@ struct column_allocator {
 template <class T>
 using column = std::vector<T, detail::column_allocator<T>>;
 
+/// A var-size column: `values` holds every cell's values back to back and
+/// `offsets[i]` is where cell i starts (in elements of T), with no trailing
+/// offset. Read by fragment::read_var, taken by the writers' set_var.
+template <class T>
+struct var_column {
+  std::vector<std::uint64_t> offsets;
+  std::vector<T> values;
+};
+
 } // namespace tilefmt::array

@@ -54,24 +54,6 @@ struct listing {
 
 namespace detail {
 
-inline bool is_dir(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_directory(p, ec);
-}
-inline bool exists(const fs::path& p) {
-  std::error_code ec;
-  return fs::exists(p, ec);
-}
-
-inline std::vector<fs::path> list(const fs::path& dir) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  if (!is_dir(dir)) return out;
-  for (auto& e : fs::directory_iterator(dir, ec)) out.push_back(e.path());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 inline bool fully_within(const format::TimestampedName& n, std::uint64_t start, std::uint64_t end) {
   return n.t1 >= start && n.t2 <= end;
 }
@@ -89,14 +71,14 @@ inline bool selected(const format::TimestampedName& n, std::uint64_t start, std:
 
 /// Entries of `.vac` files (overlapping the open range): names of fragment
 /// or metadata folders/files that a consolidation replaced.
-inline std::set<std::string> vacuumed(const std::vector<fs::path>& files, std::uint64_t start, std::uint64_t end,
-                                      bool partial_overlap = false) {
+inline std::set<std::string> vacuumed(const storage::backend& st, const std::vector<fs::path>& files, std::uint64_t start,
+                                      std::uint64_t end, bool partial_overlap = false) {
   std::set<std::string> out;
   for (const auto& f : files) {
     if (f.extension() != ".vac") continue;
     auto name = format::parse_timestamped_name(f.filename().string());
     if (!selected(name, start, end, partial_overlap)) continue;
-    auto bytes = read_file(f);
+    auto bytes = st.read(f);
     std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     std::istringstream ss(text);
     for (std::string line; std::getline(ss, line);) {
@@ -116,11 +98,11 @@ inline std::set<std::string> vacuumed(const std::vector<fs::path>& files, std::u
 /// consolidated commits no longer stand for (their fragments were vacuumed or
 /// deleted). TileDB matches them against `.con` lines as exact strings and
 /// reads every ignore file whatever the open range (array_directory.cc).
-inline std::set<std::string> ignored_commits(const std::vector<fs::path>& files) {
+inline std::set<std::string> ignored_commits(const storage::backend& st, const std::vector<fs::path>& files) {
   std::set<std::string> out;
   for (const auto& f : files) {
     if (f.extension() != ".ign") continue;
-    auto bytes = read_file(f);
+    auto bytes = st.read(f);
     std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     std::istringstream ss(text);
     for (std::string line; std::getline(ss, line);) out.insert(line);
@@ -130,12 +112,12 @@ inline std::set<std::string> ignored_commits(const std::vector<fs::path>& files)
 
 /// Fragment names listed in consolidated commit files (`.con`), less the
 /// commits an ignore file names.
-inline std::set<std::string> consolidated_commits(const std::vector<fs::path>& files,
+inline std::set<std::string> consolidated_commits(const storage::backend& st, const std::vector<fs::path>& files,
                                                   const std::set<std::string>& ignored = {}) {
   std::set<std::string> out;
   for (const auto& f : files) {
     if (f.extension() != ".con") continue;
-    auto bytes = read_file(f);
+    auto bytes = st.read(f);
     std::size_t at = 0;
     while (at < bytes.size()) {
       std::size_t nl = at;
@@ -170,9 +152,10 @@ inline bool special_name(const std::string& n) {
 } // namespace detail
 
 /// Whether `root` is a TileDB array folder.
-inline bool is_array(const fs::path& root) {
-  return detail::is_dir(root / "__schema") || detail::exists(root / "__array_schema.tdb");
+inline bool is_array(const storage::backend& st, const fs::path& root) {
+  return st.is_folder(root / "__schema") || st.is_file(root / "__array_schema.tdb");
 }
+inline bool is_array(const fs::path& root) { return is_array(storage::local{}, root); }
 
 /// Lists an array folder as TileDB would see it when opened for reading at
 /// [start, end] (milliseconds since the epoch, both inclusive).
@@ -180,20 +163,31 @@ inline bool is_array(const fs::path& root) {
 /// and later that overlap the range only in part are listed too (TileDB
 /// filters their cells by the per-cell timestamps, fragment::read_timestamps).
 /// array::open decides it from the schema.
-inline listing list_array(const fs::path& root, std::uint64_t start = 0,
+inline listing list_array(const storage::backend& st, const fs::path& root, std::uint64_t start = 0,
                           std::uint64_t end = std::numeric_limits<std::uint64_t>::max(), bool sparse_array = false) {
-  if (!detail::is_dir(root)) throw io_error(root, "not a folder");
-  if (!is_array(root)) throw io_error(root, "not a TileDB array (no __schema folder or __array_schema.tdb)");
+  if (!st.is_folder(root)) throw io_error(root, "not a folder");
+  if (!is_array(st, root)) throw io_error(root, "not a TileDB array (no __schema folder or __array_schema.tdb)");
+  // Paths of a folder's files and of its subfolders, sorted by name.
+  auto files = [&](const fs::path& dir) {
+    std::vector<fs::path> out;
+    for (const auto& e : st.list(dir))
+      if (!e.folder) out.push_back(dir / e.name);
+    return out;
+  };
+  auto folders = [&](const fs::path& dir) {
+    std::vector<fs::path> out;
+    for (const auto& e : st.list(dir))
+      if (e.folder) out.push_back(dir / e.name);
+    return out;
+  };
   listing out;
 
   // Schemas: the legacy file counts as the oldest; the rest sort by name,
   // which puts them in timestamp order.
-  if (detail::exists(root / "__array_schema.tdb")) out.schemas.push_back(root / "__array_schema.tdb");
+  if (st.is_file(root / "__array_schema.tdb")) out.schemas.push_back(root / "__array_schema.tdb");
   std::vector<timestamped_path> schemas;
-  for (const auto& p : detail::list(root / "__schema")) {
-    if (detail::is_dir(p)) continue; // __enumerations
+  for (const auto& p : files(root / "__schema"))  // not __enumerations/
     schemas.push_back({p, format::parse_timestamped_name(p.filename().string())});
-  }
   std::sort(schemas.begin(), schemas.end());
   for (const auto& s : schemas) out.schemas.push_back(s.path);
   // The schema in force is the last one written at or before `end`.
@@ -204,14 +198,14 @@ inline listing list_array(const fs::path& root, std::uint64_t start = 0,
 
   // Fragments and commit markers in both layouts: before format 12 in the
   // array folder with `.ok` files; from 12 under __fragments/ and __commits/.
-  auto root_entries = detail::list(root);
-  auto commit_entries = detail::list(root / "__commits");
+  auto root_entries = files(root);
+  auto commit_entries = files(root / "__commits");
   std::set<std::string> committed;
   for (const auto& p : root_entries)
     if (p.extension() == ".ok") committed.insert(p.stem().string());
   for (const auto& p : commit_entries)
     if (p.extension() == ".wrt") committed.insert(p.stem().string());
-  for (const auto& n : detail::consolidated_commits(commit_entries, detail::ignored_commits(commit_entries)))
+  for (const auto& n : detail::consolidated_commits(st, commit_entries, detail::ignored_commits(st, commit_entries)))
     committed.insert(n);
 
   std::vector<fs::path> vac_files;
@@ -219,15 +213,14 @@ inline listing list_array(const fs::path& root, std::uint64_t start = 0,
     if (p.extension() == ".vac") vac_files.push_back(p);
   for (const auto& p : commit_entries)
     if (p.extension() == ".vac") vac_files.push_back(p);
-  auto vacuumed = detail::vacuumed(vac_files, start, end, sparse_array);
+  auto vacuumed = detail::vacuumed(st, vac_files, start, end, sparse_array);
 
   std::vector<fs::path> candidates;
-  for (const auto& p : root_entries) {
+  for (const auto& p : folders(root)) {
     std::string n = p.filename().string();
-    if (detail::is_dir(p) && n.starts_with("__") && !detail::special_name(n)) candidates.push_back(p);
+    if (n.starts_with("__") && !detail::special_name(n)) candidates.push_back(p);
   }
-  for (const auto& p : detail::list(root / "__fragments"))
-    if (detail::is_dir(p)) candidates.push_back(p);
+  for (const auto& p : folders(root / "__fragments")) candidates.push_back(p);
   for (const auto& p : candidates) {
     std::string n = p.filename().string();
     format::TimestampedName name;
@@ -238,7 +231,7 @@ inline listing list_array(const fs::path& root, std::uint64_t start = 0,
     }
     // Before format 5 a fragment is committed when its metadata exists.
     bool is_committed = committed.count(n) != 0 ||
-                        (name.implied_format_version() < 5 && detail::exists(p / "__fragment_metadata.tdb"));
+                        (name.implied_format_version() < 5 && st.is_file(p / "__fragment_metadata.tdb"));
     if (!is_committed || vacuumed.count(n) != 0) continue;
     if (!detail::selected(name, start, end, sparse_array)) continue;
     out.fragments.push_back({p, name});
@@ -246,10 +239,10 @@ inline listing list_array(const fs::path& root, std::uint64_t start = 0,
   std::sort(out.fragments.begin(), out.fragments.end());
 
   // Array metadata: vacuum files there name consolidated-away files.
-  auto meta_entries = detail::list(root / "__meta");
-  auto meta_vacuumed = detail::vacuumed(meta_entries, start, end);
+  auto meta_entries = files(root / "__meta");
+  auto meta_vacuumed = detail::vacuumed(st, meta_entries, start, end);
   for (const auto& p : meta_entries) {
-    if (detail::is_dir(p) || p.extension() == ".vac") continue;
+    if (p.extension() == ".vac") continue;
     std::string n = p.filename().string();
     auto name = format::parse_timestamped_name(n);
     if (meta_vacuumed.count(n) != 0 || !detail::fully_within(name, start, end)) continue;
@@ -258,7 +251,7 @@ inline listing list_array(const fs::path& root, std::uint64_t start = 0,
   std::sort(out.metadata.begin(), out.metadata.end());
 
   for (const auto& dir : {root, root / "__fragment_meta"})
-    for (const auto& p : detail::list(dir))
+    for (const auto& p : files(dir))
       if (p.extension() == ".meta") out.fragment_meta.push_back({p, format::parse_timestamped_name(p.filename().string())});
   std::sort(out.fragment_meta.begin(), out.fragment_meta.end());
 
@@ -269,6 +262,12 @@ inline listing list_array(const fs::path& root, std::uint64_t start = 0,
     }
   std::sort(out.delete_commits.begin(), out.delete_commits.end());
   return out;
+}
+
+/// list_array on the local file system.
+inline listing list_array(const fs::path& root, std::uint64_t start = 0,
+                          std::uint64_t end = std::numeric_limits<std::uint64_t>::max(), bool sparse_array = false) {
+  return list_array(storage::local{}, root, start, end, sparse_array);
 }
 
 } // namespace tilefmt::array

@@ -25,8 +25,10 @@
 #include <utility>
 #include <vector>
 
-#include "tilefmt/array/array.hpp"
+#include "tilefmt/array/column.hpp"
+#include "tilefmt/array/detail/schema_file.hpp"
 #include "tilefmt/array/directory.hpp"
+#include "tilefmt/array/field.hpp"
 #include "tilefmt/array/io.hpp"
 #include "tilefmt/array/tile_metadata.hpp"
 #include "tilefmt/filter/generic_tile.hpp"
@@ -38,10 +40,6 @@
 
 namespace tilefmt::array {
 
-/// The format version this writer writes: TileDB 2.25 to 2.30's. Schema
-/// files, fragments, fragment metadata and every generic tile header carry it.
-inline constexpr std::uint32_t write_format_version = 22;
-
 /// How new files are named. Both default to what TileDB does: the current
 /// time, and a fresh random label. Fixed values make the output reproducible.
 struct write_options {
@@ -49,6 +47,8 @@ struct write_options {
   std::optional<std::uint64_t> timestamp{};
   /// 32 lowercase hexadecimal digits.
   std::optional<std::string> label{};
+  /// Where the array's files are (array::create); null: the local file system.
+  std::shared_ptr<storage::backend> storage{};
 };
 
 namespace detail {
@@ -88,12 +88,6 @@ inline std::pair<std::uint64_t, std::string> name_parts(const write_options& opt
   return {t, std::move(label)};
 }
 
-inline void make_dir(const fs::path& p) {
-  std::error_code ec;
-  fs::create_directories(p, ec);
-  if (ec) throw io_error(p, "cannot create the folder: " + ec.message());
-}
-
 template <class P>
 struct is_pipeline : std::false_type {};
 template <class... F>
@@ -115,19 +109,6 @@ std::span<const std::byte> le_bytes(std::span<const T> values, std::vector<std::
     return copy;
   }
 }
-
-/// A field as a fragment stores it.
-struct field_spec {
-  std::string name;
-  format::Datatype type{};
-  std::uint32_t cell_val_num = 1;
-  bool nullable = false;
-  bool dimension = false;
-  const format::FilterPipeline* filters = nullptr;
-
-  bool var() const noexcept { return cell_val_num == format::var_num; }
-  std::size_t cell_size() const noexcept { return var() ? 8 : cell_val_num * format::datatype_size(type); }
-};
 
 /// One field's encoded tiles and their metadata.
 struct field_tiles {
@@ -166,21 +147,22 @@ using slab_plan =
 class fragment_builder {
 public:
   /// Loads the array's latest schema; `who` names the writer in messages.
-  fragment_builder(const fs::path& root, std::string who, bool sparse) : root_(root), who_(std::move(who)) {
-    listing l = list_array(root_);
+  fragment_builder(const fs::path& root, std::string who, bool sparse, std::shared_ptr<storage::backend> st)
+      : root_(root), who_(std::move(who)), storage_(detail::or_local(std::move(st))) {
+    listing l = list_array(*storage_, root_);
     if (l.latest_schema.empty()) throw io_error(root_, "has no schema file");
-    schema_ = read_schema(l.latest_schema, open_options{});
+    schema_ = detail::read_schema(*storage_, l.latest_schema, {});
     schema_name_ = l.latest_schema.filename().string();
     if (schema_.is_sparse() != sparse)
       throw std::invalid_argument(message(std::string("the array is ") + (schema_.is_sparse() ? "sparse" : "dense")));
-    if (schema_.version.value != write_format_version)
-      throw std::invalid_argument(message(std::string("writes format ") + std::to_string(write_format_version) +
+    if (schema_.version.value != format::written_version)
+      throw std::invalid_argument(message(std::string("writes format ") + std::to_string(format::written_version) +
                                           " fragments; the array's schema is version " +
                                           std::to_string(schema_.version.value) +
                                           ", whose fragments TileDB writes at that version"));
     attrs_.resize(schema_.attributes.size());
     dims_.resize(schema_.domain.dimensions.size());
-    validity_pipeline_.emplace(schema_.validity_filters.value, format::Datatype::UINT8, write_format_version);
+    validity_pipeline_.emplace(schema_.validity_filters.value, format::Datatype::UINT8, format::written_version);
   }
 
   const fs::path& root() const noexcept { return root_; }
@@ -201,17 +183,8 @@ public:
   std::size_t tile_num() const noexcept { return tile_cells_.size(); }
   std::uint64_t cell_num() const noexcept { return tile_cells_.empty() ? 0 : tile_first_.back() + tile_cells_.back(); }
 
-  field_spec attribute_spec(std::size_t i) const {
-    const auto& a = schema_.attributes[i];
-    return {a.name.value, a.type, a.cell_val_num, a.nullable.value, false, &a.filters};
-  }
-  /// A dimension with no filters of its own takes the schema's coords
-  /// filters (TileDB substitutes them when it loads the schema).
-  field_spec dimension_spec(std::size_t d) const {
-    const auto& dim = schema_.domain.dimensions[d];
-    const format::FilterPipeline* f = dim.filters.value.filters.empty() ? &schema_.coords_filters : &dim.filters.value;
-    return {dim.name.value, dim.type.value, dim.cell_val_num.value, false, true, f};
-  }
+  field_info attribute_spec(std::size_t i) const { return attribute_field(schema_, i, format::written_version); }
+  field_info dimension_spec(std::size_t d) const { return dimension_field(schema_, d, format::written_version); }
 
   /// The attribute called `name`, checked against what set() or set_var()
   /// was given: `n` values (fixed) or offsets (var) of `value_size` bytes
@@ -260,14 +233,14 @@ public:
 
   /// Encodes a fixed-size field's cells (little-endian bytes, in storage
   /// order) tile by tile.
-  void encode_fixed(field_tiles& out, const field_spec& f, std::span<const std::byte> bytes,
+  void encode_fixed(field_tiles& out, const field_info& f, std::span<const std::byte> bytes,
                     std::span<const std::uint8_t> validity, const tile_encoder& encoder) const {
     out = field_tiles{};
     const std::size_t cell_size = f.cell_size();
     std::optional<filter::runtime_pipeline> rp;
     filter::tile_context ctx;
     if (!encoder) {
-      rp.emplace(*f.filters, f.type, write_format_version);
+      rp.emplace(*f.filters, f.type, format::written_version);
       ctx = rp->context(cell_size);
     }
     for (std::size_t t = 0; t < tile_num(); ++t) {
@@ -284,17 +257,17 @@ public:
   /// Encodes a var-size field: `values` (little-endian bytes) holds every
   /// cell's values, `offsets[c]` where cell c starts, in values of
   /// `value_size` bytes.
-  void encode_var(field_tiles& out, const field_spec& f, std::span<const std::byte> values,
+  void encode_var(field_tiles& out, const field_info& f, std::span<const std::byte> values,
                   std::span<const std::uint64_t> offsets, std::size_t value_size,
                   std::span<const std::uint8_t> validity) const {
     out = field_tiles{};
-    filter::runtime_pipeline rp(*f.filters, f.type, write_format_version);
+    filter::runtime_pipeline rp(*f.filters, f.type, format::written_version);
     const filter::tile_context ctx = rp.context(format::datatype_size(f.type));
-    filter::runtime_pipeline offsets_rp(schema_.offsets_filters, format::Datatype::UINT64, write_format_version);
+    filter::runtime_pipeline offsets_rp(schema_.offsets_filters, format::Datatype::UINT64, format::written_version);
     const filter::tile_context offsets_ctx = offsets_rp.context(8);
     // RLE and DICTIONARY on strings carry the offsets in the var tile; the
     // offsets file then holds a tile of no chunks (WriterBase::filter_tile).
-    const bool skip_offsets = filter::skip_offsets_filtering(*f.filters, f.type, write_format_version);
+    const bool skip_offsets = filter::skip_offsets_filtering(*f.filters, f.type, format::written_version);
     std::vector<std::uint64_t> tile_offsets;
     std::vector<std::byte> offset_bytes;
     for (std::size_t t = 0; t < tile_num(); ++t) {
@@ -331,23 +304,23 @@ public:
         throw std::invalid_argument(message("commit: attribute \"" + schema_.attributes[i].name.value +
                                             "\" has no cells (TileDB writes every attribute)"));
     auto [t, label] = name_parts(opt);
-    const std::string name = format::make_timestamped_name(t, t, label, write_format_version);
+    const std::string name = format::make_timestamped_name(t, t, label, format::written_version);
     const fs::path dir = root_ / "__fragments" / name;
-    if (detail::exists(dir)) throw io_error(dir, "already exists");
+    if (storage_->exists(dir)) throw io_error(dir, "already exists");
     std::vector<std::byte> meta = fragment_metadata(shape);
-    make_dir(dir);
-    auto write_field = [&](const std::string& base, const field_tiles& f, bool var, bool nullable) {
-      write_file_atomic(dir / (base + ".tdb"), f.file);
-      if (var) write_file_atomic(dir / (base + "_var.tdb"), f.var_file);
-      if (nullable) write_file_atomic(dir / (base + "_validity.tdb"), f.validity_file);
+    storage_->make_folder(dir);
+    auto write_field = [&](const field_info& f, const field_tiles& t) {
+      storage_->write(dir / f.file_name(format::written_version, format::DataFile::fixed), t.file);
+      if (f.var()) storage_->write(dir / f.file_name(format::written_version, format::DataFile::var), t.var_file);
+      if (f.nullable)
+        storage_->write(dir / f.file_name(format::written_version, format::DataFile::validity), t.validity_file);
     };
-    for (std::size_t i = 0; i < attrs_.size(); ++i)
-      write_field(std::string("a") + std::to_string(i), attrs_[i], schema_.attributes[i].is_var(), schema_.attributes[i].nullable.value);
+    for (std::size_t i = 0; i < attrs_.size(); ++i) write_field(attribute_spec(i), attrs_[i]);
     if (!shape.dense)
-      for (std::size_t d = 0; d < dims_.size(); ++d) write_field(std::string("d") + std::to_string(d), dims_[d], false, false);
-    write_file_atomic(dir / "__fragment_metadata.tdb", meta);
-    make_dir(root_ / "__commits");
-    write_file_atomic(root_ / "__commits" / (name + ".wrt"), std::span<const std::byte>{});
+      for (std::size_t d = 0; d < dims_.size(); ++d) write_field(dimension_spec(d), dims_[d]);
+    storage_->write(dir / "__fragment_metadata.tdb", meta);
+    storage_->make_folder(root_ / "__commits");
+    storage_->write(root_ / "__commits" / (name + ".wrt"), std::span<const std::byte>{});
     committed_ = true;
     return name;
   }
@@ -368,7 +341,7 @@ private:
   /// metadata, `feed(generator, validity, start, end)` giving the generator
   /// each slab of the tile.
   template <class Feed>
-  void finish_tile(field_tiles& out, const field_spec& f, std::span<const std::uint8_t> validity, std::size_t tile,
+  void finish_tile(field_tiles& out, const field_info& f, std::span<const std::uint8_t> validity, std::size_t tile,
                    std::size_t first, std::size_t cells, Feed&& feed) const {
     const auto valid = validity.empty() ? validity : validity.subspan(first, cells);
     if (f.nullable) encode_validity(out, valid);
@@ -385,7 +358,7 @@ private:
 
   /// An all-null tile keeps the zero min and max TileDB's buffers start with
   /// (its writer sets them only for tiles with a non-null cell).
-  static void store_stats(field_tiles& out, const field_spec& f, tile_stats st, std::size_t cells) {
+  static void store_stats(field_tiles& out, const field_info& f, tile_stats st, std::size_t cells) {
     if (f.nullable && st.null_count == cells) {
       std::fill(st.min.begin(), st.min.end(), std::byte{0});
       std::fill(st.max.begin(), st.max.end(), std::byte{0});
@@ -425,7 +398,7 @@ private:
     const auto& dims = schema_.domain.dimensions.value;
     const std::size_t na = schema_.attributes.size(), nd = dims.size();
     format::FragmentContext ctx;
-    ctx.version = write_format_version;
+    ctx.version = format::written_version;
     ctx.num_attributes = na;
     for (const auto& d : dims) ctx.dims.push_back({d.type.value, d.is_var()});
     const std::size_t num = ctx.num_fields();  // attributes, __coords, dimensions
@@ -452,13 +425,13 @@ private:
     std::vector<std::byte> file;
     auto section = [&](const auto& payload) {
       const std::uint64_t at = file.size();
-      auto tile = filter::write_generic_tile(codec::encode(payload, ctx), write_format_version);
+      auto tile = filter::write_generic_tile(codec::encode(payload, ctx), format::written_version);
       file.insert(file.end(), tile.begin(), tile.end());
       return at;
     };
 
     format::Footer f{};
-    f.version = write_format_version;
+    f.version = format::written_version;
     f.array_schema_name.value.value = schema_name_;
     f.dense = shape.dense;
     f.null_non_empty_domain = false;
@@ -567,6 +540,7 @@ private:
 
   fs::path root_;
   std::string who_;
+  std::shared_ptr<storage::backend> storage_;
   format::ArraySchema schema_;
   std::string schema_name_;
   std::vector<std::uint64_t> tile_cells_, tile_first_;

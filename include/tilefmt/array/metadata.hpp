@@ -72,13 +72,13 @@ private:
 };
 
 /// Reads and merges metadata files (oldest first, as list_array orders them).
-inline metadata_map read_metadata_files(const std::vector<timestamped_path>& files, bool verify_checksums = true,
-                                    std::span<const std::uint8_t> key = {}) {
+inline metadata_map read_metadata_files(const storage::backend& st, const std::vector<timestamped_path>& files,
+                                        const filter::generic_tile_options& opt = {}) {
   metadata_map m;
   for (const auto& f : files) {
     naming_file(f.path, [&] {
-      auto bytes = read_file(f.path);
-      auto g = filter::read_generic_tile(bytes, {verify_checksums, key});
+      auto bytes = st.read(f.path, opt.max_tile_size);
+      auto g = filter::read_generic_tile(bytes, opt);
       m.apply(codec::decode<format::ArrayMetadata>(g.payload));
       return 0;
     });

@@ -2,10 +2,9 @@
 // fragments.
 //
 //   using IntP = filter::pipeline<filter::byteshuffle, filter::zstd<1>>;
-//   auto schema = format::make_array_schema(format::ArrayType::DENSE,
-//       {format::make_dimension<std::int32_t>("rows", 1, 8, 4)},
-//       {format::make_attribute("a", format::Datatype::INT32, 1, false, IntP::descriptor(22))});
-//   array::create("path/to/array", schema);
+//   auto schema = format::make_array_schema({.type = format::ArrayType::DENSE, .dimensions = //
+//   {format::make_dimension<std::int32_t>("rows", 1, 8, 4)}, .attributes = //       {format::make_attribute({.name =
+//   "a", .type = format::Datatype::INT32, .filters = IntP::descriptor(22)})}}); array::create("path/to/array", schema);
 //
 //   array::dense_fragment frag("path/to/array", {{1, 8}});   // whole space tiles, storage order
 //   // or {{2, 5}}, array::cell_layout::row_major: any subarray, cells row-major
@@ -60,6 +59,7 @@
 #include <utility>
 #include <vector>
 
+#include "tilefmt/array/dense_grid.hpp"
 #include "tilefmt/array/fragment_builder.hpp"
 
 namespace tilefmt::array {
@@ -161,17 +161,18 @@ public:
     const format::Attribute* a = nullptr;
     for (const auto& at : self().schema().attributes)
       if (at.name.value == attribute) a = &at;
-    if (a && !(P::descriptor(write_format_version, a->filters.max_chunk_size != 0) == a->filters))
-      throw std::invalid_argument("tilefmt: set<P>: attribute \"" + a->name.value + "\" is declared with the filters " +
-                                  format::pipeline_to_text(a->filters, write_format_version) + ", P has " +
-                                  format::pipeline_to_text(P::descriptor(write_format_version), write_format_version));
+    if (a && !(P::descriptor(format::written_version, a->filters.max_chunk_size != 0) == a->filters))
+      throw std::invalid_argument(
+          "tilefmt: set<P>: attribute \"" + a->name.value + "\" is declared with the filters " +
+          format::pipeline_to_text(a->filters, format::written_version) + ", P has " +
+          format::pipeline_to_text(P::descriptor(format::written_version), format::written_version));
     filter::encode_options opt;
     if (a) {
       opt.chunking = a->filters.max_chunk_size != 0;
       opt.cell_val_num = a->cell_val_num;
       opt.datatype = a->type;
     }
-    opt.version = write_format_version;
+    opt.version = format::written_version;
     std::vector<std::byte> copy;
     self().put_fixed(attribute, sizeof(T), cells.size(), le_bytes(cells, copy), validity,
                      [opt](std::span<const std::byte> tile) {
@@ -228,23 +229,24 @@ private:
 } // namespace detail
 
 /// Creates a new array at `root` with `schema` (written at format version
-/// write_format_version, whatever `schema.version` says). Returns the schema
+/// format::written_version, whatever `schema.version` says). Returns the schema
 /// file's name (`__t_t_label`, in `root/__schema/`). Throws
 /// std::invalid_argument for a schema TileDB would refuse (see
 /// detail::check_schema) and io_error when `root` already holds an array or
 /// a folder cannot be made.
 inline std::string create(const fs::path& root, format::ArraySchema schema, const write_options& opt = {}) {
-  schema.version.value = write_format_version;
+  schema.version.value = format::written_version;
   detail::check_schema(schema);
-  if (is_array(root)) throw io_error(root, "already holds a TileDB array");
+  auto st = detail::or_local(opt.storage);
+  if (is_array(*st, root)) throw io_error(root, "already holds a TileDB array");
   auto [t, label] = detail::name_parts(opt);
   // Encode before touching the disk, so a schema the codec rejects leaves nothing behind.
   std::vector<std::byte> payload = codec::encode(schema);
-  std::vector<std::byte> file = filter::write_generic_tile(payload, write_format_version);
+  std::vector<std::byte> file = filter::write_generic_tile(payload, format::written_version);
   for (const char* sub : {"__schema/__enumerations", "__commits", "__fragments", "__fragment_meta", "__meta", "__labels"})
-    detail::make_dir(root / sub);
+    st->make_folder(root / sub);
   std::string name = format::make_timestamped_name(t, t, label);
-  write_file_atomic(root / "__schema" / name, file);
+  st->write(root / "__schema" / name, file);
   return name;
 }
 
@@ -270,21 +272,16 @@ public:
   /// io_error when `root` is not an array and std::invalid_argument for a
   /// subarray or schema this writer cannot write.
   dense_fragment(const fs::path& root, std::vector<std::pair<std::int64_t, std::int64_t>> subarray,
-                 cell_layout layout = cell_layout::storage)
-      : b_(root, "dense_fragment", false), subarray_(std::move(subarray)), layout_(layout) {
+                 cell_layout layout = cell_layout::row_major, std::shared_ptr<storage::backend> storage = {})
+      : b_(root, "dense_fragment", false, std::move(storage)), subarray_(std::move(subarray)), layout_(layout) {
     const auto& schema = b_.schema();
     detail::check_schema(schema);
     const auto& dims = schema.domain.dimensions.value;
     if (subarray_.size() != dims.size())
       throw std::invalid_argument(b_.message(std::string("the subarray has ") + std::to_string(subarray_.size()) +
                                              " ranges, the array " + std::to_string(dims.size()) + " dimensions"));
-    const std::size_t nd = dims.size();
-    tiles_per_dim_.resize(nd);
-    extents_.resize(nd);
-    first_tile_.resize(nd);
-    sub_from_.resize(nd);
-    widths_.resize(nd);
-    for (std::size_t d = 0; d < nd; ++d) {
+    std::vector<dense_range> ranges;
+    for (std::size_t d = 0; d < dims.size(); ++d) {
       auto dd = detail::dense_dimension(dims[d]);
       auto [lo, hi] = subarray_[d];
       const std::string who = std::string("subarray range ") + std::to_string(d) + " [" + std::to_string(lo) + ", " +
@@ -293,37 +290,33 @@ public:
       if (lo < dd.lo || hi > dd.hi)
         throw std::invalid_argument(b_.message(who + " is outside the domain [" + std::to_string(dd.lo) + ", " +
                                                std::to_string(dd.hi) + "]"));
-      // Differences taken in unsigned arithmetic: the domain may span all of int64.
-      const std::uint64_t from = static_cast<std::uint64_t>(lo) - static_cast<std::uint64_t>(dd.lo);
-      const std::uint64_t len = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1;
-      const std::uint64_t ext = static_cast<std::uint64_t>(dd.extent);
-      if (layout_ == cell_layout::storage && (from % ext != 0 || len % ext != 0))
+      const dense_range r{dense_grid::distance(dd.lo, lo), dense_grid::distance(lo, hi) + 1,
+                          static_cast<std::uint64_t>(dd.extent)};
+      if (layout_ == cell_layout::storage && (r.from % r.extent != 0 || r.width % r.extent != 0))
         throw std::invalid_argument(b_.message(who + " does not consist of whole tiles of extent " +
-                                               std::to_string(ext) + " from the domain's lower bound " +
+                                               std::to_string(r.extent) + " from the domain's lower bound " +
                                                std::to_string(dd.lo) + " (cell_layout::row_major takes any subarray)"));
-      sub_from_[d] = from;
-      first_tile_[d] = from / ext;
-      tiles_per_dim_[d] = (from + len - 1) / ext - first_tile_[d] + 1;
-      extents_[d] = ext;
-      widths_[d] = len;
+      ranges.push_back(r);
     }
-    tile_num_ = checked_product(tiles_per_dim_, "tiles");
-    cells_per_tile_ = checked_product(extents_, "cells in a tile");
-    checked_product({tile_num_, cells_per_tile_}, "cells");
-    b_.set_tiles(std::vector<std::uint64_t>(static_cast<std::size_t>(tile_num_), cells_per_tile_));
+    try {
+      grid_.emplace(std::move(ranges), schema.tile_order, schema.cell_order);
+      (void)grid_->cell_num();
+      if (grid_->cells_per_tile() != 0 &&
+          grid_->tile_num() > std::numeric_limits<std::uint64_t>::max() / grid_->cells_per_tile())
+        throw format_error("the number of cells overflows 64 bits", 0);
+    } catch (const format_error& e) {
+      throw std::invalid_argument(b_.message(e.reason()));
+    }
+    b_.set_tiles(std::vector<std::uint64_t>(static_cast<std::size_t>(grid_->tile_num()), grid_->cells_per_tile()));
     b_.set_slabs(slab_plan());
   }
 
   const format::ArraySchema& schema() const noexcept { return b_.schema(); }
   const std::string& schema_name() const noexcept { return b_.schema_name(); }
-  std::uint64_t tile_num() const noexcept { return tile_num_; }
-  std::uint64_t cells_per_tile() const noexcept { return cells_per_tile_; }
+  std::uint64_t tile_num() const noexcept { return grid_->tile_num(); }
+  std::uint64_t cells_per_tile() const noexcept { return grid_->cells_per_tile(); }
   /// The cells set() takes: those of the subarray.
-  std::uint64_t cell_num() const noexcept {
-    std::uint64_t n = 1;
-    for (auto w : widths_) n *= w;
-    return n;
-  }
+  std::uint64_t cell_num() const { return grid_->cell_num(); }
 
   /// The coordinates of the i-th cell as set() takes them (one per dimension).
   std::vector<std::int64_t> cell_coordinates(std::uint64_t i) const {
@@ -331,16 +324,16 @@ public:
     const std::size_t nd = subarray_.size();
     std::vector<std::int64_t> out(nd);
     if (layout_ == cell_layout::row_major) {
-      auto pos = unravel(i, widths_, format::Layout::ROW_MAJOR);
+      auto pos = dense_grid::unravel(i, grid_->widths(), format::Layout::ROW_MAJOR);
       for (std::size_t d = 0; d < nd; ++d)
         out[d] = static_cast<std::int64_t>(static_cast<std::uint64_t>(subarray_[d].first) + pos[d]);
       return out;
     }
-    std::vector<std::uint64_t> tile_pos = unravel(i / cells_per_tile_, tiles_per_dim_, schema().tile_order);
-    std::vector<std::uint64_t> cell_pos = unravel(i % cells_per_tile_, extents_, schema().cell_order);
+    const auto tile_pos = grid_->tile_position(i / grid_->cells_per_tile());
+    const auto cell_pos = grid_->cell_position(i % grid_->cells_per_tile());
     for (std::size_t d = 0; d < nd; ++d)
-      out[d] = static_cast<std::int64_t>(static_cast<std::uint64_t>(subarray_[d].first) + tile_pos[d] * extents_[d] +
-                                         cell_pos[d]);
+      out[d] = static_cast<std::int64_t>(static_cast<std::uint64_t>(subarray_[d].first) +
+                                         tile_pos[d] * grid_->extents()[d] + cell_pos[d]);
     return out;
   }
 
@@ -360,7 +353,7 @@ public:
       });
       shape.non_empty_domain.ranges.push_back(std::move(r));
     }
-    shape.last_tile_cell_num = cells_per_tile_;
+    shape.last_tile_cell_num = grid_->cells_per_tile();
     return b_.commit(opt, shape);
   }
 
@@ -422,49 +415,28 @@ private:
   /// the subarray cell it holds, or no_cell.
   const std::vector<std::size_t>& storage_source() {
     if (!source_.empty()) return source_;
-    const std::size_t nd = extents_.size();
-    source_.assign(static_cast<std::size_t>(tile_num_ * cells_per_tile_), no_cell);
-    for (std::size_t t = 0; t < tile_num_; ++t) {
-      const auto tile_pos = unravel(t, tiles_per_dim_, schema().tile_order);
-      for (std::size_t c = 0; c < cells_per_tile_; ++c) {
-        const auto cell_pos = unravel(c, extents_, schema().cell_order);
+    const std::size_t nd = grid_->dim_num();
+    const std::size_t per_tile = static_cast<std::size_t>(grid_->cells_per_tile());
+    const auto widths = grid_->widths();
+    source_.assign(static_cast<std::size_t>(grid_->tile_num()) * per_tile, no_cell);
+    for (std::size_t t = 0; t < grid_->tile_num(); ++t) {
+      const auto w = grid_->covered(t);
+      const auto tile_pos = grid_->tile_position(t);
+      for (std::size_t c = 0; c < per_tile; ++c) {
+        const auto cell_pos = grid_->cell_position(c);
         std::size_t index = 0;
         bool inside = true;
         for (std::size_t d = 0; d < nd && inside; ++d) {
+          inside = cell_pos[d] >= w.start[d] && cell_pos[d] - w.start[d] < w.width[d];
           // The cell's offset from the subarray's start, in this dimension.
-          const std::uint64_t lo_tile = (first_tile_[d] + tile_pos[d]) * extents_[d];
-          const std::uint64_t sub_lo = sub_from_[d];
-          const std::uint64_t at = lo_tile + cell_pos[d];
-          inside = at >= sub_lo && at - sub_lo < widths_[d];
-          if (inside) index = index * static_cast<std::size_t>(widths_[d]) + static_cast<std::size_t>(at - sub_lo);
+          const std::uint64_t at =
+              (grid_->first_tile()[d] + tile_pos[d]) * grid_->extents()[d] + cell_pos[d] - grid_->ranges()[d].from;
+          if (inside) index = index * static_cast<std::size_t>(widths[d]) + static_cast<std::size_t>(at);
         }
-        if (inside) source_[t * cells_per_tile_ + c] = index;
+        if (inside) source_[t * per_tile + c] = index;
       }
     }
     return source_;
-  }
-
-  std::uint64_t checked_product(const std::vector<std::uint64_t>& v, const char* what) const {
-    std::uint64_t n = 1;
-    for (auto x : v) {
-      if (x != 0 && n > std::numeric_limits<std::uint64_t>::max() / x)
-        throw std::invalid_argument(b_.message(std::string("the number of ") + what + " overflows"));
-      n *= x;
-    }
-    return n;
-  }
-
-  /// Position `i` in a grid of `sizes`, the last dimension fastest for row
-  /// major, the first for column major.
-  static std::vector<std::uint64_t> unravel(std::uint64_t i, const std::vector<std::uint64_t>& sizes, format::Layout l) {
-    const std::size_t nd = sizes.size();
-    std::vector<std::uint64_t> pos(nd);
-    for (std::size_t k = 0; k < nd; ++k) {
-      const std::size_t d = l == format::Layout::COL_MAJOR ? k : nd - 1 - k;
-      pos[d] = i % sizes[d];
-      i /= sizes[d];
-    }
-    return pos;
   }
 
   /// The runs of cells in which TileDB's dense writer feeds a tile to its
@@ -475,22 +447,18 @@ private:
   /// subarray lies within one tile and spans it whole in the later one; for
   /// column-major cells, cell by cell in row-major order of coordinates.
   detail::slab_plan slab_plan() const {
-    const std::size_t nd = extents_.size();
+    const std::size_t nd = grid_->dim_num();
     // Per tile and dimension: the covered cells' first position in the tile, and their count.
-    std::vector<std::vector<std::uint64_t>> starts(static_cast<std::size_t>(tile_num_)), widths(starts.size());
+    std::vector<std::vector<std::uint64_t>> starts(static_cast<std::size_t>(grid_->tile_num())), widths(starts.size());
     for (std::size_t t = 0; t < starts.size(); ++t) {
-      const auto tile_pos = unravel(t, tiles_per_dim_, schema().tile_order);
-      for (std::size_t d = 0; d < nd; ++d) {
-        const std::uint64_t tile_lo = (first_tile_[d] + tile_pos[d]) * extents_[d];
-        const std::uint64_t sub_lo = sub_from_[d];
-        const std::uint64_t lo = std::max(tile_lo, sub_lo), hi = std::min(tile_lo + extents_[d], sub_lo + widths_[d]);
-        starts[t].push_back(lo - tile_lo);
-        widths[t].push_back(hi - lo);
-      }
+      auto w = grid_->covered(t);
+      starts[t] = std::move(w.start);
+      widths[t] = std::move(w.width);
     }
     std::vector<bool> one_tile_wide(nd);  // the subarray is exactly one space tile in this dimension
-    for (std::size_t d = 0; d < nd; ++d) one_tile_wide[d] = tiles_per_dim_[d] == 1 && widths_[d] == extents_[d];
-    const std::vector<std::uint64_t> extents = extents_;
+    for (std::size_t d = 0; d < nd; ++d)
+      one_tile_wide[d] = grid_->tiles_per_dim()[d] == 1 && grid_->ranges()[d].width == grid_->extents()[d];
+    const std::vector<std::uint64_t> extents = grid_->extents();
     const bool row_major = schema().cell_order == format::Layout::ROW_MAJOR;
     return [=](std::size_t t, std::uint64_t, const std::function<void(std::size_t, std::size_t)>& f) {
       const auto& s = starts[t];
@@ -529,9 +497,7 @@ private:
   detail::fragment_builder b_;
   std::vector<std::pair<std::int64_t, std::int64_t>> subarray_;
   cell_layout layout_;
-  std::vector<std::uint64_t> tiles_per_dim_, extents_;
-  std::vector<std::uint64_t> first_tile_, sub_from_, widths_;  // per dimension, in cells from the domain's lower bound
-  std::uint64_t tile_num_ = 0, cells_per_tile_ = 0;
+  std::optional<dense_grid> grid_; // the subarray's space tiles
   std::vector<std::size_t> source_;
 };
 
@@ -587,7 +553,8 @@ public:
   /// Writes into the array at `root`, with its latest schema. Throws
   /// io_error when `root` is not an array and std::invalid_argument for a
   /// schema this writer cannot write.
-  explicit sparse_fragment(const fs::path& root) : b_(root, "sparse_fragment", true) {
+  explicit sparse_fragment(const fs::path& root, std::shared_ptr<storage::backend> storage = {})
+      : b_(root, "sparse_fragment", true, std::move(storage)) {
     const auto& s = b_.schema();
     detail::check_schema(s);
     if (s.cell_order != format::Layout::ROW_MAJOR && s.cell_order != format::Layout::COL_MAJOR)

@@ -25,6 +25,10 @@ struct generic_tile {
 struct generic_tile_options {
   bool verify_checksums = true;
   std::span<const std::uint8_t> encryption_key{};
+  /// The most unfiltered bytes a tile may declare: a larger tile_size is a
+  /// format_error before anything is allocated (a few stored bytes can
+  /// declare gigabytes of compressed zeros).
+  std::uint64_t max_tile_size = std::uint64_t{4} << 30;
 };
 
 /// Reads the generic tile at the front of `bytes`.
@@ -46,6 +50,10 @@ inline generic_tile read_generic_tile(bytes_view bytes, const generic_tile_optio
     e.add_offset(header_size);
     throw;
   }
+  if (g.header.tile_size > opt.max_tile_size)
+    throw format_error("GenericTileHeader.tile_size: " + std::to_string(g.header.tile_size) +
+                           " bytes, more than the " + std::to_string(opt.max_tile_size) + " a tile may claim",
+                       12);
   if (detail::unfiltered_size(tile) != g.header.tile_size)
     throw format_error("chunks hold " + std::to_string(detail::unfiltered_size(tile)) +
                            " bytes, GenericTileHeader.tile_size says " + std::to_string(g.header.tile_size),
@@ -62,7 +70,7 @@ inline generic_tile read_generic_tile(bytes_view bytes, const generic_tile_optio
 
 /// Writes `payload` as TileDB writes a generic tile: format version 23,
 /// datatype CHAR, cell size 1, one GZIP filter at level 1.
-inline std::vector<std::byte> write_generic_tile(bytes_view payload, std::uint32_t version = current_format_version) {
+inline std::vector<std::byte> write_generic_tile(bytes_view payload, std::uint32_t version = format::written_version) {
   using P = pipeline<gzip<1>>;
   format::GenericTileHeader h;
   h.version.value = version;

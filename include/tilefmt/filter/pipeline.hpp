@@ -32,7 +32,7 @@ struct encode_options {
   /// never chunks (one image per tile), as TileDB's writer decides.
   bool chunking = true;
   /// Format version the tile is written for (some filters differ by version).
-  std::uint32_t version = current_format_version;
+  std::uint32_t version = format::written_version;
   /// Values per cell: chunks never split a cell.
   std::uint32_t cell_val_num = 1;
   /// The field's datatype, when it is not the one of the C++ type (dates...).
@@ -43,7 +43,7 @@ struct encode_options {
 };
 
 struct decode_options {
-  std::uint32_t version = current_format_version;
+  std::uint32_t version = format::written_version;
   std::uint32_t cell_val_num = 1;
   std::optional<format::Datatype> datatype{};
   bool verify_checksums = true;
@@ -99,7 +99,7 @@ public:
   static constexpr std::size_t size = sizeof...(F);
 
   /// The pipeline as a schema stores it.
-  static format::FilterPipeline descriptor(std::uint32_t version = current_format_version, bool chunking = true) {
+  static format::FilterPipeline descriptor(std::uint32_t version = format::written_version, bool chunking = true) {
     format::FilterPipeline p;
     p.max_chunk_size = chunking ? static_cast<std::uint32_t>(max_tile_chunk_size) : 0;
     std::apply([&](const auto&... s) { (p.filters.value.push_back(s.descriptor(version)), ...); }, stages());

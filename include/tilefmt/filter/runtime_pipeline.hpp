@@ -175,7 +175,7 @@ private:
   std::vector<any_stage> stages_;
   bool chunking_ = true;
   format::Datatype type_ = format::Datatype::UINT8;
-  std::uint32_t version_ = current_format_version;
+  std::uint32_t version_ = format::written_version;
 };
 
 } // namespace tilefmt::filter

@@ -33,13 +33,12 @@
 #include "tilefmt/codec/codec.hpp"
 #include "tilefmt/format/datatype.hpp"
 #include "tilefmt/format/filter_pipeline.hpp"
+#include "tilefmt/format/version.hpp"
 
 namespace tilefmt::filter {
 
 using bytes_view = std::span<const std::byte>;
 
-/// The format version tilefmt writes (TileDB 2.30's library version).
-inline constexpr std::uint32_t current_format_version = 23;
 
 /// A stored digest did not match the data: the tile is corrupt.
 class checksum_error : public format_error {
@@ -50,7 +49,7 @@ public:
 /// Facts about the tile being filtered that some stages need.
 struct tile_context {
   /// Format version of the tile (the enclosing schema's or generic tile's).
-  std::uint32_t version = current_format_version;
+  std::uint32_t version = format::written_version;
   /// Bytes per cell: RLE's value width; chunks never split a cell.
   std::size_t cell_size = 1;
   /// Checksum stages verify on reverse unless this is false.

@@ -50,14 +50,10 @@
 #include "tilefmt/codec/codec.hpp"
 #include "tilefmt/format/datatype.hpp"
 #include "tilefmt/format/filter_pipeline.hpp"
+#include "tilefmt/format/version.hpp"
 
 namespace tilefmt::format {
 
-/// The newest format version this library reads and writes: TileDB's
-/// constants::format_version at its development head (the 2.30.0 release
-/// writes 22). A schema of a newer version is decoded with this version's
-/// layout, and rejected, naming its version, when it does not fit.
-inline constexpr std::uint32_t current_format_version = 23;
 /// cell_val_num of a var-size attribute or dimension.
 inline constexpr std::uint32_t var_num = std::numeric_limits<std::uint32_t>::max();
 /// The cell size TileDB reports for var-size fields.
@@ -355,7 +351,7 @@ struct CurrentDomain {
 
 /// array_schema.md, "Array Schema File": the payload of a schema file.
 struct ArraySchema {
-  codec::version_field<std::uint32_t> version{current_format_version};
+  codec::version_field<std::uint32_t> version{written_version};
   codec::since<5, bool> allows_dups;
   ArrayType array_type = ArrayType::DENSE;
   Layout tile_order = Layout::ROW_MAJOR;
@@ -486,7 +482,7 @@ struct LibraryVersionArraySchema {
 inline FilterPipeline compression_pipeline(FilterType type, std::int32_t level = -1) {
   Compressor c = type == FilterType::DICTIONARY ? Compressor::DICTIONARY_ENCODING : static_cast<Compressor>(type);
   FilterPipeline p;
-  p.filters.value.push_back(Filter::make(type, CompressionOptions{c, level}, current_format_version));
+  p.filters.value.push_back(Filter::make(type, CompressionOptions{c, level}, written_version));
   return p;
 }
 
@@ -522,30 +518,63 @@ inline Dimension make_string_dimension(std::string name) {
   return d;
 }
 
-/// An attribute with TileDB's default fill value.
-inline Attribute make_attribute(std::string name, Datatype type, std::uint32_t cell_val_num = 1, bool nullable = false,
-                                FilterPipeline filters = {}) {
+/// What make_attribute takes, by name:
+///   make_attribute({.name = "a", .type = Datatype::INT32, .nullable = true, .filters = P::descriptor()})
+struct attribute_options {
+  std::string name;
+  Datatype type = Datatype::INT32;
+  /// Values per cell; var_num for a var-size attribute.
+  std::uint32_t cell_val_num = 1;
+  bool nullable = false;
+  FilterPipeline filters{};
+  /// The value an unwritten cell reads as (one cell's bytes, little-endian);
+  /// empty: TileDB's default for the type.
+  std::vector<std::byte> fill_value{};
+  /// The validity an unwritten cell of a nullable attribute reads as.
+  bool fill_valid = false;
+};
+
+/// An attribute, with TileDB's default fill value unless one is given.
+inline Attribute make_attribute(attribute_options o) {
   Attribute a;
-  a.name.value = std::move(name);
-  a.type = type;
-  a.cell_val_num = cell_val_num;
-  a.filters = std::move(filters);
-  a.fill_value->value = default_fill_value(type, cell_val_num);
-  a.nullable.value = nullable;
+  a.name.value = std::move(o.name);
+  a.type = o.type;
+  a.cell_val_num = o.cell_val_num;
+  a.filters = std::move(o.filters);
+  a.fill_value->value = o.fill_value.empty() ? default_fill_value(o.type, o.cell_val_num) : std::move(o.fill_value);
+  a.nullable.value = o.nullable;
+  a.fill_value_validity.value = o.fill_valid ? 1 : 0;
   return a;
 }
 
-/// A schema of the current version with TileDB's default pipelines (coords
-/// and offsets ZSTD(-1), validity RLE(-1)) and an empty current domain.
-inline ArraySchema make_array_schema(ArrayType type, std::vector<Dimension> dimensions,
-                                     std::vector<Attribute> attributes) {
+/// What make_array_schema takes, by name; the rest as TileDB's ArraySchema
+/// constructor sets it (coords and offsets ZSTD(-1), validity RLE(-1), an
+/// empty current domain).
+struct array_schema_options {
+  ArrayType type = ArrayType::DENSE;
+  std::vector<Dimension> dimensions{};
+  std::vector<Attribute> attributes{};
+  Layout tile_order = Layout::ROW_MAJOR;
+  Layout cell_order = Layout::ROW_MAJOR;
+  /// Cells per data tile of a sparse fragment.
+  std::uint64_t capacity = 10000;
+  /// Sparse arrays only: keep cells with equal coordinates.
+  bool allows_dups = false;
+};
+
+/// A schema of the written format version.
+inline ArraySchema make_array_schema(array_schema_options o) {
   ArraySchema s;
-  s.array_type = type;
+  s.array_type = o.type;
+  s.tile_order = o.tile_order;
+  s.cell_order = o.cell_order;
+  s.capacity = o.capacity;
+  s.allows_dups.value = o.allows_dups;
   s.coords_filters = compression_pipeline(FilterType::ZSTD);
   s.offsets_filters = compression_pipeline(FilterType::ZSTD);
   s.validity_filters.value = compression_pipeline(FilterType::RLE);
-  s.domain.dimensions.value = std::move(dimensions);
-  s.attributes.value = std::move(attributes);
+  s.domain.dimensions.value = std::move(o.dimensions);
+  s.attributes.value = std::move(o.attributes);
   return s;
 }
 
@@ -1212,7 +1241,7 @@ auto array_schema_state(S& st, const format::ArraySchema& schema) {
 /// current domain see its domain (NDRectangle needs the dimension types).
 /// On decode it also rejects what TileDB rejects besides the field types: a
 /// tile order other than ROW_MAJOR / COL_MAJOR, and a version newer than
-/// format::current_format_version whose bytes do not decode with the
+/// format::newest_read_version whose bytes do not decode with the
 /// current layout (the error then names the version).
 template <>
 struct traits<format::ArraySchema> : detail::record_traits<format::ArraySchema> {
@@ -1228,9 +1257,9 @@ struct traits<format::ArraySchema> : detail::record_traits<format::ArraySchema> 
     try {
       base::decode(r, v, inner);
     } catch (format_error& e) {
-      if (r.offset() >= start + 4 && e.offset() >= start + 4 && v.version.value > format::current_format_version) {
+      if (r.offset() >= start + 4 && e.offset() >= start + 4 && v.version.value > format::newest_read_version) {
         format_error named("array schema format version " + std::to_string(v.version.value) + " is newer than " +
-                               std::to_string(format::current_format_version) +
+                               std::to_string(format::newest_read_version) +
                                ", the newest known, and its bytes do not decode with that version's layout (" +
                                e.what() + ")",
                            start);

@@ -37,6 +37,7 @@
 
 #include "tilefmt/codec/codec.hpp"
 #include "tilefmt/format/datatype.hpp"
+#include "tilefmt/format/names.hpp"
 
 namespace tilefmt::format {
 
@@ -675,6 +676,14 @@ inline std::size_t consolidated_list_size(const ConsolidatedFragmentMetadata& c)
   return n;
 }
 
+/// Where fragment `i`'s `offset` field lies in the payload: after the count,
+/// the earlier entries, and its own name's length and bytes.
+inline std::size_t consolidated_offset_field(const ConsolidatedFragmentMetadata& c, std::size_t i) {
+  std::size_t at = 4;
+  for (std::size_t j = 0; j < i; ++j) at += 8 + c.fragments.value[j].name.value.size() + 8;
+  return at + 8 + c.fragments.value[i].name.value.size();
+}
+
 /// The footer of fragment `i`: from its offset to the next fragment's (or
 /// the end). Decode it with codec::decode<Footer>(bytes, that fragment's
 /// context).
@@ -689,7 +698,7 @@ inline std::span<const std::byte> consolidated_footer(const ConsolidatedFragment
     format_error e("footer [" + std::to_string(begin) + ", " + std::to_string(end) +
                        ") is not inside the footers, which occupy [" + std::to_string(base) + ", " +
                        std::to_string(end_of_payload) + ")",
-                   4 + 8 * (2 * i + 1));
+                   consolidated_offset_field(c, i));
     e.prepend_field("offset");
     e.prepend_index(i);
     e.prepend_field("fragments");
@@ -736,12 +745,22 @@ inline std::string footer_schema_name(std::span<const std::byte> file) {
                            " precede it",
                        file.size() - 8);
   std::size_t at = file.size() - 8 - static_cast<std::size_t>(n);
+  std::string name;
   try {
-    return codec::decode_prefix<FooterPrefix>(file.subspan(at, static_cast<std::size_t>(n))).first.array_schema_name.value;
+    name = codec::decode_prefix<FooterPrefix>(file.subspan(at, static_cast<std::size_t>(n))).first.array_schema_name.value;
   } catch (format_error& e) {
     e.add_offset(at);
     throw;
   }
+  // The name becomes a path under __schema/: it must be a schema file name.
+  try {
+    check_schema_file_name(name);
+  } catch (format_error& e) {
+    e.add_offset(at + 4 + 8);
+    e.prepend_field("FooterPrefix.array_schema_name");
+    throw;
+  }
+  return name;
 }
 
 } // namespace tilefmt::format

@@ -191,6 +191,33 @@ inline bool is_timestamped_name(std::string_view name) noexcept {
   }
 }
 
+/// Checks a name read from a file that the reader will use as one path
+/// component (a schema name in a fragment footer, a fragment name in a
+/// consolidated file, a field name that names data files): it must be a
+/// plain file name, so that a damaged or hostile array cannot make the
+/// reader open anything outside its folder. Throws format_error with the
+/// offset of the first offending character in `name`.
+inline void check_file_name(std::string_view name) {
+  if (name.empty()) throw format_error("an empty name cannot name a file", 0);
+  if (name == "." || name == "..") throw format_error("\"" + std::string(name) + "\" cannot name a file", 0);
+  for (std::size_t i = 0; i < name.size(); ++i)
+    if (name[i] == '/' || name[i] == '\\' || name[i] == '\0')
+      throw format_error("a file name may not contain '/', '\\' or NUL, found one in \"" + std::string(name) + "\"", i);
+}
+
+/// Checks the array schema name a fragment footer gives (v10 on): a
+/// timestamped schema file name, or `__array_schema.tdb` for fragments
+/// written against an array's first-era schema. See check_file_name.
+inline void check_schema_file_name(std::string_view name) {
+  check_file_name(name);
+  if (name == "__array_schema.tdb") return;
+  try {
+    (void)parse_timestamped_name(name);
+  } catch (const format_error& e) {
+    throw format_error("\"" + std::string(name) + "\" is not a schema file name: " + e.reason(), e.offset());
+  }
+}
+
 /// A random label as current TileDB writes it: 8 hex digits of `counter`,
 /// 8 of `random32`, 16 of `random64`, lowercase.
 inline std::string format_label(std::uint32_t counter, std::uint32_t random32, std::uint64_t random64) {

@@ -1,0 +1,280 @@
+// tilefmt — where a fragment's tiles come from: the sections of its
+// `__fragment_metadata.tdb` that locate them, the run-time pipelines that
+// unfilter them, and the reads of their bytes through the storage backend.
+//
+// A tile's way from file to values: `section` gives the tile's offset in
+// its data file (and the next tile's offset, or the file size from the
+// footer, its end); `fetch` reads those bytes and checks that the chunk
+// headers add up to the unfiltered size the caller expects, before that
+// much is allocated; `pipeline` runs the filters in reverse into the
+// caller's buffer.
+//
+// Every member is const and safe to call from many threads: the section and
+// pipeline caches are once_maps.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tilefmt/array/detail/once_map.hpp"
+#include "tilefmt/array/field.hpp"
+#include "tilefmt/array/io.hpp"
+#include "tilefmt/array/options.hpp"
+#include "tilefmt/filter/encryption_aes256gcm.hpp"
+#include "tilefmt/filter/generic_tile.hpp"
+#include "tilefmt/filter/runtime_pipeline.hpp"
+#include "tilefmt/format/array_schema.hpp"
+#include "tilefmt/format/fragment_metadata.hpp"
+#include "tilefmt/format/tile.hpp"
+
+namespace tilefmt::array::detail {
+
+class tile_source {
+public:
+  /// The per-field sections that locate tiles.
+  enum class section_kind : int { offsets, var_offsets, var_sizes, validity_offsets };
+
+  struct fragment_files {
+    std::shared_ptr<const storage::backend> storage;
+    fs::path folder;
+    std::uint32_t version = 0;  // 0: TileDB 1.3, tiles stored unfiltered
+    std::vector<std::byte> metadata;  // `__fragment_metadata.tdb`
+    format::FragmentContext ctx;
+    format::Footer footer;
+  };
+
+  tile_source(fragment_files files, std::shared_ptr<const format::ArraySchema> schema, open_options opt)
+      : files_(std::move(files)), schema_(std::move(schema)), opt_(std::move(opt)) {}
+
+  const format::ArraySchema& schema() const noexcept { return *schema_; }
+  const std::shared_ptr<const format::ArraySchema>& schema_ptr() const noexcept { return schema_; }
+  const open_options& options() const noexcept { return opt_; }
+
+  std::uint32_t version() const noexcept { return files_.version; }
+  const format::Footer& footer() const noexcept { return files_.footer; }
+  const format::FragmentContext& context() const noexcept { return files_.ctx; }
+  const fs::path& folder() const noexcept { return files_.folder; }
+  const fs::path metadata_path() const { return files_.folder / "__fragment_metadata.tdb"; }
+
+  filter::generic_tile_options generic_tile_options() const {
+    return {opt_.verify_checksums, opt_.encryption_key, opt_.max_allocation};
+  }
+
+  /// The generic tile at `offset` of the fragment metadata file, decoded as `Section`.
+  template <class Section>
+  Section read_section(std::uint64_t offset) const {
+    const auto& meta = files_.metadata;
+    return naming_file(metadata_path(), [&] {
+      if (offset >= meta.size())
+        throw format_error("section offset " + std::to_string(offset) + " is past the end of the file", offset);
+      auto g = filter::read_generic_tile(std::span<const std::byte>(meta).subspan(static_cast<std::size_t>(offset)),
+                                         generic_tile_options());
+      try {
+        return codec::decode<Section>(g.payload, files_.ctx);
+      } catch (format_error& e) {
+        e.add_offset(offset);
+        throw;
+      }
+    });
+  }
+
+  /// A per-field section, decoded once.
+  const std::vector<std::uint64_t>& section(section_kind k, const field_info& f) const {
+    return sections_.get({k, f.footer_index}, [&] {
+      const auto& footer = files_.footer;
+      const std::size_t i = f.footer_index;
+      auto at = [&](const auto& offsets) {
+        if (i >= offsets.value.size())
+          throw format_error("the footer has no section of field " + f.name, 0);
+        return offsets.value[i];
+      };
+      switch (k) {
+      case section_kind::offsets: return read_section<format::TileOffsets>(at(footer.tile_offsets)).offsets.value;
+      case section_kind::var_offsets: return read_section<format::TileOffsets>(at(footer.tile_var_offsets)).offsets.value;
+      case section_kind::var_sizes: return read_section<format::TileSizes>(at(footer.tile_var_sizes)).sizes.value;
+      case section_kind::validity_offsets:
+        return read_section<format::TileOffsets>(at(footer.tile_validity_offsets)).offsets.value;
+      }
+      return std::vector<std::uint64_t>{};
+    });
+  }
+  /// Stores a section that came from elsewhere (legacy fragment metadata).
+  void preload(section_kind k, std::size_t footer_index, std::vector<std::uint64_t> values) {
+    sections_.put({k, footer_index}, std::move(values));
+  }
+
+  /// The run-time pipeline of `filters` over `type`, built once; encrypted
+  /// arrays end every pipeline with AES-256-GCM.
+  const filter::runtime_pipeline& pipeline(const format::FilterPipeline& filters, format::Datatype type) const {
+    return pipelines_.get({&filters, type}, [&] {
+      filter::runtime_pipeline rp(filters, type, schema_->version.value);
+      if (!opt_.encryption_key.empty()) rp.append(filter::encryption_aes256gcm{});
+      return rp;
+    });
+  }
+
+  /// The pipeline that unfilters `which` of field `f`.
+  const filter::runtime_pipeline& pipeline(const field_info& f, format::DataFile which) const {
+    if (which == format::DataFile::validity) return pipeline(schema_->validity_filters.value, format::Datatype::UINT8);
+    if (which == format::DataFile::fixed && f.var()) return pipeline(schema_->offsets_filters, format::Datatype::UINT64);
+    return pipeline(*f.filters, f.type);
+  }
+
+  /// Loads what reading `f`'s tiles needs, so that threads then only look it up.
+  void prepare(const field_info& f) const {
+    (void)section(section_kind::offsets, f);
+    (void)pipeline(f, format::DataFile::fixed);
+    if (f.var()) {
+      (void)section(section_kind::var_offsets, f);
+      (void)section(section_kind::var_sizes, f);
+      (void)pipeline(f, format::DataFile::var);
+    }
+    if (f.nullable) {
+      (void)section(section_kind::validity_offsets, f);
+      (void)pipeline(f, format::DataFile::validity);
+    }
+  }
+
+  fs::path file_path(const field_info& f, format::DataFile which) const {
+    return files_.folder / f.file_name(files_.version, which);
+  }
+
+  /// Tile `i` of `which` of `f`, unfiltered: `expected` bytes of cells of
+  /// `cell_size` bytes. For RLE and dictionary strings, the var tile
+  /// rebuilds the cell offsets into `rebuilt_offsets`.
+  std::vector<std::byte> read(const field_info& f, format::DataFile which, std::size_t i, std::uint64_t expected,
+                              std::size_t cell_size, std::vector<std::uint64_t>* rebuilt_offsets = nullptr) const {
+    auto t = fetch(f, which, i, expected);
+    if (!t.view) return std::move(t.bytes);
+    std::vector<std::byte> out(static_cast<std::size_t>(expected));
+    unfilter(f, which, t, out, cell_size, rebuilt_offsets);
+    return out;
+  }
+
+  /// Tile `i` of `f`'s fixed file, unfiltered straight into `out`, which
+  /// holds exactly its cells.
+  void read_into(const field_info& f, std::size_t i, std::span<std::byte> out) const {
+    auto t = fetch(f, format::DataFile::fixed, i, out.size());
+    if (!t.view) {
+      std::memcpy(out.data(), t.bytes.data(), t.bytes.size());
+      return;
+    }
+    unfilter(f, format::DataFile::fixed, t, out, f.cell_size(), nullptr);
+  }
+
+private:
+  /// A tile's stored bytes and, except for TileDB 1.3, its chunks (pointing into bytes).
+  struct fetched_tile {
+    std::vector<std::byte> bytes;
+    std::optional<format::TileView> view;
+    std::uint64_t begin = 0;
+  };
+
+  const std::vector<std::uint64_t>& offsets_of(const field_info& f, format::DataFile which) const {
+    switch (which) {
+    case format::DataFile::fixed: return section(section_kind::offsets, f);
+    case format::DataFile::var: return section(section_kind::var_offsets, f);
+    case format::DataFile::validity: return section(section_kind::validity_offsets, f);
+    }
+    return section(section_kind::offsets, f);
+  }
+
+  std::uint64_t file_size_of(const field_info& f, format::DataFile which) const {
+    const auto& footer = files_.footer;
+    const auto& sizes = which == format::DataFile::fixed ? footer.file_sizes.value
+                        : which == format::DataFile::var ? footer.file_var_sizes.value
+                                                         : footer.file_validity_sizes.value;
+    if (f.footer_index >= sizes.size()) throw format_error("the footer has no file size of field " + f.name, 0);
+    return sizes[f.footer_index];
+  }
+
+  /// Tile i's stored bytes, checked: its chunk headers must add up to
+  /// `expected` unfiltered bytes before anything that size is allocated.
+  fetched_tile fetch(const field_info& f, format::DataFile which, std::size_t i, std::uint64_t expected) const {
+    const fs::path file = file_path(f, which);
+    const auto& offsets = offsets_of(f, which);
+    if (i >= offsets.size()) throw format_error("tile " + std::to_string(i) + " has no offset", 0);
+    if (expected > opt_.max_allocation)
+      throw format_error("tile " + std::to_string(i) + " would hold " + std::to_string(expected) +
+                             " bytes, more than the " + std::to_string(opt_.max_allocation) +
+                             " a tile may claim (open_options::max_allocation)",
+                         0);
+    fetched_tile t;
+    t.begin = offsets[i];
+    const std::uint64_t end = i + 1 < offsets.size() ? offsets[i + 1] : file_size_of(f, which);
+    if (end < t.begin) throw format_error("tile offsets decrease", 0);
+    if (end - t.begin > opt_.max_allocation)
+      throw format_error("tile " + std::to_string(i) + " is stored in " + std::to_string(end - t.begin) +
+                             " bytes, more than the " + std::to_string(opt_.max_allocation) + " a tile may claim",
+                         0);
+    // A data file shorter than the footer says is a format_error (not an
+    // io_error), so that the caller can name the fragment, field and tile.
+    try {
+      t.bytes = files_.storage->read_range(file, t.begin, end - t.begin);
+    } catch (const io_error& e) {
+      format_error fe(e.what(), static_cast<std::size_t>(t.begin));
+      fe.set_file(file.string());
+      throw fe;
+    }
+    naming_file(file, [&] {
+      if (files_.version == 0) {
+        check_unfiltered_tile(f, t.bytes, t.begin, expected);
+        return 0;
+      }
+      t.view = codec::decode<format::TileView>(t.bytes);
+      const std::uint64_t holds = filter::detail::unfiltered_size(*t.view);
+      if (holds != expected)
+        throw format_error("tile holds " + std::to_string(holds) + " bytes, expected " + std::to_string(expected),
+                           static_cast<std::size_t>(t.begin));
+      return 0;
+    });
+    return t;
+  }
+
+  void unfilter(const field_info& f, format::DataFile which, const fetched_tile& t, std::span<std::byte> out,
+                std::size_t cell_size, std::vector<std::uint64_t>* rebuilt_offsets) const {
+    filter::tile_context ctx;
+    ctx.version = files_.version;
+    ctx.cell_size = cell_size;
+    ctx.verify_checksums = opt_.verify_checksums;
+    ctx.encryption_key = opt_.encryption_key;
+    ctx.rebuilt_offsets = rebuilt_offsets;
+    naming_file(file_path(f, which), [&] {
+      try {
+        pipeline(f, which).decode_into(*t.view, out, ctx);
+      } catch (format_error& e) {
+        e.add_offset(static_cast<std::size_t>(t.begin));
+        throw;
+      }
+      return 0;
+    });
+  }
+
+  /// TileDB 1.3 stored uncompressed tiles as they are (no chunk header); its
+  /// compressed tiles have a chunk layout of their own, not read here.
+  static void check_unfiltered_tile(const field_info& f, std::span<const std::byte> bytes, std::uint64_t begin,
+                                    std::uint64_t expected) {
+    if (!f.filters->filters.value.empty())
+      throw format_error("tiles of TileDB 1.3 compressed with " +
+                             std::string(format::codec_enum_name(f.filters->filters.value.front().type)) +
+                             " are not supported",
+                         static_cast<std::size_t>(begin));
+    if (bytes.size() != expected)
+      throw format_error("tile holds " + std::to_string(bytes.size()) + " bytes, expected " + std::to_string(expected),
+                         static_cast<std::size_t>(begin));
+  }
+
+  fragment_files files_;
+  std::shared_ptr<const format::ArraySchema> schema_;
+  open_options opt_;
+  once_map<std::pair<section_kind, std::size_t>, std::vector<std::uint64_t>> sections_;
+  once_map<std::pair<const format::FilterPipeline*, format::Datatype>, filter::runtime_pipeline> pipelines_;
+};
+
+} // namespace tilefmt::array::detail

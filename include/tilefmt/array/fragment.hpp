@@ -1,0 +1,445 @@
+// tilefmt — one fragment of an opened array, read field by field.
+//
+// Values come back in storage order: a dense fragment gives every cell of the
+// space tiles it covers (tile order, then cell order; cells it did not write
+// hold the fill value), a sparse fragment its cells in global order.
+//
+// Thread safety: every member is const, and any of them may be called from
+// many threads at once on one fragment (the caches behind them are
+// synchronised). Column reads decode tiles on open_options::threads threads.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tilefmt/array/column.hpp"
+#include "tilefmt/array/dense_grid.hpp"
+#include "tilefmt/array/detail/legacy.hpp"
+#include "tilefmt/array/detail/parallel.hpp"
+#include "tilefmt/array/detail/tile_source.hpp"
+#include "tilefmt/array/directory.hpp"
+#include "tilefmt/array/field.hpp"
+#include "tilefmt/array/options.hpp"
+#include "tilefmt/format/array_schema.hpp"
+#include "tilefmt/format/fragment_metadata.hpp"
+
+namespace tilefmt::array {
+
+/// One tile of one field, unfiltered.
+struct tile_data {
+  std::vector<std::byte> values;          // fixed values, or the var bytes
+  std::vector<std::uint64_t> offsets;     // var fields: start of each cell within `values`
+  std::vector<std::uint8_t> validity;     // nullable attributes
+};
+
+class fragment {
+public:
+  /// Reads the fragment's metadata (`__fragment_metadata.tdb`) from `st`.
+  fragment(std::shared_ptr<const storage::backend> st, timestamped_path where,
+           std::shared_ptr<const format::ArraySchema> schema, const open_options& opt)
+      : where_(std::move(where)) {
+    detail::tile_source::fragment_files files;
+    files.storage = std::move(st);
+    files.folder = where_.path;
+    files.version = where_.name.implied_format_version();
+    const fs::path meta_path = where_.path / "__fragment_metadata.tdb";
+    std::optional<detail::legacy_fragment_metadata> legacy;
+    naming_file(meta_path, [&] {
+      files.metadata = files.storage->read(meta_path, opt.max_allocation);
+      files.ctx.version = files.version;
+      files.ctx.num_attributes = schema->attributes.size();
+      for (const auto& d : schema->domain.dimensions) files.ctx.dims.push_back({d.type.value, d.is_var()});
+      if (files.version < 3) {
+        legacy = detail::read_legacy_fragment_metadata(files.metadata, files.ctx,
+                                                       {opt.verify_checksums, opt.encryption_key, opt.max_allocation});
+        files.footer = legacy->footer;
+        files.version = legacy->version;
+      } else {
+        files.footer = format::read_footer(files.metadata, files.ctx);
+        files.ctx = format::with_footer_flags(files.ctx, files.footer);
+      }
+      return 0;
+    });
+    source_ = std::make_unique<detail::tile_source>(std::move(files), std::move(schema), opt);
+    if (legacy) {
+      using k = detail::tile_source::section_kind;
+      for (std::size_t i = 0; i < legacy->tile_offsets.size(); ++i) {
+        source_->preload(k::offsets, i, std::move(legacy->tile_offsets[i]));
+        source_->preload(k::var_offsets, i, std::move(legacy->var_offsets[i]));
+        source_->preload(k::var_sizes, i, std::move(legacy->var_sizes[i]));
+      }
+    }
+    if (dense() && !footer().null_non_empty_domain)
+      grid_.emplace(naming_file(meta_path, [&] { return dense_grid::of_region(schema_ref(), footer().non_empty_domain); }));
+  }
+
+  const fs::path& path() const noexcept { return where_.path; }
+  const format::TimestampedName& name() const noexcept { return where_.name; }
+  std::uint64_t timestamp_start() const noexcept { return where_.name.t1; }
+  std::uint64_t timestamp_end() const noexcept { return where_.name.t2; }
+  /// The fragment's format version (0 for TileDB 1.3).
+  std::uint32_t format_version() const noexcept { return source_->version(); }
+  bool dense() const noexcept { return footer().dense; }
+  const format::Footer& footer() const noexcept { return source_->footer(); }
+  const format::MBR& non_empty_domain() const noexcept { return footer().non_empty_domain; }
+  const format::ArraySchema& schema() const noexcept { return source_->schema(); }
+
+  /// Number of tiles of every field.
+  std::size_t tile_num() const { return source_->section(section_kind::offsets, fields().front()).size(); }
+
+  /// Cells the fragment stores (dense: whole space tiles).
+  std::uint64_t cell_num() const {
+    std::size_t n = tile_num();
+    if (n == 0) return 0;
+    return (n - 1) * full_tile_cells() + tile_cells(n - 1);
+  }
+
+  /// The fields this fragment stores: attributes, then (sparse) dimensions.
+  std::vector<field_info> fields() const { return fragment_fields(schema(), format_version(), dense()); }
+
+  /// Whether the fragment stores a timestamp per cell (`__timestamps`, from
+  /// format 14: fragments consolidated with timestamps).
+  bool has_timestamps() const noexcept { return source_->context().has_timestamps; }
+  /// Whether it stores delete metadata (`__delete_timestamps` and
+  /// `__delete_condition_index`, from format 15: fragments consolidated
+  /// while delete commits applied to them).
+  bool has_delete_meta() const noexcept { return source_->context().has_delete_meta; }
+
+  /// The fields TileDB adds to a fragment, if it has them.
+  std::vector<field_info> special_fields() const { return array::special_fields(schema(), source_->context()); }
+
+  field_info field(std::string_view name) const {
+    for (auto& f : fields())
+      if (f.name == name) return f;
+    for (auto& f : special_fields())
+      if (f.name == name) return f;
+    throw std::invalid_argument("tilefmt: fragment " + where_.name.str() + " has no field \"" + std::string(name) + "\"");
+  }
+
+  /// The time (ms since the epoch) each cell was written, in storage order.
+  /// A fragment consolidated with timestamps spans several writes: a read
+  /// at a timestamp range keeps only the cells written within it.
+  std::vector<std::uint64_t> read_timestamps() const { return read_special("__timestamps", has_timestamps()); }
+  /// When each cell was deleted (UINT64_MAX: not deleted), in storage order.
+  /// A read at a range ending at T drops the cells deleted at or before T.
+  std::vector<std::uint64_t> read_delete_timestamps() const {
+    return read_special("__delete_timestamps", has_delete_meta());
+  }
+  /// For each cell, which of processed_conditions() deleted it (UINT64_MAX: none).
+  std::vector<std::uint64_t> read_delete_condition_index() const {
+    return read_special("__delete_condition_index", has_delete_meta());
+  }
+  /// The delete (and update) commits already applied to this fragment's
+  /// cells, by the marker TileDB names them with (the commit file's name).
+  std::vector<std::string> processed_conditions() const {
+    if (format_version() < 16) return {};
+    auto pc = source_->read_section<format::ProcessedConditions>(footer().processed_conditions_offset.value);
+    std::vector<std::string> out;
+    for (const auto& c : pc.conditions.value) out.push_back(c.value);
+    return out;
+  }
+
+  /// Tile `i` of a field, unfiltered.
+  tile_data read_tile(const field_info& f, std::size_t i) const {
+    tile_data t;
+    const std::size_t cells = static_cast<std::size_t>(tile_cells(i));
+    try {
+      if (f.var()) {
+        read_var_tile(f, i, cells, t);
+      } else if (f.in_coords_file) {
+        t.values = read_coords_tile(f, i, cells);
+      } else {
+        t.values = source_->read(f, format::DataFile::fixed, i, cells * f.cell_size(), f.cell_size());
+      }
+      if (f.nullable) {
+        auto v = source_->read(f, format::DataFile::validity, i, cells, 1);
+        t.validity.assign(reinterpret_cast<const std::uint8_t*>(v.data()),
+                          reinterpret_cast<const std::uint8_t*>(v.data()) + v.size());
+      }
+    } catch (format_error& e) {
+      e.prepend_field(where(f, i));
+      throw;
+    }
+    if (fills(f)) apply_fill(f, i, t);
+    return t;
+  }
+
+  /// For each cell of dense tile `i`, whether it lies in the fragment's
+  /// non-empty domain (the region the write covered). TileDB stores whole
+  /// space tiles; the cells outside the written region read as fill values.
+  std::vector<bool> written_cells(std::size_t i) const {
+    if (!grid_) return std::vector<bool>(static_cast<std::size_t>(full_tile_cells()), true);
+    return naming_metadata([&] { return grid_->covered_cells(i); });
+  }
+
+  /// Whether every cell of dense tile `i` lies in the non-empty domain.
+  bool fully_written(std::size_t i) const {
+    return !grid_ || naming_metadata([&] { return grid_->full(i); });
+  }
+
+  /// Every value of a fixed-size field, as raw little-endian bytes.
+  std::vector<std::byte> read_bytes(std::string_view name) const {
+    auto f = field(name);
+    std::vector<std::byte> out(static_cast<std::size_t>(cell_num() * f.cell_size()));
+    read_fixed_into(f, out);
+    return out;
+  }
+
+  /// Decodes a fixed-size field into `out`, which must hold exactly
+  /// cell_num() cells. Each tile is unfiltered straight into its place in
+  /// `out`, so a column costs one buffer of its decoded size.
+  template <class T>
+  void read_into(std::string_view name, std::span<T> out) const {
+    auto f = fixed_field_of<T>(name);
+    if (out.size() * sizeof(T) != cell_num() * f.cell_size())
+      throw std::invalid_argument("tilefmt: field \"" + f.name + "\" has " + std::to_string(cell_num()) +
+                                  " cells, the buffer holds " + std::to_string(out.size() * sizeof(T) / f.cell_size()));
+    read_fixed_into(f, std::as_writable_bytes(out));
+    if constexpr (std::endian::native != std::endian::little && sizeof(T) > 1)
+      for (auto& v : out) v = codec::load_le<T>(reinterpret_cast<const std::byte*>(&v));
+  }
+
+  /// Every value of a fixed-size field (a std::vector; see column.hpp).
+  template <class T>
+  column<T> read(std::string_view name) const {
+    auto f = fixed_field_of<T>(name);
+    column<T> out(static_cast<std::size_t>(cell_num() * f.cell_size() / sizeof(T)));
+    read_into(name, std::span<T>(out));
+    return out;
+  }
+
+  template <class T>
+  var_column<T> read_var(std::string_view name) const {
+    auto f = field(name);
+    if (!f.var()) throw std::invalid_argument("tilefmt: field \"" + f.name + "\" is fixed-size: use read");
+    if (sizeof(T) != format::datatype_size(f.type))
+      throw std::invalid_argument("tilefmt: field \"" + f.name + "\" holds " +
+                                  std::string(format::codec_enum_name(f.type)) + " values");
+    var_column<T> out;
+    std::vector<std::byte> bytes;
+    for (auto& t : read_all_tiles(f)) {
+      const std::uint64_t base = bytes.size();
+      for (auto o : t.offsets) out.offsets.push_back((base + o) / sizeof(T));
+      bytes.insert(bytes.end(), t.values.begin(), t.values.end());
+    }
+    out.values.resize(bytes.size() / sizeof(T));
+    codec::load_le_array(bytes.data(), out.values.data(), out.values.size());
+    return out;
+  }
+
+  std::vector<std::uint8_t> read_validity(std::string_view name) const {
+    auto f = field(name);
+    if (!f.nullable) throw std::invalid_argument("tilefmt: field \"" + f.name + "\" is not nullable");
+    std::vector<std::uint8_t> out;
+    for (auto& t : read_all_tiles(f)) out.insert(out.end(), t.validity.begin(), t.validity.end());
+    return out;
+  }
+
+  /// Cells in a full tile: the product of the tile extents (dense) or the
+  /// capacity (sparse).
+  std::uint64_t full_tile_cells() const {
+    if (!dense()) return schema().capacity;
+    if (grid_) return grid_->cells_per_tile();
+    std::uint64_t n = 1;
+    for (const auto& d : schema().domain.dimensions)
+      filter::with_integer_type(d.type.value, [&]<class T>() { n *= static_cast<std::uint64_t>(d.tile_extent_as<T>().value_or(T{1})); });
+    return n;
+  }
+  /// Cells in tile i (a sparse fragment's last tile may be shorter).
+  std::uint64_t tile_cells(std::size_t i) const {
+    if (!dense() && i + 1 == tile_num() && footer().last_tile_cell_num != 0) return footer().last_tile_cell_num;
+    return full_tile_cells();
+  }
+
+private:
+  using section_kind = detail::tile_source::section_kind;
+
+  const format::ArraySchema& schema_ref() const noexcept { return source_->schema(); }
+
+  template <class F>
+  auto naming_metadata(F&& f) const -> decltype(f()) {
+    return naming_file(where_.path / "__fragment_metadata.tdb", std::forward<F>(f));
+  }
+
+  std::string where(const field_info& f, std::size_t i) const {
+    return "fragment " + where_.name.str() + ", field " + f.name + ", tile " + std::to_string(i);
+  }
+
+  /// Whether cells outside the written region take the attribute's fill value.
+  bool fills(const field_info& f) const { return dense() && f.is_attribute(); }
+
+  /// The var-size path of read_tile: offsets (from the offsets file, or
+  /// rebuilt from the var tile by RLE and dictionary strings), then values.
+  void read_var_tile(const field_info& f, std::size_t i, std::size_t cells, tile_data& t) const {
+    // RLE and dictionary on strings store the offsets inside the var tile
+    // (the v12/v13/v17 rule, judged by the schema's version); the offsets
+    // file then holds an empty tile per tile.
+    const bool rebuilt = filter::skip_offsets_filtering(*f.filters, f.type, schema().version.value);
+    if (!rebuilt) {
+      auto offs = source_->read(f, format::DataFile::fixed, i, cells * 8, 8);
+      t.offsets.resize(cells);
+      codec::load_le_array(offs.data(), t.offsets.data(), cells);
+    } else {
+      t.offsets.assign(cells, 0);
+    }
+    const auto& var_sizes = source_->section(section_kind::var_sizes, f);
+    if (i >= var_sizes.size()) throw format_error("tile " + std::to_string(i) + " has no var size", 0);
+    const std::uint64_t var_size = var_sizes[i];
+    t.values = source_->read(f, format::DataFile::var, i, var_size, format::datatype_size(f.type),
+                             rebuilt ? &t.offsets : nullptr);
+    if (t.offsets.size() != cells)
+      throw format_error("var tile rebuilds " + std::to_string(t.offsets.size()) + " offsets, the tile has " +
+                             std::to_string(cells) + " cells",
+                         0);
+    // Offsets that point outside the var tile: the offsets file is wrong
+    // (or, when the offsets are rebuilt from the var tile, that one).
+    naming_file(source_->file_path(f, rebuilt ? format::DataFile::var : format::DataFile::fixed), [&] {
+      for (std::size_t c = 0; c < cells; ++c)
+        if (t.offsets[c] > var_size || (c && t.offsets[c] < t.offsets[c - 1]))
+          throw format_error("offset of cell " + std::to_string(c) + " is " + std::to_string(t.offsets[c]) +
+                                 ", the var tile has " + std::to_string(var_size) + " bytes",
+                             c * 8);
+      return 0;
+    });
+  }
+
+  /// Tile i of one dimension, taken from a `__coords` tile (formats < 5).
+  /// The tile holds every dimension's coordinates: zipped (x0 y0 x1 y1 ...)
+  /// as format 1 wrote them without compression, else split (all x, then
+  /// all y), which TileDB zips after unfiltering (reader_base.cc
+  /// zip_tile_coordinates).
+  std::vector<std::byte> read_coords_tile(const field_info& f, std::size_t i, std::uint64_t cells) const {
+    const std::size_t nd = schema().domain.dimensions.size();
+    const std::size_t cs = format::datatype_size(f.type);
+    auto all = source_->read(f, format::DataFile::fixed, i, cells * nd * cs, nd * cs);
+    bool compressed = false;
+    for (const auto& flt : f.filters->filters.value)
+      switch (flt.type) {
+      case format::FilterType::GZIP:
+      case format::FilterType::ZSTD:
+      case format::FilterType::LZ4:
+      case format::FilterType::RLE:
+      case format::FilterType::BZIP2:
+      case format::FilterType::DOUBLE_DELTA:
+      case format::FilterType::DICTIONARY:
+      case format::FilterType::DELTA: compressed = true; break;
+      default: break;
+      }
+    const bool split = format_version() > 1 || compressed;
+    std::vector<std::byte> out(static_cast<std::size_t>(cells) * cs);
+    for (std::size_t c = 0; c < cells; ++c) {
+      const std::size_t from = split ? (f.index * cells + c) * cs : (c * nd + f.index) * cs;
+      std::memcpy(out.data() + c * cs, all.data() + from, cs);
+    }
+    return out;
+  }
+
+  void apply_fill(const field_info& f, std::size_t i, tile_data& t) const {
+    if (fully_written(i)) return;
+    auto written = written_cells(i);
+    const auto& attr = schema().attributes.value.at(f.index);
+    if (f.var()) {
+      const std::vector<std::byte> fill = attr.fill();
+      std::vector<std::byte> values;
+      std::vector<std::uint64_t> offsets(written.size());
+      for (std::size_t c = 0; c < written.size(); ++c) {
+        offsets[c] = values.size();
+        if (written[c]) {
+          std::uint64_t b = t.offsets[c], e = c + 1 < written.size() ? t.offsets[c + 1] : t.values.size();
+          values.insert(values.end(), t.values.begin() + static_cast<std::ptrdiff_t>(b),
+                        t.values.begin() + static_cast<std::ptrdiff_t>(e));
+        } else {
+          values.insert(values.end(), fill.begin(), fill.end());
+        }
+      }
+      t.values = std::move(values);
+      t.offsets = std::move(offsets);
+    } else {
+      fill_fixed(f, i, t.values);
+    }
+    if (f.nullable)
+      for (std::size_t c = 0; c < written.size(); ++c)
+        if (!written[c]) t.validity[c] = attr.fill_value_validity.value;
+  }
+
+  /// Dense tiles cover whole space tiles; cells outside the fragment's
+  /// non-empty domain read as the attribute's fill value.
+  void fill_fixed(const field_info& f, std::size_t i, std::span<std::byte> values) const {
+    if (fully_written(i)) return;
+    auto written = written_cells(i);
+    const std::vector<std::byte> fill = schema().attributes.value.at(f.index).fill();
+    const std::size_t cs = f.cell_size();
+    if (fill.size() != cs)
+      throw format_error("fill value of " + f.name + " has " + std::to_string(fill.size()) + " bytes, a cell " +
+                             std::to_string(cs),
+                         0);
+    for (std::size_t c = 0; c < written.size(); ++c)
+      if (!written[c]) std::memcpy(values.data() + c * cs, fill.data(), cs);
+  }
+
+  template <class T>
+  field_info fixed_field_of(std::string_view name) const {
+    auto f = field(name);
+    if (f.var()) throw std::invalid_argument("tilefmt: field \"" + f.name + "\" is var-size: use read_var");
+    if (sizeof(T) != format::datatype_size(f.type))
+      throw std::invalid_argument("tilefmt: field \"" + f.name + "\" holds " +
+                                  std::string(format::codec_enum_name(f.type)) + " values, not " +
+                                  std::to_string(sizeof(T)) + "-byte ones");
+    return f;
+  }
+
+  /// Every tile of `f`, decoded on up to open_options::threads threads.
+  std::vector<tile_data> read_all_tiles(const field_info& f) const {
+    source_->prepare(f);
+    std::vector<tile_data> tiles(tile_num());
+    detail::parallel_for(tiles.size(), source_->options().threads, [&](std::size_t i) { tiles[i] = read_tile(f, i); });
+    return tiles;
+  }
+
+  /// The fixed-size path of read_tile, writing tile i's cells to `out`.
+  void read_fixed_tile_into(const field_info& f, std::size_t i, std::span<std::byte> out) const {
+    try {
+      if (f.in_coords_file) {
+        auto v = read_coords_tile(f, i, tile_cells(i));
+        if (v.size() != out.size()) throw format_error("coordinate tile size", 0);
+        std::memcpy(out.data(), v.data(), v.size());
+      } else {
+        source_->read_into(f, i, out);
+      }
+    } catch (format_error& e) {
+      e.prepend_field(where(f, i));
+      throw;
+    }
+    if (fills(f)) fill_fixed(f, i, out);
+  }
+
+  void read_fixed_into(const field_info& f, std::span<std::byte> out) const {
+    source_->prepare(f);
+    const std::size_t cs = f.cell_size();
+    const std::size_t full = static_cast<std::size_t>(full_tile_cells()) * cs;
+    detail::parallel_for(tile_num(), source_->options().threads, [&](std::size_t i) {
+      read_fixed_tile_into(f, i, out.subspan(i * full, static_cast<std::size_t>(tile_cells(i)) * cs));
+    });
+  }
+
+  std::vector<std::uint64_t> read_special(const char* name, bool present) const {
+    if (!present)
+      throw std::invalid_argument("tilefmt: fragment " + where_.name.str() + " has no " + name + " field");
+    auto c = read<std::uint64_t>(name);
+    return std::vector<std::uint64_t>(c.begin(), c.end());
+  }
+
+  timestamped_path where_;
+  std::unique_ptr<detail::tile_source> source_;
+  std::optional<dense_grid> grid_;  // dense fragments with a non-empty domain
+};
+
+} // namespace tilefmt::array

@@ -1,0 +1,34 @@
+// tilefmt — how an array is opened for reading.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "tilefmt/storage/backend.hpp"
+
+namespace tilefmt::array {
+
+struct open_options {
+  /// AES-256-GCM key of an encrypted array (32 bytes), or empty.
+  std::vector<std::uint8_t> encryption_key{};
+  /// Open at [timestamp_start, timestamp_end] (ms since the epoch).
+  std::uint64_t timestamp_start = 0;
+  std::uint64_t timestamp_end = std::numeric_limits<std::uint64_t>::max();
+  /// Open the array even when some fragments' metadata cannot be read;
+  /// those are left out of fragments() and listed by damaged_fragments().
+  bool skip_damaged_fragments = false;
+  /// Skip checksum verification for speed.
+  bool verify_checksums = true;
+  /// Threads decoding the tiles of a column (0: one per core).
+  unsigned threads = 0;
+  /// The most bytes one file, tile or decompressed part may claim. Anything
+  /// larger is refused before it is allocated: a damaged or hostile array
+  /// cannot make the reader allocate more than this at once.
+  std::uint64_t max_allocation = std::uint64_t{4} << 30;
+  /// Where the array's files are; null: the local file system.
+  std::shared_ptr<const storage::backend> storage{};
+};
+
+} // namespace tilefmt::array

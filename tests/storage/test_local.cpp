@@ -1,0 +1,123 @@
+// The local file system backend: whole and ranged reads, listings, atomic
+// writes, and refusing what an array may not hold (FIFOs, links, folders,
+// files larger than the caller allows).
+#include "tilefmt/storage/local.hpp"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "../support/testing.hpp"
+
+using namespace tilefmt;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct temp_folder {
+  fs::path path;
+  explicit temp_folder(const std::string& name)
+      : path(fs::temp_directory_path() / ("tilefmt-storage-" + name + "-" + std::to_string(::getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~temp_folder() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+std::vector<std::byte> bytes(std::string_view s) {
+  std::vector<std::byte> out(s.size());
+  std::memcpy(out.data(), s.data(), s.size());
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("local: write, read, read a range, list, remove") {
+  temp_folder t("basic");
+  storage::local st;
+  st.make_folder(t.path / "a" / "b");
+  CHECK(st.is_folder(t.path / "a" / "b"));
+  st.write(t.path / "a" / "f.tdb", bytes("hello, world"));
+  st.write(t.path / "a" / "e.tdb", {});
+  CHECK(st.file_size(t.path / "a" / "f.tdb") == 12u);
+  CHECK(st.file_size(t.path / "a" / "e.tdb") == 0u);
+  CHECK_FALSE(st.file_size(t.path / "a" / "missing").has_value());
+  CHECK_FALSE(st.file_size(t.path / "a" / "b").has_value());  // a folder is no file
+  CHECK(st.read(t.path / "a" / "f.tdb") == bytes("hello, world"));
+  CHECK(st.read_range(t.path / "a" / "f.tdb", 7, 5) == bytes("world"));
+  CHECK(st.read_range(t.path / "a" / "f.tdb", 12, 0).empty());
+  CHECK_THROWS_AS(st.read_range(t.path / "a" / "f.tdb", 8, 5), storage::io_error);
+  CHECK_THROWS_AS(st.read_range(t.path / "a" / "f.tdb", ~std::uint64_t{0}, 2), storage::io_error);
+  // No temporary file is left behind by the atomic write.
+  auto entries = st.list(t.path / "a");
+  REQUIRE(entries.size() == 3);
+  CHECK(entries[0].name == "b");
+  CHECK(entries[0].folder);
+  CHECK(entries[1].name == "e.tdb");
+  CHECK(entries[2].name == "f.tdb");
+  CHECK_FALSE(entries[2].folder);
+  CHECK(st.list(t.path / "missing").empty());
+  st.write(t.path / "a" / "f.tdb", bytes("replaced"));
+  CHECK(st.read(t.path / "a" / "f.tdb") == bytes("replaced"));
+  st.remove(t.path / "a");
+  CHECK_FALSE(st.exists(t.path / "a"));
+  st.remove(t.path / "a");  // absent: nothing to do
+}
+
+TEST_CASE("local: a read larger than allowed fails before allocating") {
+  temp_folder t("limit");
+  storage::local st;
+  st.write(t.path / "f", bytes("0123456789"));
+  CHECK(st.read(t.path / "f", 10).size() == 10);
+  try {
+    (void)st.read(t.path / "f", 9);
+    FAIL("no error");
+  } catch (const storage::io_error& e) {
+    CHECK(std::string(e.what()).find("10 bytes") != std::string::npos);
+    CHECK(e.path() == t.path / "f");
+  }
+}
+
+TEST_CASE("local: FIFOs, folders and symbolic links are not read") {
+  temp_folder t("kinds");
+  storage::local st;
+  REQUIRE(::mkfifo((t.path / "fifo").c_str(), 0600) == 0);
+  st.write(t.path / "target", bytes("secret"));
+  fs::create_symlink(t.path / "target", t.path / "link");
+  fs::create_directory(t.path / "dir");
+  // A FIFO with no writer would block an ordinary open: here it fails at once.
+  CHECK_THROWS_AS(st.read(t.path / "fifo"), storage::io_error);
+  CHECK_THROWS_AS(st.read_range(t.path / "fifo", 0, 1), storage::io_error);
+  CHECK_FALSE(st.file_size(t.path / "fifo").has_value());
+  CHECK_THROWS_AS(st.read(t.path / "link"), storage::io_error);
+  CHECK_FALSE(st.file_size(t.path / "link").has_value());
+  CHECK_THROWS_AS(st.read(t.path / "dir"), storage::io_error);
+  CHECK_THROWS_AS(st.read(t.path / "missing"), storage::io_error);
+  CHECK_THROWS_AS(st.read(fs::path("/dev/zero")), storage::io_error);
+}
+
+TEST_CASE("local: reads from many threads at once") {
+  temp_folder t("threads");
+  storage::local st;
+  std::vector<std::byte> data(1 << 16);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::byte>(i * 7);
+  st.write(t.path / "f", data);
+  std::vector<std::thread> pool;
+  std::vector<int> ok(4, 0);
+  for (int w = 0; w < 4; ++w)
+    pool.emplace_back([&, w] {
+      for (std::size_t at = static_cast<std::size_t>(w) * 100; at + 1000 <= data.size(); at += 4000) {
+        auto got = st.read_range(t.path / "f", at, 1000);
+        if (!std::equal(got.begin(), got.end(), data.begin() + static_cast<std::ptrdiff_t>(at))) return;
+      }
+      ok[static_cast<std::size_t>(w)] = 1;
+    });
+  for (auto& p : pool) p.join();
+  CHECK(ok == std::vector<int>{1, 1, 1, 1});
+}
