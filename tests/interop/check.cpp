@@ -283,7 +283,7 @@ void check_time_travel(const json::object& a, const fs::path& base, const array:
       for (const auto& frag : arr.fragments()) {
         std::vector<std::vector<wide_int>> cols;
         for (const auto& d : dims) cols.push_back(read_integers(frag, d.name.value));
-        std::vector<std::uint64_t> ts, deleted;
+        array::column<std::uint64_t> ts, deleted;
         if (frag.has_timestamps()) ts = frag.read_timestamps();
         if (frag.has_delete_meta()) deleted = frag.read_delete_timestamps();
         if ((!ts.empty() && ts.size() != cols.front().size()) || (!deleted.empty() && deleted.size() != cols.front().size()))

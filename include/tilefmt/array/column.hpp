@@ -14,6 +14,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -84,6 +85,21 @@ struct column_allocator {
 /// buffers use huge pages where the system allows.
 template <class T>
 using column = std::vector<T, detail::column_allocator<T>>;
+
+namespace detail {
+
+/// The bytes of var-size cell `c` among cells stored back to back in
+/// `values`, cell i starting at offsets[i] values of `value_size` bytes (no
+/// trailing offset: the last cell ends with `values`). The reader, the
+/// writers and the tile metadata all slice cells this way.
+inline std::span<const std::byte> var_cell(std::span<const std::byte> values, std::span<const std::uint64_t> offsets,
+                                           std::size_t c, std::size_t value_size = 1) {
+  const std::size_t begin = static_cast<std::size_t>(offsets[c]) * value_size;
+  const std::size_t end = c + 1 < offsets.size() ? static_cast<std::size_t>(offsets[c + 1]) * value_size : values.size();
+  return values.subspan(begin, end - begin);
+}
+
+} // namespace detail
 
 /// A var-size column: `values` holds every cell's values back to back and
 /// `offsets[i]` is where cell i starts (in elements of T), with no trailing

@@ -127,14 +127,14 @@ public:
   /// The time (ms since the epoch) each cell was written, in storage order.
   /// A fragment consolidated with timestamps spans several writes: a read
   /// at a timestamp range keeps only the cells written within it.
-  std::vector<std::uint64_t> read_timestamps() const { return read_special("__timestamps", has_timestamps()); }
+  column<std::uint64_t> read_timestamps() const { return read_special("__timestamps", has_timestamps()); }
   /// When each cell was deleted (UINT64_MAX: not deleted), in storage order.
   /// A read at a range ending at T drops the cells deleted at or before T.
-  std::vector<std::uint64_t> read_delete_timestamps() const {
+  column<std::uint64_t> read_delete_timestamps() const {
     return read_special("__delete_timestamps", has_delete_meta());
   }
   /// For each cell, which of processed_conditions() deleted it (UINT64_MAX: none).
-  std::vector<std::uint64_t> read_delete_condition_index() const {
+  column<std::uint64_t> read_delete_condition_index() const {
     return read_special("__delete_condition_index", has_delete_meta());
   }
   /// The delete (and update) commits already applied to this fragment's
@@ -186,9 +186,9 @@ public:
   }
 
   /// Every value of a fixed-size field, as raw little-endian bytes.
-  std::vector<std::byte> read_bytes(std::string_view name) const {
+  column<std::byte> read_bytes(std::string_view name) const {
     auto f = field(name);
-    std::vector<std::byte> out(static_cast<std::size_t>(cell_num() * f.cell_size()));
+    column<std::byte> out(static_cast<std::size_t>(cell_num() * f.cell_size()));
     read_fixed_into(f, out);
     return out;
   }
@@ -235,10 +235,11 @@ public:
     return out;
   }
 
-  std::vector<std::uint8_t> read_validity(std::string_view name) const {
+  /// A byte per cell of a nullable attribute: 0 for null.
+  column<std::uint8_t> read_validity(std::string_view name) const {
     auto f = field(name);
     if (!f.nullable) throw std::invalid_argument("tilefmt: field \"" + f.name + "\" is not nullable");
-    std::vector<std::uint8_t> out;
+    column<std::uint8_t> out;
     for (auto& t : read_all_tiles(f)) out.insert(out.end(), t.validity.begin(), t.validity.end());
     return out;
   }
@@ -353,9 +354,8 @@ private:
       for (std::size_t c = 0; c < written.size(); ++c) {
         offsets[c] = values.size();
         if (written[c]) {
-          std::uint64_t b = t.offsets[c], e = c + 1 < written.size() ? t.offsets[c + 1] : t.values.size();
-          values.insert(values.end(), t.values.begin() + static_cast<std::ptrdiff_t>(b),
-                        t.values.begin() + static_cast<std::ptrdiff_t>(e));
+          const auto cell = detail::var_cell(t.values, t.offsets, c);
+          values.insert(values.end(), cell.begin(), cell.end());
         } else {
           values.insert(values.end(), fill.begin(), fill.end());
         }
@@ -430,11 +430,10 @@ private:
     });
   }
 
-  std::vector<std::uint64_t> read_special(const char* name, bool present) const {
+  column<std::uint64_t> read_special(const char* name, bool present) const {
     if (!present)
       throw std::invalid_argument("tilefmt: fragment " + where_.name.str() + " has no " + name + " field");
-    auto c = read<std::uint64_t>(name);
-    return std::vector<std::uint64_t>(c.begin(), c.end());
+    return read<std::uint64_t>(name);
   }
 
   timestamped_path where_;

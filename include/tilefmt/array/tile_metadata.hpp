@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tilefmt/array/column.hpp"
 #include "tilefmt/codec/wire.hpp"
 #include "tilefmt/format/array_schema.hpp"
 #include "tilefmt/format/fragment_metadata.hpp"
@@ -70,24 +71,18 @@ template <class F>
 bool with_metadata_type(format::Datatype type, F&& f) {
   using D = format::Datatype;
   switch (type) {
-  case D::INT8: f.template operator()<std::int8_t, sum_kind::int64>(); return true;
-  case D::INT16: f.template operator()<std::int16_t, sum_kind::int64>(); return true;
-  case D::INT32: f.template operator()<std::int32_t, sum_kind::int64>(); return true;
-  case D::INT64: f.template operator()<std::int64_t, sum_kind::int64>(); return true;
-  case D::BOOL: case D::UINT8: f.template operator()<std::uint8_t, sum_kind::uint64>(); return true;
-  case D::UINT16: f.template operator()<std::uint16_t, sum_kind::uint64>(); return true;
-  case D::UINT32: f.template operator()<std::uint32_t, sum_kind::uint64>(); return true;
-  case D::UINT64: f.template operator()<std::uint64_t, sum_kind::uint64>(); return true;
-  case D::FLOAT32: f.template operator()<float, sum_kind::float64>(); return true;
-  case D::FLOAT64: f.template operator()<double, sum_kind::float64>(); return true;
-  case D::CHAR: case D::STRING_ASCII: f.template operator()<char, sum_kind::int64>(); return true;
-  default:
-    if (format::is_datetime(type) || format::is_time(type)) {
-      f.template operator()<std::int64_t, sum_kind::int64>();
-      return true;
-    }
+  case D::BLOB: case D::GEOM_WKB: case D::GEOM_WKT: case D::ANY: case D::STRING_UTF8: case D::STRING_UTF16:
+  case D::STRING_UTF32: case D::STRING_UCS2: case D::STRING_UCS4:
     return false;
+  case D::STRING_ASCII: type = D::CHAR; break;  // compared and summed as characters
+  default: break;
   }
+  return format::visit_datatype(type, [&]<class T>() {
+    constexpr sum_kind K = std::is_floating_point_v<T>                              ? sum_kind::float64
+                           : std::is_same_v<T, char> || std::is_signed_v<T> ? sum_kind::int64
+                                                                                    : sum_kind::uint64;
+    f.template operator()<T, K>();
+  });
 }
 
 /// Adds `v` to a running sum the way TileDB does: a sum that would overflow
@@ -227,10 +222,7 @@ public:
   void var_slab(std::span<const std::byte> data, std::span<const std::uint64_t> offsets,
                 std::span<const std::uint8_t> validity, std::size_t start, std::size_t end) {
     if (!min_max_ || offsets.empty()) return;  // TileDB returns before counting nulls too
-    auto cell = [&](std::size_t c) {
-      const std::uint64_t e = c + 1 < offsets.size() ? offsets[c + 1] : data.size();
-      return data.subspan(offsets[c], e - offsets[c]);
-    };
+    auto cell = [&](std::size_t c) { return detail::var_cell(data, offsets, c); };
     for (std::size_t c = start; c < end; ++c) {
       if (nullable_ && validity[c - start] == 0) {  // from the tile's start: see the class comment
         ++null_count_;

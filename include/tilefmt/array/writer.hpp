@@ -400,10 +400,8 @@ private:
         continue;
       }
       const std::size_t c = src[k];
-      const std::size_t begin = static_cast<std::size_t>(offsets[c]) * value_size;
-      const std::size_t end = c + 1 < offsets.size() ? static_cast<std::size_t>(offsets[c + 1]) * value_size : values.size();
-      tiles.insert(tiles.end(), values.begin() + static_cast<std::ptrdiff_t>(begin),
-                   values.begin() + static_cast<std::ptrdiff_t>(end));
+      const auto cell = detail::var_cell(values, offsets, c, value_size);
+      tiles.insert(tiles.end(), cell.begin(), cell.end());
       if (spec.nullable) valid[k] = validity[c];
     }
     b_.encode_var(b_.attribute_tiles(i), spec, tiles, tile_offsets, value_size, valid);
@@ -509,10 +507,8 @@ namespace detail {
 template <class F>
 bool with_coordinate_type(format::Datatype t, F&& f) {
   using D = format::Datatype;
-  if (t == D::FLOAT32) return f.template operator()<float>(), true;
-  if (t == D::FLOAT64) return f.template operator()<double>(), true;
   if (t == D::CHAR || t == D::BOOL || t == D::BLOB || t == D::ANY || format::is_string(t)) return false;
-  return filter::with_integer_type(t, std::forward<F>(f));
+  return format::visit_datatype(t, std::forward<F>(f));
 }
 
 /// A coordinate as a key whose unsigned order is the coordinate's order.
@@ -643,11 +639,9 @@ public:
         std::vector<std::uint64_t> offsets;
         offsets.reserve(n);
         for (std::size_t c : order) {
-          const std::size_t begin = static_cast<std::size_t>(a.offsets[c]) * a.value_size;
-          const std::size_t end = c + 1 < n ? static_cast<std::size_t>(a.offsets[c + 1]) * a.value_size : a.bytes.size();
+          const auto cell = detail::var_cell(a.bytes, a.offsets, c, a.value_size);
           offsets.push_back(values.size() / a.value_size);
-          values.insert(values.end(), a.bytes.begin() + static_cast<std::ptrdiff_t>(begin),
-                        a.bytes.begin() + static_cast<std::ptrdiff_t>(end));
+          values.insert(values.end(), cell.begin(), cell.end());
         }
         b_.encode_var(b_.attribute_tiles(i), spec, values, offsets, a.value_size, validity);
       } else {

@@ -199,25 +199,14 @@ bytes_view write_metadata(std::vector<std::byte>& buf, const MD& md, const Ctx& 
 /// int64, CHAR as int8). Returns false when `type` is not integral.
 template <class F>
 bool with_integer_type(format::Datatype type, F&& f) {
-  using D = format::Datatype;
-  switch (type) {
-  case D::INT8: case D::CHAR: f.template operator()<std::int8_t>(); return true;
-  case D::UINT8: case D::BOOL: case D::BLOB: case D::GEOM_WKB: case D::GEOM_WKT:
-  case D::STRING_ASCII: case D::STRING_UTF8: case D::ANY:
-    f.template operator()<std::uint8_t>(); return true;
-  case D::INT16: f.template operator()<std::int16_t>(); return true;
-  case D::UINT16: case D::STRING_UTF16: case D::STRING_UCS2: f.template operator()<std::uint16_t>(); return true;
-  case D::INT32: f.template operator()<std::int32_t>(); return true;
-  case D::UINT32: case D::STRING_UTF32: case D::STRING_UCS4: f.template operator()<std::uint32_t>(); return true;
-  case D::INT64: f.template operator()<std::int64_t>(); return true;
-  case D::UINT64: f.template operator()<std::uint64_t>(); return true;
-  default:
-    if (format::is_datetime(type) || format::is_time(type)) {
-      f.template operator()<std::int64_t>();
-      return true;
+  bool integral = false;
+  format::visit_datatype(type, [&]<class T>() {
+    if constexpr (std::is_integral_v<T>) {
+      integral = true;
+      f.template operator()<std::conditional_t<std::is_same_v<T, char>, std::int8_t, T>>();
     }
-    return false;
-  }
+  });
+  return integral;
 }
 
 } // namespace tilefmt::filter

@@ -84,6 +84,42 @@ TILEFMT_DATATYPE_CPP(CHAR, char)
 TILEFMT_DATATYPE_CPP(BOOL, std::uint8_t)
 #undef TILEFMT_DATATYPE_CPP
 
+/// The one datatype dispatcher: calls f.template operator()<T>() with the C++
+/// type a value of `t` is stored and computed in, and returns true (false
+/// for a value outside the enum):
+///   integers as themselves; FLOAT32, FLOAT64 as float, double; dates and
+///   times as int64 counts; CHAR as char; BOOL, BLOB, GEOM_WKB, GEOM_WKT, ANY,
+///   STRING_ASCII and STRING_UTF8 as uint8; STRING_UTF16 and UCS2 as uint16;
+///   STRING_UTF32 and UCS4 as uint32.
+/// Where TileDB computes a datatype differently (a filter deltas strings as
+/// bytes, metadata compares ASCII strings as characters), the caller says so
+/// before or after this switch, not in a switch of its own.
+template <class F>
+constexpr bool visit_datatype(Datatype t, F&& f) {
+  using D = Datatype;
+  switch (t) {
+  case D::INT8: f.template operator()<std::int8_t>(); return true;
+  case D::UINT8: case D::BOOL: case D::BLOB: case D::GEOM_WKB: case D::GEOM_WKT: case D::ANY:
+  case D::STRING_ASCII: case D::STRING_UTF8:
+    f.template operator()<std::uint8_t>(); return true;
+  case D::INT16: f.template operator()<std::int16_t>(); return true;
+  case D::UINT16: case D::STRING_UTF16: case D::STRING_UCS2: f.template operator()<std::uint16_t>(); return true;
+  case D::INT32: f.template operator()<std::int32_t>(); return true;
+  case D::UINT32: case D::STRING_UTF32: case D::STRING_UCS4: f.template operator()<std::uint32_t>(); return true;
+  case D::INT64: f.template operator()<std::int64_t>(); return true;
+  case D::UINT64: f.template operator()<std::uint64_t>(); return true;
+  case D::FLOAT32: f.template operator()<float>(); return true;
+  case D::FLOAT64: f.template operator()<double>(); return true;
+  case D::CHAR: f.template operator()<char>(); return true;
+  default:
+    if (is_datetime(t) || is_time(t)) {
+      f.template operator()<std::int64_t>();
+      return true;
+    }
+    return false;
+  }
+}
+
 /// The datatype a C++ value type is stored as.
 template <class T>
 constexpr Datatype datatype_of() {

@@ -17,26 +17,8 @@ namespace tilefmt::filter::detail {
 /// int64. Returns false for the float types (which TileDB rejects).
 template <class F>
 bool with_delta_element_type(format::Datatype t, F&& f) {
-  using D = format::Datatype;
-  switch (t) {
-  case D::INT8: case D::CHAR: f.template operator()<std::int8_t>(); return true;
-  case D::UINT8: case D::BOOL: case D::BLOB: case D::GEOM_WKB: case D::GEOM_WKT: case D::ANY:
-  case D::STRING_ASCII: case D::STRING_UTF8: case D::STRING_UTF16: case D::STRING_UTF32:
-  case D::STRING_UCS2: case D::STRING_UCS4:
-    f.template operator()<std::uint8_t>(); return true;
-  case D::INT16: f.template operator()<std::int16_t>(); return true;
-  case D::UINT16: f.template operator()<std::uint16_t>(); return true;
-  case D::INT32: f.template operator()<std::int32_t>(); return true;
-  case D::UINT32: f.template operator()<std::uint32_t>(); return true;
-  case D::INT64: f.template operator()<std::int64_t>(); return true;
-  case D::UINT64: f.template operator()<std::uint64_t>(); return true;
-  default:
-    if (format::is_datetime(t) || format::is_time(t)) {
-      f.template operator()<std::int64_t>();
-      return true;
-    }
-    return false;
-  }
+  if (format::is_string(t)) t = format::Datatype::UINT8;  // every string type, as bytes
+  return with_integer_type(t, std::forward<F>(f));
 }
 
 /// The datatype the values are read as: the reinterpret datatype, or the
