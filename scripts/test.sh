@@ -50,7 +50,7 @@ CXX=clang++ run_suite "clang++ ASan+UBSan" build/clang-asan -Dbuildtype=plain -D
 say "Build: clang++ TSan (array and storage tests)"
 CXX=clang++ configure build/clang-tsan -Dbuildtype=plain -Db_ndebug=false -Db_sanitize=thread -Db_lundef=false -Dbench=false \
   -Dexamples=false -Dinterop=disabled "-Dcpp_args=-O1"
-TSAN_TARGETS=$(cd build/clang-tsan && ninja -t targets all | sed -n 's|^\(tests/\(array\|storage\)/[a-z]*-test_[a-z_]*\): .*|\1|p' | sort -u)
+TSAN_TARGETS=$(cd build/clang-tsan && ninja -t targets all | grep -E '^tests/(array|storage)/[a-z]+-test_[a-z_]+: ' | cut -d: -f1)
 ninja -C build/clang-tsan -j "$(jobs)" $TSAN_TARGETS
 say "Test: clang++ TSan"
 set +e

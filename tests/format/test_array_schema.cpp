@@ -638,6 +638,7 @@ TEST_CASE("version 23 by hand: labels, enumerations, current domain and every at
                                          {{format::Filter::make(FilterType::SCALE_FLOAT,
                                                                 format::FloatScaleOptions{0.5, 1.0, 4}, 23)}}}}),
                         format::make_attribute({.name = "e", .type = Datatype::UINT8})}});
+    b.version.value = 23;  // built schemas carry format::written_version; this one is 23's layout
     b.tile_order = format::Layout::COL_MAJOR;
     b.cell_order = format::Layout::HILBERT;
     b.capacity = 100;
