@@ -67,11 +67,6 @@ std::shared_ptr<recording> load(const fs::path& src, const std::string& name) {
   return st;
 }
 
-std::vector<std::byte> text(std::string_view s) {
-  std::vector<std::byte> out(s.size());
-  std::memcpy(out.data(), s.data(), s.size());
-  return out;
-}
 
 /// The fragment metadata file with its footer's schema name replaced.
 std::vector<std::byte> with_schema_name(std::vector<std::byte> file, const std::string& name) {
@@ -82,7 +77,7 @@ std::vector<std::byte> with_schema_name(std::vector<std::byte> file, const std::
   std::byte n[8];
   codec::store_le<std::uint64_t>(n, name.size());
   out.insert(out.end(), n, n + 8);
-  auto t = text(name);
+  auto t = testing::text_bytes(name);
   out.insert(out.end(), t.begin(), t.end());
   out.insert(out.end(), file.begin() + static_cast<std::ptrdiff_t>(at + 12 + old_len), file.end() - 8);
   codec::store_le<std::uint64_t>(n, out.size() - at);

@@ -30,11 +30,6 @@ struct temp_folder {
   }
 };
 
-std::vector<std::byte> bytes(std::string_view s) {
-  std::vector<std::byte> out(s.size());
-  std::memcpy(out.data(), s.data(), s.size());
-  return out;
-}
 
 } // namespace
 
@@ -43,14 +38,14 @@ TEST_CASE("local: write, read, read a range, list, remove") {
   storage::local st;
   st.make_folder(t.path / "a" / "b");
   CHECK(st.is_folder(t.path / "a" / "b"));
-  st.write(t.path / "a" / "f.tdb", bytes("hello, world"));
+  st.write(t.path / "a" / "f.tdb", testing::text_bytes("hello, world"));
   st.write(t.path / "a" / "e.tdb", {});
   CHECK(st.file_size(t.path / "a" / "f.tdb") == 12u);
   CHECK(st.file_size(t.path / "a" / "e.tdb") == 0u);
   CHECK_FALSE(st.file_size(t.path / "a" / "missing").has_value());
   CHECK_FALSE(st.file_size(t.path / "a" / "b").has_value());  // a folder is no file
-  CHECK(st.read(t.path / "a" / "f.tdb") == bytes("hello, world"));
-  CHECK(st.read_range(t.path / "a" / "f.tdb", 7, 5) == bytes("world"));
+  CHECK(st.read(t.path / "a" / "f.tdb") == testing::text_bytes("hello, world"));
+  CHECK(st.read_range(t.path / "a" / "f.tdb", 7, 5) == testing::text_bytes("world"));
   CHECK(st.read_range(t.path / "a" / "f.tdb", 12, 0).empty());
   CHECK_THROWS_AS(st.read_range(t.path / "a" / "f.tdb", 8, 5), storage::io_error);
   CHECK_THROWS_AS(st.read_range(t.path / "a" / "f.tdb", ~std::uint64_t{0}, 2), storage::io_error);
@@ -63,8 +58,8 @@ TEST_CASE("local: write, read, read a range, list, remove") {
   CHECK(entries[2].name == "f.tdb");
   CHECK_FALSE(entries[2].folder);
   CHECK(st.list(t.path / "missing").empty());
-  st.write(t.path / "a" / "f.tdb", bytes("replaced"));
-  CHECK(st.read(t.path / "a" / "f.tdb") == bytes("replaced"));
+  st.write(t.path / "a" / "f.tdb", testing::text_bytes("replaced"));
+  CHECK(st.read(t.path / "a" / "f.tdb") == testing::text_bytes("replaced"));
   st.remove(t.path / "a");
   CHECK_FALSE(st.exists(t.path / "a"));
   st.remove(t.path / "a");  // absent: nothing to do
@@ -73,7 +68,7 @@ TEST_CASE("local: write, read, read a range, list, remove") {
 TEST_CASE("local: a read larger than allowed fails before allocating") {
   temp_folder t("limit");
   storage::local st;
-  st.write(t.path / "f", bytes("0123456789"));
+  st.write(t.path / "f", testing::text_bytes("0123456789"));
   CHECK(st.read(t.path / "f", 10).size() == 10);
   try {
     (void)st.read(t.path / "f", 9);
@@ -88,7 +83,7 @@ TEST_CASE("local: FIFOs, folders and symbolic links are not read") {
   temp_folder t("kinds");
   storage::local st;
   REQUIRE(::mkfifo((t.path / "fifo").c_str(), 0600) == 0);
-  st.write(t.path / "target", bytes("secret"));
+  st.write(t.path / "target", testing::text_bytes("secret"));
   fs::create_symlink(t.path / "target", t.path / "link");
   fs::create_directory(t.path / "dir");
   // A FIFO with no writer would block an ordinary open: here it fails at once.

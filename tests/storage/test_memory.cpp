@@ -8,32 +8,24 @@
 
 using namespace tilefmt;
 
-namespace {
-std::vector<std::byte> bytes(std::string_view s) {
-  std::vector<std::byte> out(s.size());
-  std::memcpy(out.data(), s.data(), s.size());
-  return out;
-}
-} // namespace
-
 TEST_CASE("memory: folders, files, ranges, listing") {
   storage::memory st;
-  CHECK_THROWS_AS(st.write("arr/f", bytes("x")), storage::io_error);  // no folder yet
+  CHECK_THROWS_AS(st.write("arr/f", testing::text_bytes("x")), storage::io_error);  // no folder yet
   st.make_folder("arr/__schema");
   CHECK(st.is_folder("arr"));
   CHECK(st.is_folder("arr/__schema/"));
   CHECK(st.is_folder("./arr/x/../__schema"));
-  st.write("arr/__schema/s", bytes("schema"));
-  st.write("arr/a.tdb", bytes("0123456789"));
+  st.write("arr/__schema/s", testing::text_bytes("schema"));
+  st.write("arr/a.tdb", testing::text_bytes("0123456789"));
   CHECK(st.file_size("arr/a.tdb") == 10u);
-  CHECK(st.read("arr/a.tdb") == bytes("0123456789"));
-  CHECK(st.read_range("arr/a.tdb", 2, 3) == bytes("234"));
+  CHECK(st.read("arr/a.tdb") == testing::text_bytes("0123456789"));
+  CHECK(st.read_range("arr/a.tdb", 2, 3) == testing::text_bytes("234"));
   CHECK_THROWS_AS(st.read_range("arr/a.tdb", 9, 2), storage::io_error);
   CHECK_THROWS_AS(st.read("arr/a.tdb", 9), storage::io_error);
   CHECK_THROWS_AS(st.read("arr/__schema"), storage::io_error);  // a folder
   CHECK_THROWS_AS(st.read("arr/none"), storage::io_error);
   CHECK_THROWS_AS(st.make_folder("arr/a.tdb/x"), storage::io_error);
-  CHECK_THROWS_AS(st.write("arr/__schema", bytes("x")), storage::io_error);
+  CHECK_THROWS_AS(st.write("arr/__schema", testing::text_bytes("x")), storage::io_error);
   auto l = st.list("arr");
   REQUIRE(l.size() == 2);
   CHECK(l[0].name == "__schema");
@@ -44,7 +36,7 @@ TEST_CASE("memory: folders, files, ranges, listing") {
   CHECK(st.list("nothing").empty());
   // A sibling whose name extends a folder's is not inside it.
   st.make_folder("arr2");
-  st.write("arr2/z", bytes("z"));
+  st.write("arr2/z", testing::text_bytes("z"));
   CHECK(st.list("arr").size() == 2);
   st.remove("arr");
   CHECK_FALSE(st.exists("arr"));
@@ -55,10 +47,10 @@ TEST_CASE("memory: folders, files, ranges, listing") {
 TEST_CASE("memory: absolute paths and the root") {
   storage::memory st;
   st.make_folder("/data/x");
-  st.write("/data/x/f", bytes("f"));
+  st.write("/data/x/f", testing::text_bytes("f"));
   CHECK(st.list("/").size() == 1);
   CHECK(st.list("/data").size() == 1);
-  CHECK(st.read("/data/x/f") == bytes("f"));
+  CHECK(st.read("/data/x/f") == testing::text_bytes("f"));
   CHECK(st.files().size() == 1);
 }
 

@@ -39,6 +39,13 @@ inline std::filesystem::path copy_to_temp(const std::filesystem::path& src, cons
   return dst;
 }
 
+/// The bytes of a string.
+inline std::vector<std::byte> text_bytes(std::string_view s) {
+  std::vector<std::byte> out(s.size());
+  if (!s.empty()) std::memcpy(out.data(), s.data(), s.size());
+  return out;
+}
+
 inline std::vector<std::byte> bytes_of(std::initializer_list<int> v) {
   std::vector<std::byte> out;
   for (int b : v) out.push_back(static_cast<std::byte>(b));
