@@ -4,6 +4,15 @@
 // rejected with authentication_error, never garbage.
 #include "tilefmt/filter/encryption_aes256gcm.hpp"
 
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+
 #include "tilefmt/filter/dictionary.hpp"
 #include "tilefmt/filter/gzip.hpp"
 #include "tilefmt/filter/pipeline.hpp"
@@ -39,6 +48,23 @@ bool available() {
     MESSAGE(e.what());
     return false;
   }
+}
+
+/// AES-256-GCM decryption of one part straight through OpenSSL's EVP calls,
+/// without the filter; false when the tag does not verify.
+bool gcm_open(std::vector<std::uint8_t>& out, std::span<const std::byte> in, const std::array<std::uint8_t, 12>& iv,
+              std::array<std::uint8_t, 16> tag, const std::vector<std::uint8_t>& key) {
+  std::unique_ptr<EVP_CIPHER_CTX, void (*)(EVP_CIPHER_CTX*)> c(EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_free);
+  out.resize(in.size());
+  int n = 0, last = 0;
+  unsigned char tail[16];
+  return c && EVP_DecryptInit_ex(c.get(), EVP_aes_256_gcm(), nullptr, nullptr, nullptr) == 1 &&
+         EVP_CIPHER_CTX_ctrl(c.get(), EVP_CTRL_GCM_SET_IVLEN, 12, nullptr) == 1 &&
+         EVP_DecryptInit_ex(c.get(), nullptr, nullptr, key.data(), iv.data()) == 1 &&
+         EVP_DecryptUpdate(c.get(), out.data(), &n, reinterpret_cast<const unsigned char*>(in.data()),
+                           static_cast<int>(in.size())) == 1 &&
+         EVP_CIPHER_CTX_ctrl(c.get(), EVP_CTRL_GCM_SET_TAG, 16, tag.data()) == 1 &&
+         EVP_DecryptFinal_ex(c.get(), tail, &last) == 1 && static_cast<std::size_t>(n + last) == in.size();
 }
 
 /// A runtime pipeline of the stored filters plus the encryption filter, as
@@ -114,9 +140,7 @@ TEST_CASE("AES-256-GCM: metadata layout; a fresh IV per part; earlier metadata i
   CHECK(md.metadata_parts[0].iv != md.data_parts[0].iv);
   // Each part decrypts on its own with its IV and tag, no additional data.
   std::vector<std::uint8_t> xor_md(8);
-  REQUIRE(crypto_aead_aes256gcm_decrypt_detached(xor_md.data(), nullptr, reinterpret_cast<const unsigned char*>(data.data()), 8,
-                                                 md.metadata_parts[0].tag.data(), nullptr, 0, md.metadata_parts[0].iv.data(),
-                                                 test_key.data()) == 0);
+  REQUIRE(gcm_open(xor_md, data.first(8), md.metadata_parts[0].iv, md.metadata_parts[0].tag, test_key));
   CHECK(xor_md == std::vector<std::uint8_t>{1, 0, 0, 0, 0x40, 0x1f, 0, 0}); // XOR: 1 part of 8000 bytes
   CHECK(rp.decode(tile, ctx) == std::vector<std::byte>(raw.begin(), raw.end()));
   // Random IVs: the same tile encrypts differently every time, and decodes the same.
@@ -244,4 +268,161 @@ TEST_CASE("AES-256-GCM: encrypted var strings with DICTIONARY through encode_var
   auto wrong = keyed(rp, 1, zero_key);
   wrong.rebuilt_offsets = &rebuilt;
   CHECK_THROWS_AS(rp.decode(tile, wrong), filter::authentication_error);
+}
+
+namespace {
+
+/// Whether `what` shows any 6 consecutive bytes of `key`, raw or as
+/// hexadecimal (either case).
+bool shows_key(std::string_view what, const std::vector<std::uint8_t>& key) {
+  constexpr std::size_t window = 6;
+  std::string lower, upper;
+  for (std::uint8_t b : key) {
+    constexpr char l[] = "0123456789abcdef", u[] = "0123456789ABCDEF";
+    lower += {l[b >> 4], l[b & 15]};
+    upper += {u[b >> 4], u[b & 15]};
+  }
+  const std::string raw(key.begin(), key.end());
+  for (std::size_t i = 0; i + window <= key.size(); ++i) {
+    if (what.find(std::string_view(raw).substr(i, window)) != std::string_view::npos) return true;
+    if (what.find(std::string_view(lower).substr(2 * i, 2 * window)) != std::string_view::npos) return true;
+    if (what.find(std::string_view(upper).substr(2 * i, 2 * window)) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+/// Runs f, which must throw E; returns the message.
+template <class E, class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    FAIL_CHECK("unexpected exception: " << e.what());
+    return e.what();
+  }
+  FAIL_CHECK("nothing was thrown");
+  return {};
+}
+
+} // namespace
+
+TEST_CASE("AES-256-GCM: wrong keys, flipped tag and ciphertext bytes, truncated parts; no key in any message") {
+  if (!available()) return;
+  const std::string text = "K3y!Q7#zP9@wX2&vL5*nM8^bR4%tY6$h"; // a printable key, to search for in messages
+  const std::vector<std::uint8_t> key(text.begin(), text.end());
+  REQUIRE(key.size() == 32);
+  for (const auto& k : {key, test_key}) {
+    auto other = k;
+    other[0] ^= 0x40;
+    filter::runtime_pipeline rp = encrypted(filter::pipeline<>::descriptor(), D::UINT8);
+    std::vector<std::byte> plain(1000);
+    for (std::size_t i = 0; i < plain.size(); ++i) plain[i] = static_cast<std::byte>(i * 7 + 1);
+    const auto tile = rp.encode(plain, keyed(rp, 1, k));
+    REQUIRE(rp.decode(tile, keyed(rp, 1, k)) == plain);
+    auto view = codec::decode<format::TileView>(tile);
+    REQUIRE(view.chunks.size() == 1);
+    const auto md = std::vector<std::byte>(view.chunks[0].metadata.bytes().begin(), view.chunks[0].metadata.bytes().end());
+    const auto data = std::vector<std::byte>(view.chunks[0].data.bytes().begin(), view.chunks[0].data.bytes().end());
+    REQUIRE(md.size() == 8 + 36);
+    REQUIRE(data.size() == plain.size());
+    auto decode = [&](const std::vector<std::byte>& m, const std::vector<std::byte>& d, const std::vector<std::uint8_t>& with) {
+      return rp.decode(one_chunk(static_cast<std::uint32_t>(plain.size()), m, d), keyed(rp, 1, with));
+    };
+    REQUIRE(decode(md, data, k) == plain);
+    std::vector<std::string> messages;
+
+    // A wrong key.
+    messages.push_back(message_of<filter::authentication_error>([&] { decode(md, data, other); }));
+    // Each byte of the tag flipped (the tag is the last 16 bytes of the header).
+    for (std::size_t at = md.size() - 16; at < md.size(); ++at) {
+      auto bad = md;
+      bad[at] ^= std::byte{0x01};
+      messages.push_back(message_of<filter::authentication_error>([&] { decode(bad, data, k); }));
+    }
+    // Ciphertext bytes flipped: first, middle, last.
+    for (std::size_t at : {std::size_t{0}, data.size() / 2, data.size() - 1}) {
+      auto bad = data;
+      bad[at] ^= std::byte{0x80};
+      messages.push_back(message_of<filter::authentication_error>([&] { decode(md, bad, k); }));
+    }
+    // A truncated part whose lengths were shortened to match: only the tag
+    // can tell, and it does.
+    for (std::size_t cut : {std::size_t{1}, std::size_t{16}, data.size()}) {
+      auto short_md = md;
+      const auto n = static_cast<std::uint32_t>(data.size() - cut);
+      codec::store_le<std::uint32_t>(short_md.data() + 8, n);
+      codec::store_le<std::uint32_t>(short_md.data() + 12, n);
+      const std::vector<std::byte> short_data(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(n));
+      messages.push_back(message_of<filter::authentication_error>([&] {
+        rp.decode(one_chunk(n, short_md, short_data), keyed(rp, 1, k));
+      }));
+      // Truncated data with the lengths left alone: a format error before any decryption.
+      messages.push_back(message_of<format_error>([&] { decode(md, short_data, k); }));
+    }
+    // A truncated header.
+    for (std::size_t n : {std::size_t{0}, std::size_t{7}, md.size() - 1})
+      messages.push_back(message_of<format_error>([&] {
+        decode(std::vector<std::byte>(md.begin(), md.begin() + static_cast<std::ptrdiff_t>(n)), data, k);
+      }));
+    // Keys of the wrong size.
+    auto short_key = k;
+    short_key.pop_back();
+    messages.push_back(message_of<std::invalid_argument>([&] { decode(md, data, short_key); }));
+    messages.push_back(message_of<std::invalid_argument>([&] { rp.encode(plain, keyed(rp, 1, short_key)); }));
+    auto long_key = k;
+    long_key.push_back(0);
+    messages.push_back(message_of<std::invalid_argument>([&] { decode(md, data, long_key); }));
+
+    for (const auto& m : messages) {
+      CAPTURE(m);
+      CHECK(!m.empty());
+      CHECK(!shows_key(m, k));
+      CHECK(!shows_key(m, other));
+    }
+  }
+  // The check itself finds a key where there is one.
+  CHECK(shows_key("... " + text.substr(3, 8) + " ...", key));
+  CHECK(shows_key("... FEFFE9928665731C ...", test_key));
+}
+
+TEST_CASE("AES-256-GCM: a tile that does not authenticate leaves no plaintext in the caller's buffer") {
+  if (!available()) return;
+  using P = filter::pipeline<filter::encryption_aes256gcm>;
+  std::vector<std::int32_t> v(5000);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int32_t>(i * 31 + 7);
+  const auto tile = P::encode<std::int32_t>(v, {.encryption_key = test_key});
+  auto view = codec::decode<format::TileView>(tile);
+  REQUIRE(view.chunks.size() == 1);
+  // Flip the chunk's last ciphertext byte: everything else decrypts to the
+  // right values, then the tag fails.
+  auto bad = tile;
+  bad[bad.size() - 1] ^= std::byte{1};
+  std::vector<std::int32_t> out(v.size(), -1);
+  CHECK_THROWS_AS(P::decode_into<std::int32_t>(bad, std::span(out), {.encryption_key = test_key}),
+                  filter::authentication_error);
+  CHECK(std::count(out.begin(), out.end(), 0) == static_cast<std::ptrdiff_t>(out.size()));
+  P::decode_into<std::int32_t>(tile, std::span(out), {.encryption_key = test_key});
+  CHECK(out == v);
+}
+
+TEST_CASE("AES-256-GCM: threads encrypt and decrypt at once") {
+  if (!available()) return;
+  using P = filter::pipeline<filter::zstd<>, filter::encryption_aes256gcm>;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      auto key = test_key;
+      key[0] = static_cast<std::uint8_t>(t);
+      std::vector<std::int64_t> v(3000);
+      for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>(i) * (t + 1);
+      for (int round = 0; round < 40; ++round) {
+        auto tile = P::encode<std::int64_t>(v, {.encryption_key = key});
+        if (P::decode<std::int64_t>(tile, {.encryption_key = key}) != v) ++failures;
+      }
+    });
+  for (auto& th : threads) th.join();
+  CHECK(failures == 0);
 }

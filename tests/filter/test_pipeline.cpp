@@ -137,6 +137,28 @@ TEST_CASE("checksum mismatch is a checksum_error; verification can be skipped") 
   CHECK(got != v);
 }
 
+TEST_CASE("CHECKSUM_SHA256: FIPS 180-2's digest of \"abc\" in TileDB's layout") {
+  const std::vector<std::uint8_t> abc{'a', 'b', 'c'};
+  using P = filter::pipeline<filter::checksum_sha256>;
+  // One chunk of 3 bytes; its metadata: no metadata part, one data part of
+  // 3 bytes and its digest; then the data as is.
+  const auto expected = hex_bytes("0100000000000000 03000000 03000000 30000000"
+                                  "00000000 01000000 0300000000000000"
+                                  "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+                                  "616263");
+  auto tile = P::encode<std::uint8_t>(abc);
+  CHECK(tile == expected);
+  CHECK(P::decode<std::uint8_t>(expected) == abc);
+  filter::runtime_pipeline rp(P::descriptor(), format::Datatype::UINT8, 23);
+  CHECK(rp.encode(std::as_bytes(std::span(abc)), rp.context(1)) == expected);
+  // The empty message's digest, for an empty part.
+  std::array<std::uint8_t, 32> empty{};
+  filter::detail::sha256_hash::digest({}, empty.data());
+  CHECK(hex_bytes("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") ==
+        std::vector<std::byte>(reinterpret_cast<const std::byte*>(empty.data()),
+                               reinterpret_cast<const std::byte*>(empty.data()) + empty.size()));
+}
+
 TEST_CASE("corrupt tiles: every truncation and many bit flips fail cleanly") {
   auto v = smooth<std::int64_t>(3000);
   using P = filter::pipeline<filter::checksum_md5, filter::lz4<>>;

@@ -8,8 +8,6 @@
 // then the dimensions.
 #pragma once
 
-#include <sodium.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -24,6 +22,9 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include <openssl/err.h>
+#include <openssl/rand.h>
 
 #include "tilefmt/array/column.hpp"
 #include "tilefmt/array/detail/schema_file.hpp"
@@ -62,16 +63,17 @@ inline std::uint64_t now_ms() {
 /// A label as TileDB makes one (random_label.cc): a counter that starts at a
 /// random value in each millisecond and counts up within it, so that labels
 /// of one millisecond sort in creation order, then 96 random bits. The
-/// random bytes come from libsodium.
+/// random bytes come from OpenSSL's RAND_bytes.
 inline std::string random_label(std::uint64_t ms) {
-  static const int init = sodium_init();
-  if (init < 0) throw std::runtime_error("tilefmt: libsodium failed to initialise");
   static std::mutex m;
   static format::LabelCounter counter;
   std::uint32_t r[2];
   std::uint64_t r64 = 0;
-  randombytes_buf(r, sizeof r);
-  randombytes_buf(&r64, sizeof r64);
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(r), sizeof r) != 1 ||
+      RAND_bytes(reinterpret_cast<unsigned char*>(&r64), sizeof r64) != 1) {
+    ERR_clear_error();
+    throw std::runtime_error("tilefmt: OpenSSL's random generator failed (no random label for a new file)");
+  }
   std::lock_guard<std::mutex> lock(m);
   return format::format_label(counter.next(ms, r[0]), r[1], r64);
 }

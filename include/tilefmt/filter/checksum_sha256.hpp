@@ -1,7 +1,11 @@
-// tilefmt — the CHECKSUM_SHA256 filter; SHA-256 from libsodium.
+// tilefmt — the CHECKSUM_SHA256 filter; SHA-256 from OpenSSL (EVP_Digest).
 #pragma once
 
-#include <sodium.h>
+#include <stdexcept>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/sha.h>
 
 #include "tilefmt/filter/detail/checksum.hpp"
 
@@ -9,9 +13,14 @@ namespace tilefmt::filter {
 
 namespace detail {
 struct sha256_hash {
-  static constexpr std::size_t digest_size = crypto_hash_sha256_BYTES;
+  static constexpr std::size_t digest_size = SHA256_DIGEST_LENGTH;
+  static_assert(digest_size == 32);
   static void digest(bytes_view in, std::uint8_t* out) {
-    crypto_hash_sha256(out, reinterpret_cast<const unsigned char*>(in.data()), in.size());
+    unsigned int n = 0;
+    if (EVP_Digest(in.data(), in.size(), out, &n, EVP_sha256(), nullptr) != 1 || n != digest_size) {
+      ERR_clear_error();
+      throw std::runtime_error("tilefmt: SHA-256 failed (OpenSSL)");
+    }
   }
 };
 } // namespace detail
