@@ -1,0 +1,23 @@
+// tilefmt — a string usable as a template argument, so that an adaptor can
+// name a sibling field: `count_of<"data_parts", std::uint32_t>`.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace tilefmt::codec {
+
+/// The characters of a string literal, held by value (a structural type, so
+/// `template <fixed_string Name>` accepts "data_parts" and deduces N).
+template <std::size_t N>
+struct fixed_string {
+  char chars[N]{};  // with the terminating '\0'
+
+  constexpr fixed_string(const char (&s)[N]) noexcept {
+    for (std::size_t i = 0; i < N; ++i) chars[i] = s[i];
+  }
+  constexpr std::string_view view() const noexcept { return {chars, N - 1}; }
+  constexpr operator std::string_view() const noexcept { return view(); }
+};
+
+} // namespace tilefmt::codec
