@@ -30,7 +30,7 @@ struct SensorLog {
   codec::since<2, double> sample_rate_hz{};                  // added in version 2
   codec::counted<std::uint32_t, std::vector<Reading>> readings{};
   std::uint8_t has_note = 0;
-  codec::when<codec::field_equals<5, 1>, codec::counted<std::uint16_t, std::string>> note{};
+  codec::when<codec::field_equals<"has_note", 1>, codec::counted<std::uint16_t, std::string>> note{};
   codec::rest<std::vector<std::byte>> trailer{};
   friend bool operator==(const SensorLog&, const SensorLog&) = default;
 };

@@ -24,14 +24,34 @@ struct Counted {
 };
 
 struct Linked {
-  codec::count_of<3, std::uint32_t> n_first;
-  codec::count_of<4, std::uint8_t> n_second;
+  codec::count_of<"first", std::uint32_t> n_first;
+  codec::count_of<"second", std::uint8_t> n_second;
   std::uint16_t between;
   std::vector<std::uint64_t> first;
   std::vector<Counted> second;
   friend bool operator==(const Linked& a, const Linked& b) {
     return a.between == b.between && a.first == b.first && a.second == b.second;
   }
+};
+
+// Counts first, arrays later (the layout of CompressionMD), and the same
+// format with fields inserted among them: the names keep each count on its
+// container.
+struct CountsFirst {
+  codec::count_of<"metadata_parts", std::uint32_t> num_metadata_parts;
+  codec::count_of<"data_parts", std::uint32_t> num_data_parts;
+  std::vector<std::uint16_t> metadata_parts;
+  std::vector<std::uint16_t> data_parts;
+  friend bool operator==(const CountsFirst&, const CountsFirst&) = default;
+};
+struct CountsFirstInserted {
+  codec::count_of<"metadata_parts", std::uint32_t> num_metadata_parts;
+  std::uint8_t inserted;
+  codec::count_of<"data_parts", std::uint32_t> num_data_parts;
+  std::vector<std::uint16_t> metadata_parts;
+  std::uint8_t also_inserted;
+  std::vector<std::uint16_t> data_parts;
+  friend bool operator==(const CountsFirstInserted&, const CountsFirstInserted&) = default;
 };
 
 struct Versioned {
@@ -56,9 +76,17 @@ struct VersionCtx {
 struct Entry { // TileDB array metadata entry shape
   codec::counted<std::uint32_t, std::string> key;
   std::uint8_t del;
-  codec::when<codec::field_equals<1, 0>, std::uint8_t> type;
-  codec::when<codec::field_equals<1, 0>, codec::counted<std::uint32_t, std::vector<std::byte>>> value;
+  codec::when<codec::field_equals<"del", 0>, std::uint8_t> type;
+  codec::when<codec::field_equals<"del", 0>, codec::counted<std::uint32_t, std::vector<std::byte>>> value;
   friend bool operator==(const Entry&, const Entry&) = default;
+};
+
+struct EntryInserted { // Entry with a field between the flag and what it gates
+  codec::counted<std::uint32_t, std::string> key;
+  std::uint8_t del;
+  std::uint16_t inserted;
+  codec::when<codec::field_equals<"del", 0>, std::uint8_t> type;
+  friend bool operator==(const EntryInserted&, const EntryInserted&) = default;
 };
 
 struct IsPositive {
@@ -172,6 +200,28 @@ TEST_CASE("count_of: counts stored apart are derived on encode") {
   }
 }
 
+TEST_CASE("count_of: names link counts to containers after them, wherever fields are inserted") {
+  CountsFirst c{{}, {}, {1, 2}, {3}};
+  auto b = check_round_trip(c);
+  CHECK(b == bytes_of({2, 0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0, 3, 0}));
+  auto back = codec::decode<CountsFirst>(b);
+  CHECK(back.num_metadata_parts.value == 2);
+  CHECK(back.num_data_parts.value == 1);
+  check_every_prefix_throws<CountsFirst>(b);
+
+  CountsFirstInserted i{{}, 0xaa, {}, {1, 2}, 0xbb, {3}};
+  auto bi = check_round_trip(i);
+  CHECK(bi == bytes_of({2, 0, 0, 0, 0xaa, 1, 0, 0, 0, 1, 0, 2, 0, 0xbb, 3, 0}));
+  auto back_i = codec::decode<CountsFirstInserted>(bi);
+  CHECK(back_i.num_metadata_parts.value == 2);
+  CHECK(back_i.num_data_parts.value == 1);
+  check_every_prefix_throws<CountsFirstInserted>(bi);
+
+  // The dump shows each count as its container's size.
+  CHECK(codec::to_text(i) == "CountsFirstInserted {\n  num_metadata_parts: 2\n  inserted: 170\n  num_data_parts: 1\n"
+                             "  metadata_parts: [1, 2]\n  also_inserted: 187\n  data_parts: [3]\n}");
+}
+
 TEST_CASE("version gates: from a version_field") {
   for (std::uint32_t v : {1u, 3u, 4u, 5u, 6u, 7u, 23u}) {
     CAPTURE(v);
@@ -206,6 +256,10 @@ TEST_CASE("when: fields present only for a given value of an earlier field") {
   Entry deleted{{"gone"}, 1, {}, {}};
   auto d = check_round_trip(deleted);
   CHECK(d == bytes_of({4, 0, 0, 0, 'g', 'o', 'n', 'e', 1}));
+
+  EntryInserted li{{"k"}, 0, 0x0102, {7}}, di{{"k"}, 1, 0x0102, {}};
+  CHECK(check_round_trip(li) == bytes_of({1, 0, 0, 0, 'k', 0, 2, 1, 7}));
+  CHECK(check_round_trip(di) == bytes_of({1, 0, 0, 0, 'k', 1, 2, 1}));
 
   WithPredicate p{1, {2.5}}, n{-1, {}};
   CHECK(check_round_trip(p).size() == 9);

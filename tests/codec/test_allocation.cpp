@@ -40,7 +40,7 @@ struct Parts {
   codec::counted<std::uint64_t, std::vector<Part>> parts;
 };
 struct Words {
-  codec::count_of<1, std::uint64_t> n;
+  codec::count_of<"words", std::uint64_t> n;
   std::vector<std::uint32_t> words;
 };
 

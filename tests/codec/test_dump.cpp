@@ -22,7 +22,7 @@ struct Doc {
   codec::since<3, std::uint16_t> added_in_3;
   codec::counted<std::uint32_t, std::vector<Point>> points;
   std::uint8_t has_extra;
-  codec::when<codec::field_equals<5, 1>, double> extra;
+  codec::when<codec::field_equals<"has_extra", 1>, double> extra;
   codec::counted<std::uint32_t, std::vector<std::uint8_t>> bytes;
 };
 } // namespace

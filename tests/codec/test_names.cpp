@@ -1,4 +1,5 @@
 #include "tilefmt/codec/names.hpp"
+#include "tilefmt/codec/fixed_string.hpp"
 
 #include <cstdint>
 #include <string>
@@ -33,4 +34,29 @@ TEST_CASE("field names come from the declaration") {
 TEST_CASE("type names drop namespaces of the outer name") {
   static_assert(codec::type_name<some::deep_ns::Footer> == "Footer");
   CHECK(codec::type_name<some::deep_ns::WindowMD<int>> == "WindowMD<int>");
+}
+
+TEST_CASE("field positions are found by name") {
+  using F = some::deep_ns::Footer;
+  static_assert(codec::field_index<F>("version") == 0);
+  static_assert(codec::field_index<F>("x_1") == 2);
+  static_assert(codec::field_index<F>("x") == codec::no_such_field);
+  static_assert(codec::field_index<F>("x_1 ") == codec::no_such_field);
+  static_assert(codec::field_index<F>("") == codec::no_such_field);
+  static_assert(codec::field_index<some::deep_ns::WindowMD<double>>("bit_width") == 1);
+  // A struct local to a function is named too.
+  struct Local {
+    int first;
+    int second;
+  };
+  static_assert(codec::field_index<Local>("second") == 1);
+  CHECK(codec::field_names<Local>[0] == "first");
+}
+
+TEST_CASE("fixed_string holds a literal as a template argument") {
+  constexpr codec::fixed_string s = "data_parts";
+  static_assert(sizeof(s.chars) == 11);
+  static_assert(s.view() == "data_parts");
+  static_assert(std::string_view(s).size() == 10);
+  CHECK(s.view() == "data_parts");
 }

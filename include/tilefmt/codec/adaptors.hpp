@@ -6,8 +6,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <type_traits>
 #include <utility>
+
+#include "tilefmt/codec/fixed_string.hpp"
 
 namespace tilefmt::codec {
 
@@ -42,14 +45,17 @@ struct counted {
   friend bool operator==(const counted&, const counted&) = default;
 };
 
-/// The element count of field `Field` of the same struct, stored here rather
-/// than next to its elements. On encode it is taken from the container, so
-/// the two cannot disagree; after decode `value` holds what was read.
-template <std::size_t Field, class Count>
+/// The element count of the field called `Name` in the same struct, stored
+/// here rather than next to its elements (`count_of<"data_parts",
+/// std::uint32_t>`). The name is resolved when the struct is compiled; the
+/// container may come anywhere after the count. On encode the count is taken
+/// from the container, so the two cannot disagree; after decode `value` holds
+/// what was read.
+template <fixed_string Name, class Count>
 struct count_of {
   static_assert(std::is_integral_v<Count> && std::is_unsigned_v<Count>,
-                "count_of<Field, Count>: Count must be an unsigned integer type");
-  static constexpr std::size_t field = Field;
+                "count_of<Name, Count>: Count must be an unsigned integer type");
+  static constexpr std::string_view field = Name;
   using count_type = Count;
   Count value{};
   // The count is derived from the container it counts, so two structs are
@@ -99,10 +105,11 @@ struct when {
   friend bool operator==(const when&, const when&) = default;
 };
 
-/// Predicate for `when<>`: field `Field` of the parent equals `Value`.
-template <std::size_t Field, auto Value>
+/// Predicate for `when<>`: the parent's field called `Name`, which must come
+/// before the when<> field, equals `Value` (`field_equals<"has_note", 1>`).
+template <fixed_string Name, auto Value>
 struct field_equals {
-  static constexpr std::size_t field = Field;
+  static constexpr std::string_view field = Name;
   static constexpr auto value = Value;
 };
 

@@ -172,33 +172,35 @@ private:
     version_scope<T, S> scope(st_);
     os_ << (json_ ? "{" : std::string(type_name<T>) + " {");
     bool first = true;
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (
-          [&] {
-            using F = field_t<T, I>;
-            const auto& f = boost::pfr::get<I>(v);
-            if constexpr (is_version_field<F>::value) {
-              st_.version = static_cast<std::uint32_t>(f.value);
-              st_.has_version = true;
-            }
-            if (!present<T, F, I>(v, f)) return;
-            if (json_ && !first) os_ << ',';
-            first = false;
-            newline(depth + 1);
-            if (json_)
-              json_escape(os_, field_name<T, I>);
-            else
-              os_ << field_name<T, I>;
-            os_ << ": ";
-            if constexpr (is_count_of<F>::value)
-              os_ << boost::pfr::get<F::field>(v).size();
-            else if constexpr (is_when<F>::value)
-              value(f.value, depth + 1);
-            else
-              value(f, depth + 1);
-          }(),
-          ...);
-    }(std::make_index_sequence<field_count<T>>{});
+    if constexpr (links_hold<T>) {  // otherwise traits<T> has failed to compile already
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (
+            [&] {
+              using F = field_t<T, I>;
+              const auto& f = boost::pfr::get<I>(v);
+              if constexpr (is_version_field<F>::value) {
+                st_.version = static_cast<std::uint32_t>(f.value);
+                st_.has_version = true;
+              }
+              if (!present<T, F, I>(v, f)) return;
+              if (json_ && !first) os_ << ',';
+              first = false;
+              newline(depth + 1);
+              if (json_)
+                json_escape(os_, field_name<T, I>);
+              else
+                os_ << field_name<T, I>;
+              os_ << ": ";
+              if constexpr (is_count_of<F>::value)
+                os_ << boost::pfr::get<named_field<T, F>>(v).size();
+              else if constexpr (is_when<F>::value)
+                value(f.value, depth + 1);
+              else
+                value(f, depth + 1);
+            }(),
+            ...);
+      }(std::make_index_sequence<field_count<T>>{});
+    }
     if (!first) newline(depth);
     os_ << '}';
   }

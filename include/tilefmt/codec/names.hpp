@@ -108,6 +108,19 @@ inline constexpr auto field_names = []<std::size_t... I>(std::index_sequence<I..
   return std::array<std::string_view, sizeof...(I)>{field_name<T, I>...};
 }(std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
 
+/// What field_index<T>(name) returns when T has no field of that name.
+inline constexpr std::size_t no_such_field = static_cast<std::size_t>(-1);
+
+/// The position of the field of aggregate T called `name`, or no_such_field.
+/// This is how adaptors that refer to a sibling by name (count_of<"n", C>,
+/// field_equals<"n", V>) find it: inserting a field cannot relink them.
+template <class T>
+consteval std::size_t field_index(std::string_view name) {
+  for (std::size_t i = 0; i < field_names<T>.size(); ++i)
+    if (field_names<T>[i] == name) return i;
+  return no_such_field;
+}
+
 /// T's name without namespaces, e.g. "WindowMD<int>".
 template <class T>
 inline constexpr std::string_view type_name = detail::type_from_pretty(detail::pretty_of_type<T>());

@@ -31,6 +31,7 @@
 
 #include "tilefmt/codec/adaptors.hpp"
 #include "tilefmt/codec/error.hpp"
+#include "tilefmt/codec/fixed_string.hpp"
 #include "tilefmt/codec/names.hpp"
 #include "tilefmt/codec/view.hpp"
 #include "tilefmt/codec/wire.hpp"
@@ -80,7 +81,9 @@ template <class T> struct is_le_span<le_span<T>> : std::true_type {};
 template <class T> struct is_counted : std::false_type {};
 template <class C, class X> struct is_counted<counted<C, X>> : std::true_type {};
 template <class T> struct is_count_of : std::false_type {};
-template <std::size_t I, class C> struct is_count_of<count_of<I, C>> : std::true_type {};
+template <fixed_string N, class C> struct is_count_of<count_of<N, C>> : std::true_type {};
+template <class T> struct is_field_equals : std::false_type {};
+template <fixed_string N, auto V> struct is_field_equals<field_equals<N, V>> : std::true_type {};
 template <class T> struct is_version_field : std::false_type {};
 template <class T> struct is_version_field<version_field<T>> : std::true_type {};
 template <class T> struct is_since : std::false_type {};
@@ -143,7 +146,7 @@ consteval void check_supported() {
                 "tilefmt::codec: a format struct cannot hold pointers or references; hold the value");
   static_assert(!is_container<T>,
                 "tilefmt::codec: a container member needs its length: wrap it in counted<Count, C>, give it a "
-                "count_of<Field, Count> member earlier in the struct, or use sized<Len, C> or rest<C>");
+                "count_of<\"name\", Count> member earlier in the struct, or use sized<Len, C> or rest<C>");
   static_assert(has_traits<T>,
                 "tilefmt::codec: no codec for this member type; declare it as an aggregate of supported fields "
                 "or specialise tilefmt::codec::traits<T>");
@@ -703,23 +706,39 @@ inline constexpr std::size_t field_count = checked_field_count<T>();
 template <class T, std::size_t I>
 using field_t = boost::pfr::tuple_element_t<I, T>;
 
-// Index of the count_of<> member that counts field J of T, or npos.
-inline constexpr std::size_t npos = static_cast<std::size_t>(-1);
+inline constexpr std::size_t npos = no_such_field;
+
+// Position in T of the field that adaptor A (count_of<>, field_equals<>)
+// names, or npos.
+template <class T, class A>
+inline constexpr std::size_t named_field = field_index<T>(A::field);
+
+// Index of the count_of<> member that counts field J of T, or npos; `links`
+// is how many count_of<> members name it.
+struct count_link {
+  std::size_t index = npos;
+  std::size_t links = 0;
+};
 template <class T, std::size_t J>
-consteval std::size_t linked_count_index() {
-  std::size_t found = npos;
+consteval count_link find_count_link() {
+  count_link found;
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (
         [&] {
           using F = field_t<T, I>;
           if constexpr (is_count_of<F>::value) {
-            if (F::field == J && found == npos) found = I;
+            if (named_field<T, F> == J) {
+              if (found.index == npos) found.index = I;
+              ++found.links;
+            }
           }
         }(),
         ...);
   }(std::make_index_sequence<field_count<T>>{});
   return found;
 }
+template <class T, std::size_t J>
+inline constexpr std::size_t linked_count_index = find_count_link<T, J>().index;
 
 template <class T>
 consteval bool record_fields_fixed() {
@@ -753,21 +772,93 @@ consteval std::size_t record_min_size() {
   }(std::make_index_sequence<field_count<T>>{});
 }
 
+// Whether the links of field I of T (a count_of<> or field_equals<> naming a
+// sibling, a container counted by a sibling) hold; check_field says what is
+// wrong when they do not.
+template <class T, std::size_t I>
+consteval bool field_links_hold() {
+  using F = field_t<T, I>;
+  if constexpr (is_container<F>) {
+    constexpr count_link link = find_count_link<T, I>();
+    return link.index != npos && link.index < I && link.links == 1;
+  } else if constexpr (is_count_of<F>::value) {
+    constexpr std::size_t J = named_field<T, F>;
+    if constexpr (J == npos || J == I)
+      return false;
+    else
+      return is_container<field_t<T, J>>;
+  } else if constexpr (is_when<F>::value) {
+    if constexpr (is_field_equals<typename F::predicate>::value)
+      return named_field<T, typename F::predicate> < I;  // false for npos too
+    else
+      return true;
+  } else {
+    return true;
+  }
+}
+
+/// True when every link between fields of T holds. The field operations are
+/// instantiated only then, so that a broken link gives its sentence alone
+/// rather than followed by errors from inside Boost.PFR.
+template <class T>
+inline constexpr bool links_hold = []<std::size_t... I>(std::index_sequence<I...>) {
+  return (field_links_hold<T, I>() && ...);
+}(std::make_index_sequence<field_count<T>>{});
+
+// A count_of<> whose name finds no other field: its container is reported
+// through that count_of<>, not as a container without a length.
+template <class T>
+consteval bool has_unresolved_count_of() {
+  return []<std::size_t... I>(std::index_sequence<I...>) {
+    return ([] {
+      using F = field_t<T, I>;
+      if constexpr (is_count_of<F>::value)
+        return named_field<T, F> == npos || named_field<T, F> == I;
+      else
+        return false;
+    }() || ...);
+  }(std::make_index_sequence<field_count<T>>{});
+}
+
+// The checks take the adaptor as a template argument so that the compiler's
+// "in instantiation of" note shows the name it was given.
+template <class T, std::size_t I, class CountOf>
+consteval void check_count_of() {
+  constexpr std::size_t J = named_field<T, CountOf>;
+  static_assert(J != npos, "tilefmt::codec: count_of<Name, Count>: the struct has no field of that name");
+  if constexpr (J != npos) {
+    static_assert(J != I,
+                  "tilefmt::codec: count_of<Name, Count> names its own field: name the container it counts");
+    static_assert(J == I || is_container<field_t<T, J>>,
+                  "tilefmt::codec: count_of<Name, Count> must name a plain container member "
+                  "(std::vector, std::basic_string or le_span) of the same struct");
+  }
+}
+
+template <class T, std::size_t I, class FieldEquals>
+consteval void check_field_equals() {
+  constexpr std::size_t J = named_field<T, FieldEquals>;
+  static_assert(J != npos, "tilefmt::codec: field_equals<Name, Value>: the struct has no field of that name");
+  static_assert(J == npos || J < I,
+                "tilefmt::codec: field_equals<Name, Value> must name a field before the when<> it gates (the "
+                "decoder reads that field first)");
+}
+
 template <class T, std::size_t I>
 consteval void check_field() {
   using F = field_t<T, I>;
   if constexpr (is_container<F>) {
-    static_assert(linked_count_index<T, I>() != npos,
+    static_assert(linked_count_index<T, I> != npos || has_unresolved_count_of<T>(),
                   "tilefmt::codec: a container member needs its length: wrap it in counted<Count, C>, give it a "
-                  "count_of<Field, Count> member earlier in the struct, or use sized<Len, C> or rest<C>");
-    static_assert(linked_count_index<T, I>() < I,
-                  "tilefmt::codec: count_of<Field, Count> must come before the container it counts");
+                  "count_of<\"name\", Count> member earlier in the struct, or use sized<Len, C> or rest<C>");
+    static_assert(linked_count_index<T, I> == npos || linked_count_index<T, I> < I,
+                  "tilefmt::codec: count_of<Name, Count> must come before the container it counts");
+    static_assert(find_count_link<T, I>().links <= 1,
+                  "tilefmt::codec: two count_of<> members name the same container");
   } else if constexpr (is_count_of<F>::value) {
-    static_assert(F::field < field_count<T>, "tilefmt::codec: count_of<Field, Count> names a field past the end");
-    static_assert(is_container<field_t<T, F::field>>,
-                  "tilefmt::codec: count_of<Field, Count> must name a plain container member "
-                  "(std::vector, std::basic_string or le_span) of the same struct");
+    check_count_of<T, I, F>();
   } else if constexpr (is_when<F>::value) {
+    if constexpr (is_field_equals<typename F::predicate>::value) check_field_equals<T, I, typename F::predicate>();
     check_supported<typename F::value_type>();
   } else if constexpr (is_sized<F>::value) {
     static_assert(is_container<typename F::container_type>,
@@ -789,13 +880,13 @@ consteval bool check_record() {
 // Sibling-aware field operations: count_of<> links, when<> and sized<>.
 template <class Pred, class T, class S>
 bool eval_predicate(const T& parent, const S& st) {
-  if constexpr (requires { Pred::field; Pred::value; }) {
-    return unwrap(boost::pfr::get<Pred::field>(parent)) == Pred::value;
+  if constexpr (is_field_equals<Pred>::value) {
+    return unwrap(boost::pfr::get<named_field<T, Pred>>(parent)) == Pred::value;
   } else if constexpr (std::is_invocable_r_v<bool, Pred, const T&, decltype(st.ctx)>) {
     return Pred{}(parent, st.ctx);
   } else {
     static_assert(std::is_invocable_r_v<bool, Pred, const T&>,
-                  "tilefmt::codec: when<Pred, T>: Pred must be field_equals<Field, Value> or callable as "
+                  "tilefmt::codec: when<Pred, T>: Pred must be field_equals<\"name\", Value> or callable as "
                   "Pred{}(parent) or Pred{}(parent, ctx) returning bool");
     return Pred{}(parent);
   }
@@ -820,7 +911,7 @@ void decode_field(reader& r, T& parent, S& st) {
   if constexpr (is_count_of<F>::value) {
     f.value = r.read<typename F::count_type>();
   } else if constexpr (is_container<F>) {
-    std::uint64_t n = boost::pfr::get<linked_count_index<T, I>()>(parent).value;
+    std::uint64_t n = boost::pfr::get<linked_count_index<T, I>>(parent).value;
     if (n > std::numeric_limits<std::size_t>::max()) r.fail("count does not fit in memory");
     container_ops<F>::decode(r, f, static_cast<std::size_t>(n), st);
   } else if constexpr (is_when<F>::value) {
@@ -838,7 +929,7 @@ void encode_field(writer& w, const T& parent, S& st) {
   const auto& f = boost::pfr::get<I>(parent);
   if constexpr (is_count_of<F>::value) {
     w.write<typename F::count_type>(
-        checked_count<typename F::count_type>(boost::pfr::get<F::field>(parent).size()));
+        checked_count<typename F::count_type>(boost::pfr::get<named_field<T, F>>(parent).size()));
   } else if constexpr (is_container<F>) {
     container_ops<F>::encode(w, f, st);
   } else if constexpr (is_when<F>::value) {
@@ -955,37 +1046,47 @@ struct record_traits {
   static_assert(check_record<T>());
   static constexpr std::size_t min_size = record_min_size<T>();
 
+  // With a broken link (links_hold<T> false) check_record has failed to
+  // compile already, and the bodies are left out.
   template <class S>
   static void decode(reader& r, T& v, S& st) {
     version_scope<T, S> scope(st);
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (
-          [&] {
-            try {
-              decode_field<T, I>(r, v, st);
-            } catch (format_error& e) {
-              e.prepend_field(field_name<T, I>);
-              throw;
-            }
-          }(),
-          ...);
-    }(std::make_index_sequence<field_count<T>>{});
+    if constexpr (links_hold<T>) {
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (
+            [&] {
+              try {
+                decode_field<T, I>(r, v, st);
+              } catch (format_error& e) {
+                e.prepend_field(field_name<T, I>);
+                throw;
+              }
+            }(),
+            ...);
+      }(std::make_index_sequence<field_count<T>>{});
+    }
   }
   template <class S>
   static void encode(writer& w, const T& v, S& st) {
     version_scope<T, S> scope(st);
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (encode_field<T, I>(w, v, st), ...);
-    }(std::make_index_sequence<field_count<T>>{});
+    if constexpr (links_hold<T>) {
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (encode_field<T, I>(w, v, st), ...);
+      }(std::make_index_sequence<field_count<T>>{});
+    }
   }
   template <class S>
   static std::size_t size(const T& v, S& st) {
     version_scope<T, S> scope(st);
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      std::size_t total = 0;
-      ((total += size_field<T, I>(v, st)), ...);
-      return total;
-    }(std::make_index_sequence<field_count<T>>{});
+    if constexpr (links_hold<T>) {
+      return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        std::size_t total = 0;
+        ((total += size_field<T, I>(v, st)), ...);
+        return total;
+      }(std::make_index_sequence<field_count<T>>{});
+    } else {
+      return 0;
+    }
   }
 };
 

@@ -74,7 +74,7 @@ struct MetadataValue {
 struct MetadataEntry {
   codec::counted<std::uint32_t, std::string> key;
   std::uint8_t deletion = 0;  // non-zero: the key is deleted (TileDB writes 1)
-  codec::when<codec::field_equals<1, std::uint8_t{0}>, MetadataValue> value;
+  codec::when<codec::field_equals<"deletion", std::uint8_t{0}>, MetadataValue> value;
 
   bool deleted() const noexcept { return deletion != 0; }
   Datatype type() const noexcept { return value->type; }

@@ -343,8 +343,8 @@ inline std::vector<DimensionShape> dimension_shapes(const Domain& d) {
 struct CurrentDomain {
   CurrentDomainVersion version = CurrentDomainVersion::V0;
   bool empty = true;
-  codec::when<codec::field_equals<1, false>, CurrentDomainType> type;
-  codec::when<codec::field_equals<1, false>, NDRectangle> ndrectangle;
+  codec::when<codec::field_equals<"empty", false>, CurrentDomainType> type;
+  codec::when<codec::field_equals<"empty", false>, NDRectangle> ndrectangle;
 
   friend bool operator==(const CurrentDomain&, const CurrentDomain&) = default;
 };
@@ -401,7 +401,7 @@ struct Enumeration {
   bool ordered = false;
   codec::counted<std::uint64_t, std::vector<std::byte>> data;
   /// Byte size, then one u64 byte offset per value into `data`.
-  codec::when<codec::field_equals<4, var_num>, codec::counted<std::uint64_t, std::vector<std::byte>>> offsets;
+  codec::when<codec::field_equals<"cell_val_num", var_num>, codec::counted<std::uint64_t, std::vector<std::byte>>> offsets;
 
   bool is_var() const noexcept { return cell_val_num == var_num; }
   /// The offsets as numbers (empty for fixed-size values).

@@ -61,8 +61,8 @@ struct CompressedPartMD {
 
 /// Compression filters: input metadata parts first, then data parts.
 struct CompressionMD {
-  codec::count_of<2, std::uint32_t> num_metadata_parts;
-  codec::count_of<3, std::uint32_t> num_data_parts;
+  codec::count_of<"metadata_parts", std::uint32_t> num_metadata_parts;
+  codec::count_of<"data_parts", std::uint32_t> num_data_parts;
   std::vector<CompressedPartMD> metadata_parts;
   std::vector<CompressedPartMD> data_parts;
   friend bool operator==(const CompressionMD&, const CompressionMD&) = default;
@@ -78,8 +78,8 @@ struct ChecksumPart {
 
 template <std::size_t DigestSize>
 struct ChecksumMD {
-  codec::count_of<2, std::uint32_t> num_metadata_checksums;
-  codec::count_of<3, std::uint32_t> num_data_checksums;
+  codec::count_of<"metadata_checksums", std::uint32_t> num_metadata_checksums;
+  codec::count_of<"data_checksums", std::uint32_t> num_data_checksums;
   std::vector<ChecksumPart<DigestSize>> metadata_checksums;
   std::vector<ChecksumPart<DigestSize>> data_checksums;
   friend bool operator==(const ChecksumMD&, const ChecksumMD&) = default;
@@ -97,8 +97,8 @@ struct AESPart {
 };
 
 struct EncryptionMD {
-  codec::count_of<2, std::uint32_t> num_metadata_parts;
-  codec::count_of<3, std::uint32_t> num_data_parts;
+  codec::count_of<"metadata_parts", std::uint32_t> num_metadata_parts;
+  codec::count_of<"data_parts", std::uint32_t> num_data_parts;
   std::vector<AESPart> metadata_parts;
   std::vector<AESPart> data_parts;
   friend bool operator==(const EncryptionMD&, const EncryptionMD&) = default;

@@ -376,8 +376,8 @@ struct BasicTileSizes {
 /// have both empty. Also the layout of the global order bounds (v23).
 template <class Bytes>
 struct BasicTileMinMax {
-  codec::count_of<2, std::uint64_t> fixed_size;
-  codec::count_of<3, std::uint64_t> var_size;
+  codec::count_of<"fixed", std::uint64_t> fixed_size;
+  codec::count_of<"var", std::uint64_t> var_size;
   Bytes fixed;
   Bytes var;
   friend bool operator==(const BasicTileMinMax&, const BasicTileMinMax&) = default;

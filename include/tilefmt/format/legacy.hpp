@@ -108,7 +108,7 @@ struct LibraryVersionGenericTileHeader {
 /// One compressed chunk (at most 64 KiB unfiltered).
 struct LibraryVersionChunk {
   std::uint64_t original_length;
-  codec::count_of<2, std::uint64_t> compressed_length;
+  codec::count_of<"data", std::uint64_t> compressed_length;
   std::vector<std::byte> data;
   friend bool operator==(const LibraryVersionChunk&, const LibraryVersionChunk&) = default;
 };

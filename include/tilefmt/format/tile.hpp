@@ -14,9 +14,9 @@ namespace tilefmt::format {
 /// codec::le_span<std::byte> to point into the tile without copying.
 template <class Bytes>
 struct BasicChunk {
-  std::uint32_t original_length;                        // unfiltered bytes of this chunk
-  codec::count_of<4, std::uint32_t> filtered_length;    // bytes of `data`
-  codec::count_of<3, std::uint32_t> metadata_length;    // bytes of `metadata`
+  std::uint32_t original_length;                               // unfiltered bytes of this chunk
+  codec::count_of<"data", std::uint32_t> filtered_length;      // bytes of `data`
+  codec::count_of<"metadata", std::uint32_t> metadata_length;  // bytes of `metadata`
   Bytes metadata;
   Bytes data;
 

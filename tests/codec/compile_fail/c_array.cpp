@@ -4,6 +4,6 @@
 // struct).
 struct S {
   std::uint32_t version;
-  tilefmt::codec::when<tilefmt::codec::field_equals<0, 1u>, int[2]> pair;
+  tilefmt::codec::when<tilefmt::codec::field_equals<"version", 1u>, int[2]> pair;
 };
 auto b = tilefmt::codec::encode(S{});
