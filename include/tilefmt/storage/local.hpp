@@ -5,13 +5,27 @@
 // FIFO, a device or a link is refused without a read that could hang, and
 // nothing can swap the file between the check and the read. Reads use
 // pread, so threads share nothing.
+//
+// Writes go to `<name>.tmp` in the same folder, which is then renamed over
+// `<name>`: a reader (and a process killed mid-write) never leaves a part
+// of a file under its name. By default (`local{}`, durable) a write is also
+// on disk when it returns: the temporary file is fsync'ed before the rename
+// and the folder after it, and a folder made is fsync'ed into its parent.
+// A fragment's commit marker, written last, can then not outlive a power
+// failure that its data files did not. TileDB's POSIX backend fsyncs each
+// data and metadata file when it closes it and creates the commit marker
+// with O_SYNC, but syncs no folder; this is that and the folders. The cost
+// is two fsyncs per file, a millisecond or two each on an SSD: committing a
+// dense fragment of ten files (2 MB) took 18 to 37 ms instead of 2 on a
+// virtual disk (`crash-writer cost`); `local{local::not_durable}` leaves
+// them out (tests, scratch arrays).
+// A write that fails removes its temporary file.
 #pragma once
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -69,7 +83,27 @@ private:
 } // namespace detail
 
 class local final : public backend {
+public:
+  /// Durable writes (the default): fsync of files and folders, see above.
+  static constexpr struct not_durable_t {
+  } not_durable{};
+  local() = default;
+  explicit local(not_durable_t) : durable_(false) {}
+  bool durable() const noexcept { return durable_; }
+
 private:
+  /// fsync of the file or folder at `p`.
+  static void sync_path(const fs::path& p, bool folder) {
+    const int fd = ::open(p.c_str(), (folder ? O_RDONLY | O_DIRECTORY : O_WRONLY) | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) throw io_error(p, "cannot open to sync: " + std::string(std::strerror(errno)));
+    const int rc = ::fsync(fd);
+    const int err = errno;
+    ::close(fd);
+    if (rc != 0) throw io_error(p, "cannot sync: " + std::string(std::strerror(err)));
+  }
+
+  bool durable_ = true;
+
   std::optional<std::uint64_t> do_file_size(const fs::path& p) const override {
     std::error_code ec;
     auto st = fs::symlink_status(p, ec);
@@ -120,23 +154,49 @@ private:
   void do_write(const fs::path& p, std::span<const std::byte> bytes) override {
     fs::path tmp = p;
     tmp += ".tmp";
-    {
-      std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-      if (!f) throw io_error(tmp, "cannot create");
-      if (!bytes.empty() && !f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())))
-        throw io_error(tmp, "short write");
-      f.flush();
-      if (!f) throw io_error(tmp, "short write");
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) throw io_error(tmp, "cannot create: " + std::string(std::strerror(errno)));
+    auto fail = [&](const std::string& what) {
+      const std::string reason = what + ": " + std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw io_error(tmp, reason);
+    };
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+      const ::ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail("short write");
+      done += static_cast<std::size_t>(n);
     }
-    std::error_code ec;
-    fs::rename(tmp, p, ec);
-    if (ec) throw io_error(p, "cannot rename into place: " + ec.message());
+    if (durable_ && ::fsync(fd) != 0) fail("cannot sync");
+    if (::close(fd) != 0) {
+      const std::string reason = std::string("cannot close: ") + std::strerror(errno);
+      ::unlink(tmp.c_str());
+      throw io_error(tmp, reason);
+    }
+    if (::rename(tmp.c_str(), p.c_str()) != 0) {
+      const std::string reason = std::string("cannot rename into place: ") + std::strerror(errno);
+      ::unlink(tmp.c_str());
+      throw io_error(p, reason);
+    }
+    if (durable_) sync_path(p.has_parent_path() ? p.parent_path() : fs::path("."), true);
   }
 
   void do_make_folder(const fs::path& p) override {
+    // The folders to make, outermost first: each is synced into its parent.
+    std::vector<fs::path> missing;
+    std::error_code probe;
+    for (fs::path q = p; !q.empty() && !fs::is_directory(q, probe); q = q.parent_path()) {
+      missing.push_back(q);
+      if (q == q.parent_path() || !q.has_relative_path()) break;
+    }
     std::error_code ec;
     fs::create_directories(p, ec);
     if (ec) throw io_error(p, "cannot create the folder: " + ec.message());
+    if (!durable_) return;
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it)
+      sync_path(it->has_parent_path() ? it->parent_path() : fs::path("."), true);
   }
 
   void do_remove(const fs::path& p) override {
