@@ -127,6 +127,7 @@ void filter_pipeline(input in) {
     ctx.verify_checksums = (flags & 1u) == 0;
     if (flags & 2u) ctx.encryption_key = fuzz_key;
     if (flags & 4u) ctx.rebuilt_offsets = &rebuilt;
+    ctx.max_part_size = max_allocation;
     rp.decode_into(tile, out, ctx);
     if (flags & 4u)
       for (std::size_t i = 0; i < rebuilt.size(); ++i)
