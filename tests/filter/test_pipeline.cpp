@@ -2,6 +2,7 @@
 // runtime pipelines agreeing byte for byte, corrupt tiles rejected.
 #include "tilefmt/filter/pipeline.hpp"
 
+#include "tilefmt/filter/byteshuffle.hpp"
 #include "tilefmt/filter/bzip2.hpp"
 #include "tilefmt/filter/checksum_md5.hpp"
 #include "tilefmt/filter/checksum_sha256.hpp"
@@ -180,6 +181,40 @@ TEST_CASE("corrupt tiles: every truncation and many bit flips fail cleanly") {
     }
   }
   CHECK(rejected > 250);
+}
+
+TEST_CASE("a compressor after the first filter cannot claim more than its parts can hold") {
+  // Found by fuzz/fuzz_filter_pipeline: [BYTESHUFFLE, ZSTD] whose ZSTD
+  // stage declared a 788 MB part for 45 compressed bytes; the reader
+  // allocated it before decompressing (only the first filter's output is
+  // checked against the chunk). The input: type, version, cell size, flags,
+  // the stored pipeline, then the tile.
+  const auto input = hex_bytes(
+      "40160400 0000010002000000090000000002050000000201000000"
+      "0100000000000000300000002d00000018000000010000000100000008000000110000003000002f1c000000"
+      "28b52ffd2008410000010000003000000028b52ffd20309d0000680806040f0a14161d151d212500010048f005");
+  codec::reader r(std::span<const std::byte>(input).subspan(4));
+  auto p = codec::decode_from<format::FilterPipeline>(r);
+  filter::runtime_pipeline rp(p, format::Datatype::DATETIME_WEEK, 22);
+  auto tile = codec::decode<format::TileView>(std::span<const std::byte>(input).subspan(4 + r.offset()));
+  std::vector<std::byte> out(filter::detail::unfiltered_size(tile));
+  try {
+    rp.decode_into(tile, out, rp.context(4));
+    FAIL("expected a format_error");
+  } catch (const format_error& e) {
+    CHECK(std::string(e.what()).find("ZSTD filter: a part of") != std::string::npos);
+  }
+
+  // Every compressor but the first is held to tile_context::max_part_size.
+  using P = filter::pipeline<filter::byteshuffle, filter::bzip2<>>;
+  auto values = smooth<std::int32_t>(1000);
+  auto stored = P::encode<std::int32_t>(values);
+  filter::runtime_pipeline bz(P::descriptor(), format::Datatype::INT32, format::written_version);
+  auto ctx = bz.context(4);
+  ctx.max_part_size = 4000;
+  CHECK(bz.decode(stored, ctx).size() == 4000);
+  ctx.max_part_size = 3999;
+  CHECK_THROWS_AS(bz.decode(stored, ctx), format_error);
 }
 
 TEST_CASE("runtime pipeline: unknown filters are named") {

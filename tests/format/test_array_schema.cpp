@@ -976,6 +976,28 @@ std::vector<std::byte> from_hex(std::string_view h) { return hex_bytes(h); }
 
 } // namespace
 
+TEST_CASE("dumps show a huge default fill value as value and count, without building it") {
+  // Found by fuzz/fuzz_schema: a v5 schema (no stored fill values) whose
+  // attribute has 0x41000001 INT32 values per cell; the dump built the
+  // default fill value, 4 GiB, from a 4-byte field.
+  const auto payload = hex_bytes(
+      "05000000 00 00 00 00 1027000000000000"         // v5, dups, dense, orders, capacity
+      "00000100 00000000 00000100 00000000"           // coords, offsets filters
+      "01000000 01000000 78 00 01000000 00000100 00000000"  // 1 dimension "x" INT32
+      "0800000000000000 01000000 10000000 00 04000000"      // domain [1, 16], extent 4
+      "01000000 01000000 61 00 01000041 00000100 00000000");  // "a" INT32 x 0x41000001
+  auto s = codec::decode<ArraySchema>(payload);
+  REQUIRE(s.attributes[0].cell_val_num == 0x41000001u);
+  CHECK(format::schema_to_text(s).find("fill_value: -2147483648 x 1090519041") != std::string::npos);
+  auto json = boost::json::parse(format::schema_to_json(s));
+  const auto& fill = json.at("attributes").at(0).at("fill_value");
+  CHECK(fill.at("value").as_int64() == std::numeric_limits<std::int32_t>::min());
+  CHECK(fill.at("count").as_int64() == 0x41000001);
+  // Up to 65536 values the cell is listed as before.
+  s.attributes.value[0].cell_val_num = 3;
+  CHECK(format::schema_to_text(s).find("fill_value: [-2147483648, -2147483648, -2147483648]") != std::string::npos);
+}
+
 TEST_CASE("schemas of arrays written by TileDB-Py match their manifest") {
   auto manifests = corpus_manifests();
   if (manifests.empty()) {

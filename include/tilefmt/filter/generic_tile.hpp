@@ -62,6 +62,7 @@ inline generic_tile read_generic_tile(bytes_view bytes, const generic_tile_optio
   tile_context ctx = rp.context(static_cast<std::size_t>(g.header.cell_size));
   ctx.verify_checksums = opt.verify_checksums;
   ctx.encryption_key = opt.encryption_key;
+  ctx.max_part_size = opt.max_tile_size;
   g.payload.resize(static_cast<std::size_t>(g.header.tile_size));
   rp.decode_into(tile, g.payload, ctx);
   g.stored_size = header_size + filtered.size();

@@ -57,6 +57,8 @@ struct gzip_codec {
     thread_local deflater d;
     return deflateBound(d.get(Z_DEFAULT_COMPRESSION), static_cast<uLong>(n)) + 16;
   }
+  /// Deflate's best case is a 258-byte match in two bits: 1032 bytes per byte.
+  static std::size_t max_decompressed(std::size_t compressed) { return compressed * 1032 + 258; }
   static std::size_t compress(int level, bytes_view in, std::span<std::byte> out) {
     thread_local deflater d;
     z_stream* s = d.get(effective_level(level));

@@ -16,6 +16,9 @@ struct lz4_codec {
     if (n > static_cast<std::size_t>(LZ4_MAX_INPUT_SIZE)) throw std::length_error("lz4: part too large");
     return static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(n)));
   }
+  /// Every byte of a block adds at most 255 bytes (a length byte of 255),
+  /// the first sequence's token a few more.
+  static std::size_t max_decompressed(std::size_t compressed) { return compressed * 255 + 64; }
   static std::size_t compress(int, bytes_view in, std::span<std::byte> out) {
     int r = LZ4_compress_default(reinterpret_cast<const char*>(in.data()), reinterpret_cast<char*>(out.data()),
                                  static_cast<int>(in.size()), static_cast<int>(std::min<std::size_t>(out.size(), std::numeric_limits<int>::max())));

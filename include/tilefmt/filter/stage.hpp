@@ -76,6 +76,13 @@ struct tile_context {
   /// which bounds what a corrupt tile can make it allocate. Null for every
   /// other tile.
   std::vector<std::uint64_t>* rebuilt_offsets = nullptr;
+
+  /// Reading: the most bytes a compression filter that is not the
+  /// pipeline's first may decompress one chunk's parts to (the first one's
+  /// output is the chunk, whose size is known). The parts' declared lengths
+  /// are checked against it before anything is allocated. The array reader
+  /// passes open_options::max_allocation, read_generic_tile max_tile_size.
+  std::uint64_t max_part_size = std::uint64_t{4} << 30;
 };
 
 /// A filter the stored pipeline names that this build cannot run.

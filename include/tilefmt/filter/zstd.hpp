@@ -22,6 +22,10 @@ struct zstd_codec {
     return d.get();
   }
   static std::size_t bound(std::size_t n) { return ZSTD_compressBound(n); }
+  /// A block of at most 128 KiB needs at least 4 bytes (a 3-byte header
+  /// and one byte repeated): no part decompresses to more than 32768 times
+  /// its size.
+  static std::size_t max_decompressed(std::size_t compressed) { return compressed * 32768; }
   static std::size_t compress(int level, bytes_view in, std::span<std::byte> out) {
     // TileDB passes levels below -7 as its default 3, and every other level as given.
     std::size_t r = ZSTD_compressCCtx(cctx(), out.data(), out.size(), in.data(), in.size(), level < -7 ? 3 : level);

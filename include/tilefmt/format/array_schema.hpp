@@ -873,6 +873,18 @@ private:
   bool item_line_ = false;
 };
 
+/// An attribute's fill value in words. A default one (none stored, before
+/// v6) repeats one value per value of the cell, and cell_val_num comes from
+/// the file: beyond 65536 values it is shown as the value and the count
+/// (`V x N`; JSON `{"value": V, "count": N}`) without building the cell,
+/// which a 4-byte field could make gigabytes long.
+inline std::string fill_text(const Attribute& a, bool json) {
+  if (!a.fill_value->empty() || a.is_var() || a.cell_val_num <= 65536) return values_to_text(a.type, a.fill(), json);
+  const std::string one = values_to_text(a.type, default_fill_value(a.type, 1), json);
+  const std::string n = std::to_string(a.cell_val_num);
+  return json ? "{\"value\": " + one + ", \"count\": " + n + "}" : one + " x " + n;
+}
+
 inline void schema_dump(std::ostream& os, const ArraySchema& s, bool json) {
   const std::uint32_t v = s.version.value;
   auto str = [&](std::string_view x) { return json ? json_string(x) : std::string(x); };
@@ -916,7 +928,7 @@ inline void schema_dump(std::ostream& os, const ArraySchema& s, bool json) {
     w.field("type", str(codec_enum_name(a.type)));
     w.field("cell_val_num", cell_val_num_text(a.cell_val_num, json));
     w.field("filters", pipeline(a.filters));
-    w.field("fill_value", values_to_text(a.type, a.fill(), json));
+    w.field("fill_value", fill_text(a, json));
     if (v >= 7) {
       w.field("nullable", flag(a.nullable.value));
       w.field("fill_value_validity", std::to_string(a.fill_value_validity.value));

@@ -245,6 +245,7 @@ private:
     ctx.verify_checksums = opt_.verify_checksums;
     ctx.encryption_key = opt_.encryption_key;
     ctx.rebuilt_offsets = rebuilt_offsets;
+    ctx.max_part_size = opt_.max_allocation;
     naming_file(file_path(f, which), [&] {
       try {
         pipeline(f, which).decode_into(*t.view, out, ctx);

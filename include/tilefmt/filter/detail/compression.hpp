@@ -5,6 +5,7 @@
 // metadata ends up inside the compressed data.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -70,6 +71,11 @@ void compress_reverse_with(reverse_io& io, format::FilterType type, const Codec&
   if (!io.destination.empty() && data_total != io.destination.size())
     corrupt(type, "parts decompress to " + std::to_string(data_total) + " bytes, the chunk has " +
                       std::to_string(io.destination.size()));
+  // Filters after the first one decompress into a buffer of their own,
+  // whose size only the stored lengths give.
+  if (md_total > io.ctx.max_part_size || data_total > io.ctx.max_part_size)
+    corrupt(type, "parts decompress to " + std::to_string(std::max(md_total, data_total)) + " bytes, more than the " +
+                      std::to_string(io.ctx.max_part_size) + " a chunk's parts may claim");
   if constexpr (requires { codec.max_decompressed(std::size_t{}); }) {
     auto check = [&](const format::CompressedPartMD& p) {
       if (p.original_length > codec.max_decompressed(p.compressed_length))
@@ -118,6 +124,11 @@ struct leveled_codec {
   std::size_t bound(std::size_t n) const { return Codec::bound(n); }
   std::size_t compress(bytes_view in, std::span<std::byte> out) const { return Codec::compress(level, in, out); }
   void decompress(bytes_view in, std::span<std::byte> out) const { Codec::decompress(in, out); }
+  std::size_t max_decompressed(std::size_t compressed) const
+    requires requires { Codec::max_decompressed(compressed); }
+  {
+    return Codec::max_decompressed(compressed);
+  }
 };
 
 template <class Codec>
