@@ -69,14 +69,14 @@ TEST_CASE("local: a write that fails leaves no temporary file") {
   temp_folder t("failed-write");
   storage::local st;
   st.make_folder(t.path / "a" / "taken");
-  st.write(t.path / "a" / "taken" / "f.tdb", bytes("x"));
+  st.write(t.path / "a" / "taken" / "f.tdb", testing::text_bytes("x"));
   // The rename cannot replace a folder: the write fails after its
   // temporary file was written, and removes it.
-  CHECK_THROWS_AS(st.write(t.path / "a" / "taken", bytes("data")), storage::io_error);
+  CHECK_THROWS_AS(st.write(t.path / "a" / "taken", testing::text_bytes("data")), storage::io_error);
   CHECK_FALSE(fs::exists(t.path / "a" / "taken.tmp"));
-  CHECK(st.read(t.path / "a" / "taken" / "f.tdb") == bytes("x"));
+  CHECK(st.read(t.path / "a" / "taken" / "f.tdb") == testing::text_bytes("x"));
   // No folder: nothing is created.
-  CHECK_THROWS_AS(st.write(t.path / "missing" / "f.tdb", bytes("data")), storage::io_error);
+  CHECK_THROWS_AS(st.write(t.path / "missing" / "f.tdb", testing::text_bytes("data")), storage::io_error);
   CHECK_FALSE(fs::exists(t.path / "missing"));
 }
 
@@ -91,19 +91,19 @@ TEST_CASE("local: durable and plain writes, folders made at any depth, relative 
     st->make_folder(dir);
     st->make_folder(dir);  // already there
     CHECK(st->is_folder(dir));
-    st->write(dir / "f.tdb", bytes("abc"));
-    st->write(dir / "f.tdb", bytes("abcd"));
-    CHECK(st->read(dir / "f.tdb") == bytes("abcd"));
+    st->write(dir / "f.tdb", testing::text_bytes("abc"));
+    st->write(dir / "f.tdb", testing::text_bytes("abcd"));
+    CHECK(st->read(dir / "f.tdb") == testing::text_bytes("abcd"));
     CHECK(st->list(dir).size() == 1);
   }
   const fs::path cwd = fs::current_path();
   fs::current_path(t.path);
   durable.make_folder("rel/sub");
-  durable.write("rel/sub/f.tdb", bytes("r"));
-  durable.write("top.tdb", bytes("t"));
+  durable.write("rel/sub/f.tdb", testing::text_bytes("r"));
+  durable.write("top.tdb", testing::text_bytes("t"));
   fs::current_path(cwd);
-  CHECK(durable.read(t.path / "rel" / "sub" / "f.tdb") == bytes("r"));
-  CHECK(durable.read(t.path / "top.tdb") == bytes("t"));
+  CHECK(durable.read(t.path / "rel" / "sub" / "f.tdb") == testing::text_bytes("r"));
+  CHECK(durable.read(t.path / "top.tdb") == testing::text_bytes("t"));
 }
 
 TEST_CASE("local: a read larger than allowed fails before allocating") {
