@@ -36,7 +36,15 @@
 //
 // A write is crash-safe as TileDB's is: data files first, fragment metadata
 // next, the commit marker last, each written under a temporary name and
-// renamed. A fragment without its marker is invisible to readers.
+// renamed. A fragment without its marker is invisible to readers. On the
+// local file system each file is also fsync'ed before its rename and its
+// folder after it (storage/local.hpp), so a marker cannot outlive a power
+// failure that the fragment's files did not. A writer killed during a
+// commit leaves at most a fragment folder without a marker and `*.tmp`
+// files in it or in `__commits/`: TileDB (2.25, 2.30) and tilefmt ignore
+// both, and nothing removes them (TileDB leaves the same behind). Several
+// processes may commit to one array at once: fragment names differ by their
+// random labels, in the same millisecond too (tests/array/crash_writer.cpp).
 //
 // Scope: dense fragments (any subarray with cell_layout::row_major, whole
 // space tiles in storage order otherwise); sparse fragments with fixed-size
