@@ -78,7 +78,7 @@ void array_schema(std::span<const std::byte> payload) {
   for (const auto& a : s.attributes) {
     // fill() builds one cell, as large as cell_val_num makes it: the array
     // layer asks for it only once it holds tiles of such cells.
-    if (a.is_var() || !a.fill_value->empty() || a.cell_size() <= max_allocation) (void)a.fill();
+    if (a.is_var() || !a.fill_value->empty() || a.cell_size() <= (std::uint64_t{1} << 20)) (void)a.fill();
     (void)s.attribute(a.name.value);
   }
   if (s.current_domain->empty == false)
