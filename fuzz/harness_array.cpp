@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -441,8 +443,76 @@ void commit_seeds(seed_writer& w, const fs::path& root) {
   if (!folder.empty()) w.add("commit_files", prefix({3}), folder);
 }
 
+/// `payload` as a generic tile without filters: the fuzzer can change its
+/// fields in place, which it cannot do through a compressor.
+std::vector<std::byte> plain_generic_tile(std::span<const std::byte> payload, std::uint32_t version) {
+  format::GenericTileHeader h;
+  h.version.value = version;
+  h.tile_size = payload.size();
+  h.datatype = format::Datatype::CHAR;
+  h.cell_size = 1;
+  h.encryption_type = format::EncryptionType::NO_ENCRYPTION;
+  filter::runtime_pipeline rp(h.filters.value, format::Datatype::CHAR, version);
+  const auto body = rp.encode(payload, rp.context(1));
+  h.persisted_size = body.size();
+  auto out = codec::encode(h);
+  out.insert(out.end(), body.begin(), body.end());
+  return out;
+}
+
+/// The generic tile that is the whole of `file`, stored without filters.
+std::optional<std::vector<std::byte>> plain_file(std::span<const std::byte> file) {
+  try {
+    auto g = filter::read_generic_tile(file);
+    if (g.stored_size != file.size()) return std::nullopt;
+    return plain_generic_tile(g.payload, g.header.version.value);
+  } catch (const format_error&) {
+    return std::nullopt;
+  }
+}
+
+/// A `__fragment_metadata.tdb` with every section stored without filters
+/// and the footer's offsets moved to match.
+std::optional<std::vector<std::byte>> plain_fragment_metadata(std::span<const std::byte> file,
+                                                              format::FragmentContext ctx) {
+  if (ctx.version < 3) return plain_file(file);
+  try {
+    auto footer = format::read_footer(file, ctx);
+    ctx = format::with_footer_flags(ctx, footer);
+    std::vector<std::uint64_t*> offsets{&footer.rtree_offset};
+    for (auto* v : {&footer.tile_offsets.value, &footer.tile_var_offsets.value, &footer.tile_var_sizes.value,
+                    &footer.tile_validity_offsets.value, &footer.tile_min_offsets.value, &footer.tile_max_offsets.value,
+                    &footer.tile_sum_offsets.value, &footer.tile_null_count_offsets.value})
+      for (auto& o : *v) offsets.push_back(&o);
+    if (ctx.version >= 12) offsets.push_back(&footer.fragment_min_max_sum_null_count_offset.value);
+    if (ctx.version >= 16) offsets.push_back(&footer.processed_conditions_offset.value);
+    auto global_order = format::tile_global_order_offsets(footer, ctx);
+    if (global_order)
+      for (auto* v : {&global_order->min_offsets.value, &global_order->max_offsets.value})
+        for (auto& o : *v) offsets.push_back(&o);
+    std::map<std::uint64_t, std::uint64_t> moved;
+    for (auto* o : offsets) moved[*o] = 0;
+    std::vector<std::byte> out;
+    for (auto& [from, to] : moved) {
+      auto g = filter::read_generic_tile(file.subspan(static_cast<std::size_t>(from)));
+      to = out.size();
+      auto t = plain_generic_tile(g.payload, g.header.version.value);
+      out.insert(out.end(), t.begin(), t.end());
+    }
+    for (auto* o : offsets) *o = moved.at(*o);
+    if (global_order)
+      for (auto& s : footer.optional_sections.value)
+        if (s.identifier == format::tile_global_order_offsets_section) s = format::make_optional_section(*global_order, ctx);
+    auto f = format::write_footer(footer, ctx);
+    out.insert(out.end(), f.begin(), f.end());
+    return out;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 void array_seeds(seed_writer& w, const fs::path& root) {
-  // The whole array, packed.
+  // The whole array, packed; then again with its generic tiles unfiltered.
   std::vector<packed_entry> entries;
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     packed_entry p;
@@ -451,9 +521,56 @@ void array_seeds(seed_writer& w, const fs::path& root) {
     if (!p.folder) p.bytes = read_file(e.path());
     entries.push_back(std::move(p));
   }
-  std::vector<std::byte> packed = prefix({0});
-  pack(entries, packed);
-  if (packed.size() <= (std::size_t{1} << 20)) w.add("array", packed);
+  auto add_packed = [&](const std::vector<packed_entry>& list) {
+    std::vector<std::byte> packed = prefix({0});
+    pack(list, packed);
+    if (packed.size() <= (std::size_t{1} << 20)) w.add("array", packed);
+  };
+  add_packed(entries);
+  try {
+    auto arr = array::open(root, {.threads = 1});
+    std::map<std::string, format::FragmentContext> contexts;
+    for (const auto& frag : arr.fragments())
+      contexts[fs::relative(frag.path() / "__fragment_metadata.tdb", root).generic_string()] = context_of(frag);
+    bool changed = false;
+    for (auto& e : entries) {
+      if (e.folder) continue;
+      const fs::path p(e.path);
+      const std::string dir = p.parent_path().filename().string();
+      std::optional<std::vector<std::byte>> plain;
+      if (auto it = contexts.find(e.path); it != contexts.end())
+        plain = plain_fragment_metadata(e.bytes, it->second);
+      else if (dir == "__schema" || dir == "__enumerations" || dir == "__meta" || p.extension() == ".meta")
+        plain = plain_file(e.bytes);
+      if (plain) e.bytes = std::move(*plain), changed = true;
+    }
+    if (changed) {
+      // The copy must read as the original does.
+      storage::memory mem;
+      mem.make_folder("a");
+      for (const auto& e : entries) {
+        if (e.folder) {
+          mem.make_folder(fs::path("a") / e.path);
+        } else {
+          mem.make_folder((fs::path("a") / e.path).parent_path());
+          mem.write(fs::path("a") / e.path, e.bytes);
+        }
+      }
+      auto copy = array::open("a", {.threads = 1, .storage = std::shared_ptr<storage::memory>(&mem, [](auto*) {})});
+      bool same = copy.fragments().size() == arr.fragments().size() &&
+                  copy.metadata().entries() == arr.metadata().entries() && copy.schema() == arr.schema();
+      for (std::size_t i = 0; same && i < copy.fragments().size(); ++i)
+        for (const auto& f : copy.fragments()[i].fields())
+          for (std::size_t t = 0; same && t < copy.fragments()[i].tile_num(); ++t)
+            same = copy.fragments()[i].read_tile(f, t).values == arr.fragments()[i].read_tile(f, t).values;
+      if (same)
+        add_packed(entries);
+      else
+        std::fprintf(stderr, "fuzz seeds: %s: the unfiltered copy reads differently\n", root.c_str());
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fuzz seeds: %s: no unfiltered copy: %s\n", root.c_str(), e.what());
+  }
 
   commit_seeds(w, root);
   auto l = array::list_array(root);

@@ -76,8 +76,9 @@ void array_schema(std::span<const std::byte> payload) {
     guarded([&] { (void)d.tile_extent_as<std::uint64_t>(); });
   }
   for (const auto& a : s.attributes) {
-    (void)a.fill();
-    (void)a.cell_size();
+    // fill() builds one cell, as large as cell_val_num makes it: the array
+    // layer asks for it only once it holds tiles of such cells.
+    if (a.is_var() || !a.fill_value->empty() || a.cell_size() <= (std::uint64_t{1} << 20)) (void)a.fill();
     (void)s.attribute(a.name.value);
   }
   if (s.current_domain->empty == false)

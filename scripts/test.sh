@@ -66,13 +66,22 @@ scripts/bigendian.sh build/s390x
 bigendian_status=$?
 set -e
 
+# The libFuzzer targets (fuzz/): every corpus replayed, then each target
+# fuzzed for a few seconds (scripts/fuzz.sh builds them in build/fuzz).
+say "Fuzz smoke (libFuzzer)"
+set +e
+scripts/fuzz.sh --smoke 6
+fuzz_status=$?
+set -e
+
 say "Summary"
-python3 - "$interop_status" "$bigendian_status" "${RESULTS[@]}" <<'PY'
+python3 - "$interop_status" "$bigendian_status" "$fuzz_status" "${RESULTS[@]}" <<'PY'
 import json, sys
 interop_status = int(sys.argv[1])
 bigendian_status = int(sys.argv[2])
+fuzz_status = int(sys.argv[3])
 passed = failed = skipped = 0
-for d in sys.argv[3:]:
+for d in sys.argv[4:]:
     p = f"{d}/meson-logs/testlog.json"
     try:
         lines = open(p).read().splitlines()
@@ -91,6 +100,11 @@ if bigendian_status == 0:
 else:
     failed += 1
     print("FAILED big-endian run (scripts/bigendian.sh)")
+if fuzz_status == 0:
+    passed += 1
+else:
+    failed += 1
+    print("FAILED fuzz smoke (scripts/fuzz.sh --smoke)")
 if interop_status not in (0, 77):
     failed += 1
     print("FAILED interop corpus generation")

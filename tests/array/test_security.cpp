@@ -182,12 +182,27 @@ TEST_CASE("open_options::max_allocation bounds every file, generic tile and data
   f.commit();
   CHECK(array::open(root, {.storage = st}).fragments()[0].read<std::int32_t>("a")[4095] == 7);
   auto arr = array::open(root, {.max_allocation = 8192, .storage = st});
+  const auto& frag = arr.fragments()[0];
   try {
-    (void)arr.fragments()[0].read<std::int32_t>("a");
+    (void)frag.read_tile(frag.field("a"), 0);
     FAIL("read");
   } catch (const format_error& e) {
-    CHECK(std::string(e.what()).find("may claim") != std::string::npos);
+    CHECK(std::string(e.what()).find("a tile may claim") != std::string::npos);
     CHECK(e.field().find("tile 0") != std::string::npos);
+  }
+  // A whole-column read allocates the column at once: it is refused before
+  // any tile is read (a fuzzed footer declared a column of 2^61 bytes).
+  for (auto read : {+[](const array::fragment& fr) { (void)fr.read<std::int32_t>("a"); },
+                    +[](const array::fragment& fr) { (void)fr.read_bytes("a"); }}) {
+    try {
+      read(frag);
+      FAIL("read");
+    } catch (const format_error& e) {
+      CHECK(std::string(e.what()).find("its column would hold 16384 bytes, more than the 8192 one read") !=
+            std::string::npos);
+      CHECK(e.field().find("field a") != std::string::npos);
+      CHECK(e.file().ends_with("__fragment_metadata.tdb"));
+    }
   }
   CHECK_THROWS_AS(array::open(root, {.max_allocation = 16, .storage = st}), array::io_error);
   // A generic tile whose header declares a huge unfiltered size.

@@ -12,6 +12,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -99,7 +100,10 @@ public:
   std::uint64_t cell_num() const {
     std::size_t n = tile_num();
     if (n == 0) return 0;
-    return (n - 1) * full_tile_cells() + tile_cells(n - 1);
+    const std::uint64_t before_last = product(n - 1, full_tile_cells(), "cells");
+    const std::uint64_t last = tile_cells(n - 1);
+    if (last > std::numeric_limits<std::uint64_t>::max() - before_last) overflow("cells");
+    return before_last + last;
   }
 
   /// The fields this fragment stores: attributes, then (sparse) dimensions.
@@ -157,7 +161,8 @@ public:
       } else if (f.in_coords_file) {
         t.values = read_coords_tile(f, i, cells);
       } else {
-        t.values = source_->read(f, format::DataFile::fixed, i, cells * f.cell_size(), f.cell_size());
+        t.values = source_->read(f, format::DataFile::fixed, i, product(cells, f.cell_size(), "bytes in a tile"),
+                                 f.cell_size());
       }
       if (f.nullable) {
         auto v = source_->read(f, format::DataFile::validity, i, cells, 1);
@@ -176,6 +181,7 @@ public:
   /// non-empty domain (the region the write covered). TileDB stores whole
   /// space tiles; the cells outside the written region read as fill values.
   std::vector<bool> written_cells(std::size_t i) const {
+    check_tile_size(full_tile_cells());
     if (!grid_) return std::vector<bool>(static_cast<std::size_t>(full_tile_cells()), true);
     return naming_metadata([&] { return grid_->covered_cells(i); });
   }
@@ -188,7 +194,7 @@ public:
   /// Every value of a fixed-size field, as raw little-endian bytes.
   column<std::byte> read_bytes(std::string_view name) const {
     auto f = field(name);
-    column<std::byte> out(static_cast<std::size_t>(cell_num() * f.cell_size()));
+    column<std::byte> out(column_bytes(f));
     read_fixed_into(f, out);
     return out;
   }
@@ -199,7 +205,7 @@ public:
   template <class T>
   void read_into(std::string_view name, std::span<T> out) const {
     auto f = fixed_field_of<T>(name);
-    if (out.size() * sizeof(T) != cell_num() * f.cell_size())
+    if (out.size() * sizeof(T) != column_bytes(f))
       throw std::invalid_argument("tilefmt: field \"" + f.name + "\" has " + std::to_string(cell_num()) +
                                   " cells, the buffer holds " + std::to_string(out.size() * sizeof(T) / f.cell_size()));
     read_fixed_into(f, std::as_writable_bytes(out));
@@ -211,7 +217,7 @@ public:
   template <class T>
   column<T> read(std::string_view name) const {
     auto f = fixed_field_of<T>(name);
-    column<T> out(static_cast<std::size_t>(cell_num() * f.cell_size() / sizeof(T)));
+    column<T> out(column_bytes(f) / sizeof(T));
     read_into(name, std::span<T>(out));
     return out;
   }
@@ -251,7 +257,9 @@ public:
     if (grid_) return grid_->cells_per_tile();
     std::uint64_t n = 1;
     for (const auto& d : schema().domain.dimensions)
-      filter::with_integer_type(d.type.value, [&]<class T>() { n *= static_cast<std::uint64_t>(d.tile_extent_as<T>().value_or(T{1})); });
+      filter::with_integer_type(d.type.value, [&]<class T>() {
+        n = product(n, static_cast<std::uint64_t>(d.tile_extent_as<T>().value_or(T{1})), "cells in a space tile");
+      });
     return n;
   }
   /// Cells in tile i (a sparse fragment's last tile may be shorter).
@@ -270,6 +278,45 @@ private:
     return naming_file(where_.path / "__fragment_metadata.tdb", std::forward<F>(f));
   }
 
+  // Cell and byte counts come from the schema and the footer: their products
+  // are checked, so that no wrapped count sizes a buffer.
+  [[noreturn]] void overflow(const char* what) const {
+    format_error e(std::string("the number of ") + what + " overflows 64 bits", 0);
+    e.set_file((where_.path / "__fragment_metadata.tdb").string());
+    throw e;
+  }
+  std::uint64_t product(std::uint64_t a, std::uint64_t b, const char* what) const {
+    if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) overflow(what);
+    return a * b;
+  }
+  /// Refuses a tile of `bytes` before anything that size is allocated, as
+  /// the tile source does (open_options::max_allocation).
+  void check_tile_size(std::uint64_t bytes) const { check_allocation(bytes, "a tile of this fragment", "a tile"); }
+  /// Bytes of fixed-size field `f`'s column. A whole-column read allocates
+  /// them at once, so the column as a whole must be within
+  /// open_options::max_allocation too: tiles of fill values compress to
+  /// almost nothing, and a few bytes of footer could otherwise claim
+  /// terabytes. Larger columns are read tile by tile (read_tile).
+  std::size_t column_bytes(const field_info& f) const {
+    const std::uint64_t bytes = product(cell_num(), f.cell_size(), "bytes in the column");
+    try {
+      check_allocation(bytes, "its column", "one read (read it tile by tile with read_tile)");
+    } catch (format_error& e) {
+      e.prepend_field("fragment " + where_.name.str() + ", field " + f.name);
+      throw;
+    }
+    return static_cast<std::size_t>(bytes);
+  }
+  void check_allocation(std::uint64_t bytes, const std::string& what, const char* claimant) const {
+    const std::uint64_t limit = source_->options().max_allocation;
+    if (bytes <= limit) return;
+    format_error e(what + " would hold " + std::to_string(bytes) + " bytes, more than the " + std::to_string(limit) +
+                       " " + claimant + " may claim (open_options::max_allocation)",
+                   0);
+    e.set_file((where_.path / "__fragment_metadata.tdb").string());
+    throw e;
+  }
+
   std::string where(const field_info& f, std::size_t i) const {
     return "fragment " + where_.name.str() + ", field " + f.name + ", tile " + std::to_string(i);
   }
@@ -284,6 +331,7 @@ private:
     // (the v12/v13/v17 rule, judged by the schema's version); the offsets
     // file then holds an empty tile per tile.
     const bool rebuilt = filter::skip_offsets_filtering(*f.filters, f.type, schema().version.value);
+    check_tile_size(product(cells, 8, "bytes in a tile"));
     if (!rebuilt) {
       auto offs = source_->read(f, format::DataFile::fixed, i, cells * 8, 8);
       t.offsets.resize(cells);
@@ -320,7 +368,7 @@ private:
   std::vector<std::byte> read_coords_tile(const field_info& f, std::size_t i, std::uint64_t cells) const {
     const std::size_t nd = schema().domain.dimensions.size();
     const std::size_t cs = format::datatype_size(f.type);
-    auto all = source_->read(f, format::DataFile::fixed, i, cells * nd * cs, nd * cs);
+    auto all = source_->read(f, format::DataFile::fixed, i, product(cells, nd * cs, "bytes in a tile"), nd * cs);
     bool compressed = false;
     for (const auto& flt : f.filters->filters.value)
       switch (flt.type) {

@@ -23,9 +23,10 @@ struct open_options {
   bool verify_checksums = true;
   /// Threads decoding the tiles of a column (0: one per core).
   unsigned threads = 0;
-  /// The most bytes one file, tile or decompressed part may claim. Anything
-  /// larger is refused before it is allocated: a damaged or hostile array
-  /// cannot make the reader allocate more than this at once.
+  /// The most bytes one file, tile, decompressed part or whole-column read
+  /// may claim. Anything larger is refused before it is allocated: a damaged
+  /// or hostile array cannot make the reader allocate more than this at
+  /// once. Columns larger than this are read tile by tile (read_tile).
   std::uint64_t max_allocation = std::uint64_t{4} << 30;
   /// Where the array's files are; null: the local file system.
   std::shared_ptr<const storage::backend> storage{};
