@@ -4,6 +4,8 @@
 #
 #   scripts/fuzz.sh --smoke SECONDS [TARGET...]           replay every corpus, then fuzz each target SECONDS
 #   scripts/fuzz.sh --time SECONDS [--jobs N] [TARGET...]  a campaign: each target SECONDS, N at a time
+#   --build DIR   use the fuzz targets of a build already configured with
+#                 -Dfuzz=true (scripts/test.sh: its ASan build) instead of build/fuzz
 #
 # The corpora: seeds made from tests/data by fuzz_make_seeds (build/fuzz/seeds,
 # made afresh each run), the committed ones (fuzz/corpus/<target>: reproducers
@@ -19,14 +21,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 ALL_TARGETS=(schema fragment_metadata generic_tile array_metadata consolidated_fragment_metadata commit_files
   filter_pipeline array)
-MODE="" SECONDS_PER_TARGET="" PARALLEL="$(jobs)"
+MODE="" SECONDS_PER_TARGET="" PARALLEL="$(jobs)" BUILD="" 
 TARGETS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --smoke) MODE=smoke; SECONDS_PER_TARGET="$2"; shift 2 ;;
     --time) MODE=campaign; SECONDS_PER_TARGET="$2"; shift 2 ;;
     --jobs) PARALLEL="$2"; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --build) BUILD="$2"; shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) TARGETS+=("$1"); shift ;;
   esac
@@ -42,11 +45,16 @@ done
 
 install_packages
 
-BUILD=build/fuzz
-say "Build: fuzz targets (clang++, libFuzzer, ASan+UBSan, $BUILD)"
-CXX=clang++ configure "$BUILD" -Dfuzz=true -Dtests=false -Dbench=false -Dexamples=false -Dinterop=disabled \
-  -Dbuildtype=plain -Db_ndebug=false -Db_sanitize=address,undefined -Db_lundef=false \
-  "-Dcpp_args=-O1 -gline-tables-only -fno-sanitize-recover=undefined"
+if [ -z "$BUILD" ]; then
+  BUILD=build/fuzz
+  say "Build: fuzz targets (clang++, libFuzzer, ASan+UBSan, $BUILD)"
+  CXX=clang++ configure "$BUILD" -Dfuzz=true -Dtests=false -Dbench=false -Dexamples=false -Dinterop=disabled \
+    -Dbuildtype=plain -Db_ndebug=false -Db_sanitize=address,undefined -Db_lundef=false \
+    "-Dcpp_args=-O1 -gline-tables-only -fno-sanitize-recover=undefined"
+else
+  [ -f "$BUILD/build.ninja" ] || { echo "fuzz.sh: $BUILD is not a configured build" >&2; exit 2; }
+  say "Build: fuzz targets in $BUILD"
+fi
 ninja -C "$BUILD" -j "${FUZZ_BUILD_JOBS:-$(jobs)}" fuzz/fuzz_make_seeds $(printf 'fuzz/fuzz_%s ' "${TARGETS[@]}")
 
 say "Seeds from tests/data"

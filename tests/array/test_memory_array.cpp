@@ -36,8 +36,9 @@ TEST_CASE("every test array reads the same from memory as from disk") {
       CAPTURE(e.path());
       auto st = std::make_shared<storage::memory>();
       storage::copy_tree(storage::local{}, e.path() / "array", *st, "mem/array");
-      auto from_disk = array::open(e.path() / "array");
-      auto from_memory = array::open("mem/array", {.storage = st});
+      const auto key = testing::test_array_key(e.path());
+      auto from_disk = array::open(e.path() / "array", {.encryption_key = key});
+      auto from_memory = array::open("mem/array", {.encryption_key = key, .storage = st});
       CHECK(from_memory.fragments().size() == from_disk.fragments().size());
       CHECK(from_memory.metadata().entries() == from_disk.metadata().entries());
       CHECK(columns(from_memory) == columns(from_disk));

@@ -49,11 +49,13 @@ std::map<std::string, std::vector<std::byte>> read_everything(const array::array
 TEST_CASE("many threads read one opened array and agree with one thread") {
   for (const char* name : {"tiledb/nullable_dense/array", "tiledb/sparse_2d_duplicates/array",
                            "tiledb/filter_dictionary_utf8/array", "tiledb/dense_2d_tilecol_cellcol/array",
-                           "time_travel/sparse_deletes_consolidated/array", "legacy/non_split_coords_v1_4_0"}) {
+                           "time_travel/sparse_deletes_consolidated/array", "legacy/non_split_coords_v1_4_0",
+                           "tiledb/encrypted_sparse/array"}) {
     CAPTURE(name);
-    const auto expected = read_everything(array::open(data / name, {.threads = 1}));
+    const auto key = testing::test_array_key(name);
+    const auto expected = read_everything(array::open(data / name, {.encryption_key = key, .threads = 1}));
     // Opened once, used by all; each column read also spreads its tiles over threads.
-    const auto arr = array::open(data / name, {.threads = 2});
+    const auto arr = array::open(data / name, {.encryption_key = key, .threads = 2});
     std::vector<int> agree(4, 0);
     std::vector<std::thread> pool;
     for (std::size_t w = 0; w < agree.size(); ++w)

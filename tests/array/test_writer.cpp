@@ -532,7 +532,13 @@ TEST_CASE("fragments of several writes, column-major orders, a 1D uint16 array")
 
 TEST_CASE("tile metadata follows TileDB's expressions: NaN, saturated sums, strings") {
   using array::detail::compute_tile_stats;
-  auto bytes = [](const auto& v) { return std::vector<std::byte>(std::as_bytes(std::span(v)).begin(), std::as_bytes(std::span(v)).end()); };
+  // Tiles hold little-endian values, whatever the host's order.
+  auto bytes = [](const auto& v) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    std::vector<std::byte> out(v.size() * sizeof(T));
+    for (std::size_t i = 0; i < v.size(); ++i) codec::store_le<T>(out.data() + i * sizeof(T), v[i]);
+    return out;
+  };
   {
     // min = (min < v) ? min : v: a NaN replaces the running min and max, and later values compare false against it.
     std::vector<double> v{2.0, std::nan(""), 1.0};

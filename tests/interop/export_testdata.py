@@ -3,6 +3,10 @@
 unit tests that run without Python or the network. Standard library only.
 
     export_testdata.py CORPUS_VERSION_DIR [DEST]   (DEST default: tests/data/tiledb)
+    export_testdata.py CORPUS_VERSION_DIR [DEST] --only NAME...
+
+--only adds (or replaces) just the named arrays, keeping the others and their
+bytes; the corpus must come from the TileDB-Py release that wrote DEST.
 
 Layout written:
     DEST/manifest.json                  manifest of the copied arrays (README.md format)
@@ -36,6 +40,8 @@ ARRAYS = [
     "filter_dictionary_utf8",
     "metadata_all_types",
     "consolidated_fragment_metadata",
+    "encrypted_sparse",
+    "encrypted_dense",
 ]
 
 
@@ -45,24 +51,36 @@ def _drop_empty_dirs(top):
             os.rmdir(dirpath)
 
 
-def export(src, dest):
+def export(src, dest, only=None):
     with open(os.path.join(src, "manifest.json")) as f:
         m = json.load(f)
     by_name = {a["name"]: a for a in m["arrays"]}
-    missing = [n for n in ARRAYS if n not in by_name]
+    names = only or ARRAYS
+    missing = [n for n in names if n not in by_name]
     if missing:
         raise SystemExit("export: not in %s: %s" % (src, ", ".join(missing)))
-    if os.path.isdir(dest):
-        for entry in os.listdir(dest):
-            p = os.path.join(dest, entry)
-            if os.path.isdir(p) or entry == "manifest.json":
-                shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
-    os.makedirs(dest, exist_ok=True)
-    out = dict(m)
-    out["arrays"] = []
-    out["skipped"] = []
-    out["errors"] = []
-    for name in ARRAYS:
+    if only:
+        with open(os.path.join(dest, "manifest.json")) as f:
+            out = json.load(f)
+        if out["tiledb_py_version"] != m["tiledb_py_version"]:
+            raise SystemExit("export: %s holds arrays of TileDB-Py %s, the corpus is of %s: export them all" % (
+                dest, out["tiledb_py_version"], m["tiledb_py_version"]))
+        out["arrays"] = [a for a in out["arrays"] if a["name"] not in only]
+        for name in only:
+            if os.path.isdir(os.path.join(dest, name)):
+                shutil.rmtree(os.path.join(dest, name))
+    else:
+        if os.path.isdir(dest):
+            for entry in os.listdir(dest):
+                p = os.path.join(dest, entry)
+                if os.path.isdir(p) or entry == "manifest.json":
+                    shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
+        os.makedirs(dest, exist_ok=True)
+        out = dict(m)
+        out["arrays"] = []
+        out["skipped"] = []
+        out["errors"] = []
+    for name in names:
         a = json.loads(json.dumps(by_name[name]))
         shutil.copytree(os.path.join(src, a["path"]), os.path.join(dest, name, "array"))
         _drop_empty_dirs(os.path.join(dest, name, "array"))
@@ -85,6 +103,8 @@ def export(src, dest):
                     "described in ../manifest.json (format: tests/interop/README.md).\n"
                     % (m["tiledb_py_version"], m["libtiledb_version"], m.get("numpy_version"), a["format_version"], name))
         out["arrays"].append(a)
+    order = {n: i for i, n in enumerate(ARRAYS)}
+    out["arrays"].sort(key=lambda a: order.get(a["name"], len(order)))
     with open(os.path.join(dest, "manifest.json"), "w") as f:
         json.dump(out, f, indent=1)
         f.write("\n")
@@ -92,11 +112,18 @@ def export(src, dest):
 
 
 def main(argv):
+    only = None
+    if "--only" in argv:
+        i = argv.index("--only")
+        only, argv = argv[i + 1:], argv[:i]
+        if not only:
+            print(__doc__)
+            return 2
     if len(argv) not in (2, 3):
         print(__doc__)
         return 2
     dest = argv[2] if len(argv) == 3 else os.path.join(HERE, "..", "data", "tiledb")
-    out = export(argv[1], os.path.abspath(dest))
+    out = export(argv[1], os.path.abspath(dest), only)
     size = 0
     for dirpath, _, files in os.walk(dest):
         size += sum(os.path.getsize(os.path.join(dirpath, f)) for f in files)

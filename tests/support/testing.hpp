@@ -119,4 +119,15 @@ struct rng {
   }
 };
 
+/// The key the interop generator (tests/interop/cases.py) encrypts its
+/// `encrypted_*` arrays with; empty for every other test array.
+inline std::vector<std::uint8_t> test_array_key(const std::filesystem::path& array_dir) {
+  for (const auto& part : array_dir)
+    if (part.string().starts_with("encrypted_")) {
+      const std::string_view k = "0123456789abcdeF0123456789abcdeF";
+      return {k.begin(), k.end()};
+    }
+  return {};
+}
+
 } // namespace tilefmt::testing

@@ -53,6 +53,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -184,11 +185,18 @@ public:
     std::vector<std::byte> copy;
     self().put_fixed(attribute, sizeof(T), cells.size(), le_bytes(cells, copy), validity,
                      [opt](std::span<const std::byte> tile) {
-                       // The tile as values of T again (a whole number of
-                       // cells; the pipeline reads them as the
-                       // little-endian bytes they are).
-                       std::span<const T> values(reinterpret_cast<const T*>(tile.data()), tile.size() / sizeof(T));
-                       return P::template encode<T>(values, opt);
+                       // The tile (little-endian bytes, a whole number of
+                       // cells) as values of T again, which P stores
+                       // little-endian: a view here, a converted copy on
+                       // big-endian hosts.
+                       if constexpr (std::endian::native == std::endian::little || !codec::wire_scalar<T>) {
+                         std::span<const T> values(reinterpret_cast<const T*>(tile.data()), tile.size() / sizeof(T));
+                         return P::template encode<T>(values, opt);
+                       } else {
+                         std::vector<T> values(tile.size() / sizeof(T));
+                         codec::load_le_array(tile.data(), values.data(), values.size());
+                         return P::template encode<T>(values, opt);
+                       }
                      });
     return self();
   }

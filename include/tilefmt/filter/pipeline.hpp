@@ -9,6 +9,7 @@
 // TileDB writes for the same filters, chunk by chunk.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -106,7 +107,8 @@ public:
     return p;
   }
 
-  /// Filters `values` as one fixed-size tile.
+  /// Filters `values` as one fixed-size tile. Numbers are stored
+  /// little-endian, as in every TileDB file, whatever the host's order.
   template <class T>
   static std::vector<std::byte> encode(std::span<const T> values, const encode_options& opt = {}) {
     static_assert(std::is_trivially_copyable_v<T>, "tilefmt::filter::pipeline: values must be trivially copyable");
@@ -115,7 +117,15 @@ public:
     ctx.version = opt.version;
     ctx.cell_size = sizeof(T) * opt.cell_val_num;
     ctx.encryption_key = opt.encryption_key;
+    // The stages read and write little-endian values: a big-endian host's
+    // numbers are converted first (a copy only there).
+    std::vector<std::byte> swapped;
     bytes_view raw = std::as_bytes(values);
+    if constexpr (needs_swap<T>) {
+      swapped.resize(values.size_bytes());
+      codec::store_le_array(swapped.data(), values.data(), values.size());
+      raw = swapped;
+    }
     detail::tuple_stages<F...> seq{stages()};
     detail::runner run(seq);
     run.set_input_type(type);
@@ -136,6 +146,10 @@ public:
     detail::runner run(seq);
     run.set_input_type(detail::field_type<T>(opt.datatype));
     detail::decode_tile(run, ctx, view, std::as_writable_bytes(out));
+    if constexpr (needs_swap<T>) {
+      // Each little-endian value to the host's order, in place.
+      for (T& v : out) v = codec::load_le<T>(reinterpret_cast<const std::byte*>(&v));
+    }
   }
 
   template <class T>
@@ -150,6 +164,9 @@ public:
   }
 
 private:
+  template <class T>
+  static constexpr bool needs_swap = std::endian::native == std::endian::big && sizeof(T) > 1 && codec::wire_scalar<T>;
+
   static const std::tuple<F...>& stages() {
     static const std::tuple<F...> s{};
     return s;
