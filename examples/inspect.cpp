@@ -28,8 +28,6 @@ struct field_stats {
   std::uint64_t decoded = 0;
 };
 
-std::string json_str(std::string_view s) { return format::detail::json_string(s); }
-
 std::uint64_t stored_bytes(const array::array_reader& arr, const array::fragment& frag, const array::field_info& f) {
   std::uint64_t n = 0;
   for (auto which : {format::DataFile::fixed, format::DataFile::var, format::DataFile::validity})
@@ -112,7 +110,7 @@ void report(const array::array_reader& arr, bool json) {
   const auto& s = arr.schema();
   std::ostringstream out;
   if (json) {
-    out << "{\n\"array\": " << json_str(arr.path().string()) << ",\n\"schema\": " << format::schema_to_json(s)
+    out << "{\n\"array\": " << codec::json_string(arr.path().string()) << ",\n\"schema\": " << format::schema_to_json(s)
         << ",\n\"metadata\": " << arr.metadata().to_json() << ",\n\"fragments\": [";
   } else {
     out << "Array " << arr.path().string() << "\n\n" << format::schema_to_text(s) << "\n";
@@ -123,7 +121,7 @@ void report(const array::array_reader& arr, bool json) {
   for (const auto& frag : arr.fragments()) {
     const auto& fs_ = frag.schema();
     if (json) {
-      out << (first_frag ? "" : ",") << "\n {\"name\": " << json_str(frag.name().stem()) << ", \"format_version\": "
+      out << (first_frag ? "" : ",") << "\n {\"name\": " << codec::json_string(frag.name().stem()) << ", \"format_version\": "
           << frag.format_version() << ", \"dense\": " << (frag.dense() ? "true" : "false")
           << ", \"timestamps\": [" << frag.timestamp_start() << ", " << frag.timestamp_end() << "], \"tiles\": "
           << frag.tile_num() << ", \"cells\": " << frag.cell_num() << ", \"fields\": [";
@@ -147,7 +145,7 @@ void report(const array::array_reader& arr, bool json) {
       double ratio = st.stored ? static_cast<double>(st.decoded) / static_cast<double>(st.stored) : 0.0;
       std::string filters = pipeline_words(*f.filters, fs_.version.value);
       if (json) {
-        out << (first_field ? "" : ",") << "\n   {\"name\": " << json_str(f.name) << ", \"type\": \""
+        out << (first_field ? "" : ",") << "\n   {\"name\": " << codec::json_string(f.name) << ", \"type\": \""
             << format::codec_enum_name(f.type) << "\", \"filters\": " << format::pipeline_to_json(*f.filters, fs_.version.value)
             << ", \"stored_bytes\": " << st.stored << ", \"decoded_bytes\": " << st.decoded << ", \"ratio\": " << ratio << "}";
       } else {

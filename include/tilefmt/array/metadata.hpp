@@ -58,7 +58,7 @@ public:
     os << "{";
     bool first = true;
     for (const auto& [k, e] : entries_) {
-      os << (first ? "" : ",") << "\n  " << format::detail::json_string(k) << ": {\"type\": \""
+      os << (first ? "" : ",") << "\n  " << codec::json_string(k) << ": {\"type\": \""
          << format::codec_enum_name(e.type()) << "\", \"values\": " << format::values_to_text(e.type(), e.bytes(), true)
          << "}";
       first = false;

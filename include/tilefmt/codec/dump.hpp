@@ -18,6 +18,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "tilefmt/codec/text.hpp"
 #include "tilefmt/codec/traits.hpp"
 
 namespace tilefmt::codec {
@@ -36,27 +37,6 @@ concept enum_with_name = requires(E e) {
   { codec_enum_name(e) } -> std::convertible_to<std::string_view>;
 };
 
-inline void json_escape(std::ostream& os, std::string_view s) {
-  os << '"';
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"': os << "\\\""; break;
-    case '\\': os << "\\\\"; break;
-    case '\n': os << "\\n"; break;
-    case '\r': os << "\\r"; break;
-    case '\t': os << "\\t"; break;
-    default:
-      if (c < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-        os << buf;
-      } else {
-        os << static_cast<char>(c);
-      }
-    }
-  }
-  os << '"';
-}
 
 template <class T>
 void write_number(std::ostream& os, T v, bool json) {
@@ -99,7 +79,7 @@ public:
     } else if constexpr (std::is_enum_v<T>) {
       if constexpr (enum_with_name<T>) {
         if (json_)
-          json_escape(os_, codec_enum_name(v));
+          os_ << json_string(codec_enum_name(v));
         else
           os_ << codec_enum_name(v);
       } else {
@@ -107,11 +87,11 @@ public:
       }
     } else if constexpr (is_string<T>::value) {
       if constexpr (sizeof(typename T::value_type) == 1)
-        json_escape(os_, std::string_view(reinterpret_cast<const char*>(v.data()), v.size()));
+        os_ << json_string(std::string_view(reinterpret_cast<const char*>(v.data()), v.size()));
       else
         sequence(v, depth);
     } else if constexpr (is_char_array<T>::value) {
-      json_escape(os_, std::string_view(v.data(), v.size())); // magic numbers and tags read as text
+      os_ << json_string(std::string_view(v.data(), v.size())); // magic numbers and tags read as text
     } else if constexpr (is_std_array<T>::value || is_vector<T>::value || is_le_span<T>::value) {
       sequence(v, depth);
     } else if constexpr (is_counted<T>::value || is_rest<T>::value || is_sized<T>::value ||
@@ -187,7 +167,7 @@ private:
               first = false;
               newline(depth + 1);
               if (json_)
-                json_escape(os_, field_name<T, I>);
+                os_ << json_string(field_name<T, I>);
               else
                 os_ << field_name<T, I>;
               os_ << ": ";

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "tilefmt/codec/codec.hpp"
+#include "tilefmt/codec/text.hpp"
 #include "tilefmt/format/datatype.hpp"
 #include "tilefmt/format/filter_pipeline.hpp"
 #include "tilefmt/format/version.hpp"
@@ -584,57 +585,6 @@ inline ArraySchema make_array_schema(array_schema_options o) {
 
 namespace detail {
 
-inline std::string hex_string(std::span<const std::byte> b) {
-  constexpr char digits[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(2 * b.size());
-  for (std::byte x : b) {
-    s += digits[std::to_integer<unsigned>(x) >> 4];
-    s += digits[std::to_integer<unsigned>(x) & 15];
-  }
-  return s;
-}
-
-inline bool valid_utf8(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t n = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : 4;
-    if (n == 4 || (n > 0 && i + n >= s.size())) return false;
-    for (std::size_t k = 1; k <= n; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return false;
-    i += n + 1;
-  }
-  return true;
-}
-
-/// `s` as a JSON string. Valid UTF-8 is kept; otherwise every byte from
-/// 0x80 is written as \u00XX (as if Latin-1), so any bytes give valid JSON.
-inline std::string json_string(std::string_view s) {
-  constexpr char digits[] = "0123456789abcdef";
-  const bool utf8 = valid_utf8(s);
-  std::string out = "\"";
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
-    default:
-      if (c < 0x20 || c == 0x7f || (c >= 0x80 && !utf8)) {
-        out += "\\u00";
-        out += digits[c >> 4];
-        out += digits[c & 15];
-      } else {
-        out += ch;
-      }
-    }
-  }
-  return out + "\"";
-}
-
 template <class F>
 std::string float_text(F v, bool json) {
   if (std::isnan(v)) return json ? "\"NaN\"" : "NaN";
@@ -672,11 +622,11 @@ inline std::string value_text(Datatype type, const std::byte* p, bool json) {
 /// as a number or a bracketed list. In JSON, NaN and infinities are strings.
 inline std::string values_to_text(Datatype type, std::span<const std::byte> bytes, bool json = false) {
   if (type == Datatype::CHAR || type == Datatype::STRING_ASCII || type == Datatype::STRING_UTF8)
-    return detail::json_string(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    return codec::json_string(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   if (type == Datatype::BLOB || type == Datatype::ANY || type == Datatype::GEOM_WKB || type == Datatype::GEOM_WKT)
-    return "\"" + detail::hex_string(bytes) + "\"";
+    return "\"" + codec::hex_string(bytes) + "\"";
   const std::size_t size = datatype_size(type);
-  if (size == 0 || bytes.size() % size != 0) return "\"" + detail::hex_string(bytes) + "\"";
+  if (size == 0 || bytes.size() % size != 0) return "\"" + codec::hex_string(bytes) + "\"";
   const std::size_t n = bytes.size() / size;
   if (n == 1) return detail::value_text(type, bytes.data(), json);
   std::string out = "[";
@@ -696,7 +646,7 @@ inline std::vector<std::pair<std::string, std::string>> filter_options(const Fil
   std::vector<std::pair<std::string, std::string>> out;
   auto name = [&](auto e) {
     std::string s(codec_enum_name(e));
-    return json ? json_string(s) : s;
+    return json ? codec::json_string(s) : s;
   };
   auto compression = [&](Compressor expected, Compressor got, std::int32_t level) {
     if (got != expected) out.emplace_back("compressor", name(got));
@@ -739,19 +689,19 @@ inline std::vector<std::pair<std::string, std::string>> filter_options(const Fil
       constexpr std::string_view formats[] = {"NONE", "RGB", "BGR", "RGBA", "BGRA"};
       std::string fmt = o.format < 5 ? std::string(formats[o.format]) : std::to_string(o.format);
       out.emplace_back("quality", float_text(o.quality, json));
-      out.emplace_back("format", o.format < 5 && json ? json_string(fmt) : fmt);
+      out.emplace_back("format", o.format < 5 && json ? codec::json_string(fmt) : fmt);
       out.emplace_back("lossless", std::to_string(o.lossless));
       out.emplace_back("y_extent", std::to_string(o.y_extent));
       out.emplace_back("x_extent", std::to_string(o.x_extent));
       break;
     }
     default:
-      if (!f.options.empty()) out.emplace_back("options", "\"" + hex_string(f.options.value) + "\"");
+      if (!f.options.empty()) out.emplace_back("options", "\"" + codec::hex_string(f.options.value) + "\"");
       break;
     }
   } catch (const format_error&) {
     out.clear();
-    out.emplace_back("options", "\"" + hex_string(f.options.value) + "\"");
+    out.emplace_back("options", "\"" + codec::hex_string(f.options.value) + "\"");
   }
   return out;
 }
@@ -771,7 +721,7 @@ inline std::string filter_to_text(const Filter& f, std::uint32_t version) {
 }
 
 inline std::string filter_to_json(const Filter& f, std::uint32_t version) {
-  std::string out = "{\"type\": " + detail::json_string(codec_enum_name(f.type));
+  std::string out = "{\"type\": " + codec::json_string(codec_enum_name(f.type));
   for (const auto& [k, v] : detail::filter_options(f, version, true)) out += ", \"" + k + "\": " + v;
   return out + "}";
 }
@@ -812,7 +762,7 @@ public:
   void key(std::string_view k) {
     separate();
     if (json_)
-      os_ << json_string(k) << ':';
+      os_ << codec::json_string(k) << ':';
     else
       os_ << k << ':';
   }
@@ -887,8 +837,8 @@ inline std::string fill_text(const Attribute& a, bool json) {
 
 inline void schema_dump(std::ostream& os, const ArraySchema& s, bool json) {
   const std::uint32_t v = s.version.value;
-  auto str = [&](std::string_view x) { return json ? json_string(x) : std::string(x); };
-  auto quoted = [&](std::string_view x) { return json_string(x); };
+  auto str = [&](std::string_view x) { return json ? codec::json_string(x) : std::string(x); };
+  auto quoted = [&](std::string_view x) { return codec::json_string(x); };
   auto flag = [](bool x) { return std::string(x ? "true" : "false"); };
   auto pipeline = [&](const FilterPipeline& p) { return json ? pipeline_to_json(p, v) : pipeline_to_text(p, v); };
   dump_writer w(os, json);
@@ -983,7 +933,7 @@ inline void schema_dump(std::ostream& os, const ArraySchema& s, bool json) {
           const Dimension& dim = s.domain.dimensions[i];
           w.field(dim.name.value, range_text(dim.type.value, dim.is_var(), ranges[i], json));
         } else {
-          w.field(std::to_string(i), "\"" + hex_string(ranges[i].bytes) + "\"");
+          w.field(std::to_string(i), "\"" + codec::hex_string(ranges[i].bytes) + "\"");
         }
       }
       w.close('}');
@@ -1016,8 +966,8 @@ inline std::string schema_to_json(const ArraySchema& s) {
 inline std::ostream& operator<<(std::ostream& os, const NDRectangle& r) {
   os << '[';
   for (std::size_t i = 0; i < r.ranges.size(); ++i)
-    os << (i ? ", [\"" : "[\"") << detail::hex_string(r.ranges[i].lo()) << "\", \""
-       << detail::hex_string(r.ranges[i].hi()) << "\"]";
+    os << (i ? ", [\"" : "[\"") << codec::hex_string(r.ranges[i].lo()) << "\", \""
+       << codec::hex_string(r.ranges[i].hi()) << "\"]";
   return os << ']';
 }
 

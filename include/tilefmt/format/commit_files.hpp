@@ -96,7 +96,7 @@ inline std::string_view vacuum_entry_name(std::string_view line) {
 
 /// Dumps (codec::to_text / to_json) show a line as a string.
 inline std::ostream& operator<<(std::ostream& os, const TextLine& l) {
-  codec::detail::json_escape(os, l.text);
+  os << codec::json_string(l.text);
   return os;
 }
 

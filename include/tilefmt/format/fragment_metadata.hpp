@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "tilefmt/codec/codec.hpp"
+#include "tilefmt/codec/text.hpp"
 #include "tilefmt/format/datatype.hpp"
 #include "tilefmt/format/names.hpp"
 
@@ -172,12 +173,7 @@ inline Range1D var_range(std::string_view lo, std::string_view hi) {
 /// Dumps (codec::to_text / to_json) show an MBR as `[[lo, hi], ...]` in hex.
 template <class Bytes>
 std::ostream& operator<<(std::ostream& os, const BasicMBR<Bytes>& m) {
-  constexpr char digits[] = "0123456789abcdef";
-  auto hex = [&](std::span<const std::byte> b) {
-    os << '"';
-    for (std::byte x : b) os << digits[std::to_integer<unsigned>(x) >> 4] << digits[std::to_integer<unsigned>(x) & 15];
-    os << '"';
-  };
+  auto hex = [&](std::span<const std::byte> b) { os << '"' << codec::hex_string(b) << '"'; };
   os << '[';
   for (std::size_t d = 0; d < m.ranges.size(); ++d) {
     os << (d ? ", [" : "[");

@@ -1,0 +1,106 @@
+// tilefmt — creating an array: the folders TileDB makes and the schema file,
+// after the checks TileDB makes of a schema before it creates an array.
+// Part of the writer (array/writer.hpp).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tilefmt/array/fragment_builder.hpp"
+
+namespace tilefmt::array {
+
+namespace detail {
+
+/// A dimension's [lo, hi] and tile extent as int64 (dense dimensions are
+/// integers, or dates and times stored as int64).
+struct dense_dim {
+  std::int64_t lo = 0, hi = 0, extent = 1;
+};
+
+inline dense_dim dense_dimension(const format::Dimension& d) {
+  dense_dim out;
+  const std::string who = "tilefmt: dense dimension \"" + d.name.value + "\"";
+  if (d.is_var()) throw std::invalid_argument(who + " is var-size; dense arrays need integer dimensions");
+  if (!d.has_tile_extent()) throw std::invalid_argument(who + " has no tile extent");
+  const bool integral = filter::with_integer_type(d.type.value, [&]<class T>() {
+    if (d.domain.size() != 2 * sizeof(T) || d.tile_extent.size() != sizeof(T))
+      throw std::invalid_argument(who + ": domain or tile extent does not match its type");
+    auto [lo, hi] = d.domain_as<T>();
+    T ext = *d.tile_extent_as<T>();
+    if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8) {
+      if (hi > static_cast<T>(std::numeric_limits<std::int64_t>::max()))
+        throw std::invalid_argument(who + ": uint64 domains past INT64_MAX are not supported by this writer");
+    }
+    out.lo = static_cast<std::int64_t>(lo);
+    out.hi = static_cast<std::int64_t>(hi);
+    out.extent = static_cast<std::int64_t>(ext);
+  });
+  if (!integral || format::datatype_size(d.type.value) == 0 || d.type.value == format::Datatype::CHAR ||
+      d.type.value == format::Datatype::BOOL || d.type.value == format::Datatype::BLOB ||
+      d.type.value == format::Datatype::ANY || d.type.value == format::Datatype::STRING_ASCII)
+    throw std::invalid_argument(who + " has type " + std::string(format::codec_enum_name(d.type.value)) +
+                                "; dense arrays need integer, date or time dimensions");
+  if (out.lo > out.hi) throw std::invalid_argument(who + ": the domain's lower bound is above its upper bound");
+  if (out.extent <= 0) throw std::invalid_argument(who + ": the tile extent must be positive");
+  return out;
+}
+
+/// What TileDB checks of a schema before creating an array, as far as this
+/// writer relies on it.
+inline void check_schema(const format::ArraySchema& s) {
+  if (s.domain.dimensions.empty()) throw std::invalid_argument("tilefmt: the schema has no dimensions");
+  if (s.attributes.empty()) throw std::invalid_argument("tilefmt: the schema has no attributes");
+  std::vector<std::string> names;
+  for (const auto& d : s.domain.dimensions) names.push_back(d.name.value);
+  for (const auto& a : s.attributes) names.push_back(a.name.value);
+  for (const auto& n : names) {
+    if (n.empty()) throw std::invalid_argument("tilefmt: a dimension or attribute has an empty name");
+    if (n.rfind("__", 0) == 0) throw std::invalid_argument("tilefmt: names starting with \"__\" are TileDB's: " + n);
+  }
+  std::sort(names.begin(), names.end());
+  if (auto it = std::adjacent_find(names.begin(), names.end()); it != names.end())
+    throw std::invalid_argument("tilefmt: the name \"" + *it + "\" is used twice");
+  if (!s.is_sparse()) {
+    if (s.cell_order == format::Layout::HILBERT || s.tile_order == format::Layout::HILBERT)
+      throw std::invalid_argument("tilefmt: dense arrays cannot use the Hilbert order");
+    for (const auto& d : s.domain.dimensions) {
+      (void)dense_dimension(d);
+      if (d.type.value != s.domain.dimensions[0].type.value)
+        throw std::invalid_argument("tilefmt: the dimensions of a dense array must all have one type");
+    }
+  }
+  for (const auto& a : s.attributes)
+    if (a.cell_val_num == 0) throw std::invalid_argument("tilefmt: attribute \"" + a.name.value + "\" has cell_val_num 0");
+}
+
+} // namespace detail
+
+/// Creates a new array at `root` with `schema` (written at format version
+/// format::written_version, whatever `schema.version` says). Returns the schema
+/// file's name (`__t_t_label`, in `root/__schema/`). Throws
+/// std::invalid_argument for a schema TileDB would refuse (see
+/// detail::check_schema) and io_error when `root` already holds an array or
+/// a folder cannot be made.
+inline std::string create(const fs::path& root, format::ArraySchema schema, const write_options& opt = {}) {
+  schema.version.value = format::written_version;
+  detail::check_schema(schema);
+  auto st = detail::or_local(opt.storage);
+  if (is_array(*st, root)) throw io_error(root, "already holds a TileDB array");
+  auto [t, label] = detail::name_parts(opt);
+  // Encode before touching the disk, so a schema the codec rejects leaves nothing behind.
+  std::vector<std::byte> payload = codec::encode(schema);
+  std::vector<std::byte> file = filter::write_generic_tile(payload, format::written_version);
+  for (const char* sub : {"__schema/__enumerations", "__commits", "__fragments", "__fragment_meta", "__meta", "__labels"})
+    st->make_folder(root / sub);
+  std::string name = format::make_timestamped_name(t, t, label);
+  st->write(root / "__schema" / name, file);
+  return name;
+}
+
+} // namespace tilefmt::array

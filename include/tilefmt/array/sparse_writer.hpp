@@ -1,0 +1,372 @@
+// tilefmt — writing a sparse fragment: cells in any order, sorted into
+// TileDB's global order, cut into data tiles of the schema's capacity, with
+// their R-tree. Part of the writer (array/writer.hpp, which describes the
+// files written).
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tilefmt/array/create.hpp"
+#include "tilefmt/array/detail/cells_api.hpp"
+#include "tilefmt/array/fragment_builder.hpp"
+
+namespace tilefmt::array {
+
+namespace detail {
+
+/// Calls f.template operator()<T>() with the C++ type of a fixed-size
+/// sparse dimension's coordinates (integers, floats, dates and times as
+/// int64); false for any other type.
+template <class F>
+bool with_coordinate_type(format::Datatype t, F&& f) {
+  using D = format::Datatype;
+  if (t == D::CHAR || t == D::BOOL || t == D::BLOB || t == D::ANY || format::is_string(t)) return false;
+  return format::visit_datatype(t, std::forward<F>(f));
+}
+
+/// A coordinate as a key whose unsigned order is the coordinate's order.
+template <class T>
+std::uint64_t order_key(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    std::uint64_t bits;
+    if constexpr (sizeof(T) == 4)
+      bits = std::bit_cast<std::uint32_t>(v);
+    else
+      bits = std::bit_cast<std::uint64_t>(v);
+    const std::uint64_t sign = std::uint64_t{1} << (8 * sizeof(T) - 1);
+    return (bits & sign) ? ~bits & (sign | (sign - 1)) : bits | sign;
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) ^ (std::uint64_t{1} << 63);
+  } else {
+    return static_cast<std::uint64_t>(v);
+  }
+}
+
+} // namespace detail
+
+/// One sparse fragment of an existing array: cells with their coordinates,
+/// in any order.
+///
+/// Every dimension's coordinates (set_coords) and every attribute's values
+/// (set, set_var, one per cell, in the same order) must be given before
+/// commit(), which sorts the cells into TileDB's global order (tile order
+/// over the space tiles, then cell order; ties keep the order given), cuts
+/// them into data tiles of the schema's capacity and writes the fragment
+/// with its R-tree. Coordinates outside the domain, NaN coordinates and,
+/// unless the schema allows duplicates, cells with equal coordinates are
+/// refused as TileDB refuses them. (Where duplicates are allowed, TileDB
+/// orders equal coordinates by an unstable sort whose result depends on its
+/// thread count; byte-identical files are then not to be expected.)
+class sparse_fragment : public detail::cells_api<sparse_fragment> {
+public:
+  /// Writes into the array at `root`, with its latest schema. Throws
+  /// io_error when `root` is not an array and std::invalid_argument for a
+  /// schema this writer cannot write.
+  explicit sparse_fragment(const fs::path& root, std::shared_ptr<storage::backend> storage = {})
+      : b_(root, "sparse_fragment", true, std::move(storage)) {
+    const auto& s = b_.schema();
+    detail::check_schema(s);
+    if (s.cell_order != format::Layout::ROW_MAJOR && s.cell_order != format::Layout::COL_MAJOR)
+      throw std::invalid_argument(b_.message("the Hilbert cell order is not written by this writer"));
+    if (s.capacity == 0) throw std::invalid_argument(b_.message("the schema's capacity is 0"));
+    for (const auto& d : s.domain.dimensions)
+      if (d.is_var() || !detail::with_coordinate_type(d.type.value, []<class>() {}))
+        throw std::invalid_argument(b_.message("dimension \"" + d.name.value + "\" has type " +
+                                               std::string(format::codec_enum_name(d.type.value)) +
+                                               "; this writer writes integer, float, date and time dimensions"));
+    coords_.resize(s.domain.dimensions.size());
+    attrs_.resize(s.attributes.size());
+  }
+
+  const format::ArraySchema& schema() const noexcept { return b_.schema(); }
+  const std::string& schema_name() const noexcept { return b_.schema_name(); }
+  /// Cells given so far (by the first set or set_coords call).
+  std::uint64_t cell_num() const noexcept { return cells_.value_or(0); }
+
+  /// Sets a dimension's coordinates, one per cell. T must be the
+  /// dimension's type (an integer of its size, float or double).
+  template <class T>
+  sparse_fragment& set_coords(std::string_view dimension, std::span<const T> coords) {
+    static_assert(codec::wire_scalar<T>, "tilefmt::array::sparse_fragment::set_coords: coordinates are numbers");
+    if (b_.committed()) throw std::logic_error(b_.message("set_coords: the fragment is already committed"));
+    const auto& dims = schema().domain.dimensions.value;
+    std::size_t d = 0;
+    while (d < dims.size() && dims[d].name.value != dimension) ++d;
+    if (d == dims.size())
+      throw std::invalid_argument(b_.message(std::string("set_coords: the array has no dimension \"").append(dimension).append("\"")));
+    const format::Datatype type = dims[d].type.value;
+    const bool is_float = type == format::Datatype::FLOAT32 || type == format::Datatype::FLOAT64;
+    if (format::datatype_size(type) != sizeof(T) || is_float != std::is_floating_point_v<T>)
+      throw std::invalid_argument(b_.message("set_coords: dimension \"" + dims[d].name.value + "\" holds " +
+                                             std::string(format::codec_enum_name(type)) + " coordinates"));
+    take_cells(coords.size(), "set_coords: dimension \"" + dims[d].name.value + "\"");
+    std::vector<std::byte> copy;
+    auto bytes = detail::le_bytes(coords, copy);
+    coords_[d].bytes.assign(bytes.begin(), bytes.end());
+    coords_[d].set = true;
+    return *this;
+  }
+  template <class T>
+  sparse_fragment& set_coords(std::string_view dimension, const std::vector<T>& coords) {
+    return set_coords<T>(dimension, std::span<const T>(coords));
+  }
+
+  /// Sorts the cells, writes the fragment: data files,
+  /// `__fragment_metadata.tdb`, then the commit marker. Returns the
+  /// fragment's name. A fragment commits once.
+  std::string commit(const write_options& opt = {}) {
+    if (b_.committed()) throw std::logic_error(b_.message("commit: already committed"));
+    const auto& s = schema();
+    const auto& dims = s.domain.dimensions.value;
+    for (std::size_t d = 0; d < dims.size(); ++d)
+      if (!coords_[d].set)
+        throw std::invalid_argument(b_.message("commit: dimension \"" + dims[d].name.value + "\" has no coordinates"));
+    for (std::size_t i = 0; i < attrs_.size(); ++i)
+      if (!attrs_[i].set)
+        throw std::invalid_argument(b_.message("commit: attribute \"" + s.attributes[i].name.value +
+                                               "\" has no cells (TileDB writes every attribute)"));
+    const std::size_t n = static_cast<std::size_t>(cell_num());
+    if (n == 0) throw std::invalid_argument(b_.message("commit: no cells (TileDB writes no fragment)"));
+
+    const std::vector<std::size_t> order = global_order();
+    if (!s.allows_dups.value) check_duplicates(order);
+
+    // Data tiles of `capacity` cells in global order; the last one short.
+    const std::uint64_t cap = s.capacity;
+    std::vector<std::uint64_t> tiles(static_cast<std::size_t>((n + cap - 1) / cap), cap);
+    tiles.back() = n - (tiles.size() - 1) * cap;
+    b_.set_tiles(tiles);
+
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      const auto spec = b_.dimension_spec(d);
+      b_.encode_fixed(b_.dimension_tiles(d), spec, permute_fixed(coords_[d].bytes, spec.cell_size(), order), {}, {});
+    }
+    for (std::size_t i = 0; i < attrs_.size(); ++i) {
+      const auto spec = b_.attribute_spec(i);
+      const auto& a = attrs_[i];
+      std::vector<std::uint8_t> validity;
+      if (!a.validity.empty())
+        for (std::size_t c : order) validity.push_back(a.validity[c]);
+      if (spec.var()) {
+        std::vector<std::byte> values;
+        std::vector<std::uint64_t> offsets;
+        offsets.reserve(n);
+        for (std::size_t c : order) {
+          const auto cell = detail::var_cell(a.bytes, a.offsets, c, a.value_size);
+          offsets.push_back(values.size() / a.value_size);
+          values.insert(values.end(), cell.begin(), cell.end());
+        }
+        b_.encode_var(b_.attribute_tiles(i), spec, values, offsets, a.value_size, validity);
+      } else {
+        b_.encode_fixed(b_.attribute_tiles(i), spec, permute_fixed(a.bytes, spec.cell_size(), order), validity,
+                        a.encoder);
+      }
+    }
+
+    detail::fragment_shape shape;
+    shape.dense = false;
+    shape.sparse_tile_num = tiles.size();
+    shape.last_tile_cell_num = tiles.back();
+    build_rtree(order, tiles, shape);
+    return b_.commit(opt, shape);
+  }
+
+private:
+  friend class detail::cells_api<sparse_fragment>;
+
+  struct pending {
+    bool set = false;
+    std::vector<std::byte> bytes;          // little-endian values
+    std::vector<std::uint64_t> offsets;    // var: where each cell starts, in values
+    std::size_t value_size = 0;
+    std::vector<std::uint8_t> validity;
+    detail::tile_encoder encoder;
+  };
+
+  /// The cell count: the first call sets it, the others must agree.
+  void take_cells(std::uint64_t n, const std::string& who) {
+    if (cells_ && *cells_ != n)
+      throw std::invalid_argument(b_.message(who + " has " + std::to_string(n) + " cells, earlier calls " +
+                                             std::to_string(*cells_)));
+    cells_ = n;
+  }
+
+  void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
+                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
+    std::uint64_t cells = cells_.value_or(0);
+    if (!cells_)
+      for (const auto& a : schema().attributes)
+        if (a.name.value == name && !a.is_var() && a.cell_val_num) cells = n / a.cell_val_num;
+    const std::size_t i = b_.attribute(name, value_size, n, false, validity, cells);
+    take_cells(cells, std::string("set: attribute \"") + std::string(name) + "\"");
+    attrs_[i] = pending{true, {bytes.begin(), bytes.end()}, {}, value_size, {validity.begin(), validity.end()}, encoder};
+  }
+
+  void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
+               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
+    const std::size_t i = b_.attribute(name, value_size, offsets.size(), true, validity, cells_.value_or(offsets.size()));
+    b_.check_var_offsets(b_.attribute_spec(i).name, offsets, values.size() / value_size);
+    take_cells(offsets.size(), std::string("set_var: attribute \"") + std::string(name) + "\"");
+    attrs_[i] = pending{true, {values.begin(), values.end()}, {offsets.begin(), offsets.end()}, value_size,
+                        {validity.begin(), validity.end()}, {}};
+  }
+
+  /// The cells' positions in TileDB's global order (GlobalCmpQB): space
+  /// tiles in the tile order (dimensions without a tile extent left out),
+  /// then coordinates in the cell order. Also refuses coordinates TileDB
+  /// refuses (outside the domain, NaN).
+  std::vector<std::size_t> global_order() const {
+    const auto& dims = schema().domain.dimensions.value;
+    const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
+    std::vector<std::vector<std::uint64_t>> tile_key(nd), cell_key(nd);
+    std::vector<bool> tiled(nd);
+    for (std::size_t d = 0; d < nd; ++d) {
+      const auto& dim = dims[d];
+      tiled[d] = dim.has_tile_extent();
+      tile_key[d].resize(n);
+      cell_key[d].resize(n);
+      detail::with_coordinate_type(dim.type.value, [&]<class T>() {
+        auto [lo, hi] = dim.domain_as<T>();
+        const T ext = tiled[d] ? *dim.tile_extent_as<T>() : T{1};
+        for (std::size_t c = 0; c < n; ++c) {
+          const T v = codec::load_le<T>(coords_[d].bytes.data() + c * sizeof(T));
+          if constexpr (std::is_floating_point_v<T>) {
+            if (std::isnan(v))
+              throw std::invalid_argument(b_.message(std::string("coordinate ") + std::to_string(c) + " of dimension \"" +
+                                                     dim.name.value + "\" is NaN"));
+          }
+          if (v < lo || v > hi)
+            throw std::invalid_argument(b_.message(std::string("coordinate ") + std::to_string(c) + " of dimension \"" +
+                                                   dim.name.value + "\" is " + std::to_string(v) +
+                                                   ", outside the domain [" + std::to_string(lo) + ", " +
+                                                   std::to_string(hi) + "]"));
+          cell_key[d][c] = detail::order_key(v);
+          if (tiled[d]) {
+            // Dimension::tile_idx: unsigned arithmetic for integers, the
+            // type's own for floats, truncated.
+            if constexpr (std::is_floating_point_v<T>)
+              tile_key[d][c] = static_cast<std::uint64_t>((v - lo) / ext);
+            else
+              tile_key[d][c] = (static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) -
+                                static_cast<std::uint64_t>(static_cast<std::int64_t>(lo))) /
+                               static_cast<std::uint64_t>(static_cast<std::int64_t>(ext));
+          }
+        }
+      });
+    }
+    const bool tile_row = schema().tile_order == format::Layout::ROW_MAJOR;
+    const bool cell_row = schema().cell_order == format::Layout::ROW_MAJOR;
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      for (std::size_t k = 0; k < nd; ++k) {
+        const std::size_t d = tile_row ? k : nd - 1 - k;
+        if (!tiled[d] || tile_key[d][a] == tile_key[d][b]) continue;
+        return tile_key[d][a] < tile_key[d][b];
+      }
+      for (std::size_t k = 0; k < nd; ++k) {
+        const std::size_t d = cell_row ? k : nd - 1 - k;
+        if (cell_key[d][a] != cell_key[d][b]) return cell_key[d][a] < cell_key[d][b];
+      }
+      return false;
+    });
+    return order;
+  }
+
+  /// "Duplicate coordinates (c0, c1) are not allowed", as TileDB says it
+  /// when cells next to each other in global order have the same bytes.
+  void check_duplicates(const std::vector<std::size_t>& order) const {
+    const auto& dims = schema().domain.dimensions.value;
+    for (std::size_t k = 1; k < order.size(); ++k) {
+      bool same = true;
+      for (std::size_t d = 0; d < dims.size() && same; ++d) {
+        const std::size_t size = format::datatype_size(dims[d].type.value);
+        same = std::memcmp(coords_[d].bytes.data() + order[k] * size, coords_[d].bytes.data() + order[k - 1] * size,
+                           size) == 0;
+      }
+      if (!same) continue;
+      std::string c;
+      for (std::size_t d = 0; d < dims.size(); ++d)
+        detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+          c += (d ? ", " : "") + std::to_string(codec::load_le<T>(coords_[d].bytes.data() + order[k] * sizeof(T)));
+        });
+      throw std::invalid_argument(b_.message("Duplicate coordinates (" + c +
+                                             ") are not allowed (the schema does not allow duplicates)"));
+    }
+  }
+
+  static std::vector<std::byte> permute_fixed(const std::vector<std::byte>& bytes, std::size_t cell_size,
+                                              const std::vector<std::size_t>& order) {
+    std::vector<std::byte> out(bytes.size());
+    for (std::size_t k = 0; k < order.size(); ++k)
+      std::memcpy(out.data() + k * cell_size, bytes.data() + order[k] * cell_size, cell_size);
+    return out;
+  }
+
+  /// One MBR per data tile (per dimension, the least and greatest
+  /// coordinate), grouped ten at a time into the levels above, root first
+  /// (RTree::build_tree); the non-empty domain is their union.
+  void build_rtree(const std::vector<std::size_t>& order, const std::vector<std::uint64_t>& tiles,
+                   detail::fragment_shape& shape) const {
+    const auto& dims = schema().domain.dimensions.value;
+    const std::size_t fanout = shape.rtree.fanout;
+    std::vector<format::MBR> level(tiles.size());
+    for (std::size_t d = 0; d < dims.size(); ++d)
+      detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+        std::size_t at = 0;
+        for (std::size_t t = 0; t < tiles.size(); ++t) {
+          T lo = codec::load_le<T>(coords_[d].bytes.data() + order[at] * sizeof(T)), hi = lo;
+          for (std::size_t c = at; c < at + tiles[t]; ++c) {
+            const T v = codec::load_le<T>(coords_[d].bytes.data() + order[c] * sizeof(T));
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+          }
+          level[t].ranges.push_back(format::fixed_range<T>(lo, hi));
+          at += static_cast<std::size_t>(tiles[t]);
+        }
+      });
+    auto unite = [&](const std::vector<format::MBR>& mbrs, std::size_t begin, std::size_t end) {
+      format::MBR out = mbrs[begin];
+      for (std::size_t d = 0; d < dims.size(); ++d)
+        detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+          auto [lo, hi] = out.ranges[d].as<T>();
+          for (std::size_t m = begin + 1; m < end; ++m) {
+            auto [l, h] = mbrs[m].ranges[d].as<T>();
+            lo = std::min(lo, l);
+            hi = std::max(hi, h);
+          }
+          out.ranges[d] = format::fixed_range<T>(lo, hi);
+        });
+      return out;
+    };
+    std::vector<std::vector<format::MBR>> levels{level};
+    while (levels.back().size() > 1) {
+      const auto& below = levels.back();
+      std::vector<format::MBR> up;
+      for (std::size_t i = 0; i < below.size(); i += fanout) up.push_back(unite(below, i, std::min(i + fanout, below.size())));
+      levels.push_back(std::move(up));
+    }
+    shape.non_empty_domain = unite(level, 0, level.size());
+    for (auto it = levels.rbegin(); it != levels.rend(); ++it) shape.rtree.levels.value.push_back({{std::move(*it)}});
+  }
+
+  detail::fragment_builder b_;
+  std::optional<std::uint64_t> cells_;
+  std::vector<pending> coords_, attrs_;
+};
+
+} // namespace tilefmt::array
