@@ -446,18 +446,7 @@ void commit_seeds(seed_writer& w, const fs::path& root) {
 /// `payload` as a generic tile without filters: the fuzzer can change its
 /// fields in place, which it cannot do through a compressor.
 std::vector<std::byte> plain_generic_tile(std::span<const std::byte> payload, std::uint32_t version) {
-  format::GenericTileHeader h;
-  h.version.value = version;
-  h.tile_size = payload.size();
-  h.datatype = format::Datatype::CHAR;
-  h.cell_size = 1;
-  h.encryption_type = format::EncryptionType::NO_ENCRYPTION;
-  filter::runtime_pipeline rp(h.filters.value, format::Datatype::CHAR, version);
-  const auto body = rp.encode(payload, rp.context(1));
-  h.persisted_size = body.size();
-  auto out = codec::encode(h);
-  out.insert(out.end(), body.begin(), body.end());
-  return out;
+  return filter::write_generic_tile<filter::pipeline<>>(payload, version);
 }
 
 /// The generic tile that is the whole of `file`, stored without filters.

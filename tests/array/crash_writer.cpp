@@ -68,6 +68,8 @@
 #include "tilefmt/filter/lz4.hpp"
 #include "tilefmt/filter/zstd.hpp"
 
+#include "../support/forwarding_backend.hpp"
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 using clock_type = std::chrono::steady_clock;
@@ -167,36 +169,16 @@ void create_arrays(const fs::path& dense, const fs::path& sparse) {
 
 /// The local file system, counting the calls that change it; the process
 /// kills itself (SIGKILL) when call number `die_at` is about to start.
-class dying_backend final : public storage::backend {
+class dying_backend final : public testing::forwarding_backend<storage::local> {
 public:
   dying_backend(long die_at, bool durable)
-      : inner_(durable ? storage::local{} : storage::local{storage::local::not_durable}), die_at_(die_at) {}
+      : forwarding_backend(durable ? storage::local{} : storage::local{storage::local::not_durable}), die_at_(die_at) {}
 
 private:
-  void step() {
+  void on_change(change, const fs::path&) override {
     if (calls_++ == die_at_) ::kill(::getpid(), SIGKILL);
   }
-  std::optional<std::uint64_t> do_file_size(const fs::path& p) const override { return inner_.file_size(p); }
-  bool do_is_folder(const fs::path& p) const override { return inner_.is_folder(p); }
-  std::vector<std::byte> do_read(const fs::path& p, std::uint64_t max) const override { return inner_.read(p, max); }
-  std::vector<std::byte> do_read_range(const fs::path& p, std::uint64_t o, std::uint64_t n) const override {
-    return inner_.read_range(p, o, n);
-  }
-  std::vector<storage::entry> do_list(const fs::path& p) const override { return inner_.list(p); }
-  void do_write(const fs::path& p, std::span<const std::byte> b) override {
-    step();
-    inner_.write(p, b);
-  }
-  void do_make_folder(const fs::path& p) override {
-    step();
-    inner_.make_folder(p);
-  }
-  void do_remove(const fs::path& p) override {
-    step();
-    inner_.remove(p);
-  }
 
-  storage::local inner_;
   long die_at_;
   long calls_ = 0;
 };

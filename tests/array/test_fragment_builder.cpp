@@ -7,6 +7,7 @@
 
 #include <mutex>
 
+#include "../support/forwarding_backend.hpp"
 #include "../support/testing.hpp"
 #include "tilefmt/storage/memory.hpp"
 
@@ -15,25 +16,14 @@ namespace fs = std::filesystem;
 
 namespace {
 /// A memory backend that records the order of writes.
-class write_log final : public storage::backend {
+class write_log final : public testing::forwarding_backend<storage::memory> {
 public:
-  storage::memory inner;
   std::vector<std::string> writes;
 
 private:
-  std::optional<std::uint64_t> do_file_size(const fs::path& p) const override { return inner.file_size(p); }
-  bool do_is_folder(const fs::path& p) const override { return inner.is_folder(p); }
-  std::vector<std::byte> do_read(const fs::path& p, std::uint64_t max) const override { return inner.read(p, max); }
-  std::vector<std::byte> do_read_range(const fs::path& p, std::uint64_t o, std::uint64_t n) const override {
-    return inner.read_range(p, o, n);
+  void on_change(change c, const fs::path& p) override {
+    if (c == change::write) writes.push_back(p.filename().string());
   }
-  std::vector<storage::entry> do_list(const fs::path& p) const override { return inner.list(p); }
-  void do_write(const fs::path& p, std::span<const std::byte> b) override {
-    writes.push_back(p.filename().string());
-    inner.write(p, b);
-  }
-  void do_make_folder(const fs::path& p) override { inner.make_folder(p); }
-  void do_remove(const fs::path& p) override { inner.remove(p); }
 };
 } // namespace
 

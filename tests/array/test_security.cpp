@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 
+#include "../support/forwarding_backend.hpp"
 #include "../support/testing.hpp"
 #include "tilefmt/storage/copy.hpp"
 #include "tilefmt/storage/memory.hpp"
@@ -22,21 +23,8 @@ namespace {
 const fs::path data = fs::path(TILEFMT_TEST_DATA);
 
 /// An in-memory backend that records every path a read asks for.
-class recording final : public storage::backend {
+class recording final : public testing::forwarding_backend<storage::memory> {
 public:
-  std::optional<std::uint64_t> do_file_size(const fs::path& p) const override { return note(p), inner.file_size(p); }
-  bool do_is_folder(const fs::path& p) const override { return note(p), inner.is_folder(p); }
-  std::vector<std::byte> do_read(const fs::path& p, std::uint64_t max) const override {
-    return note(p), inner.read(p, max);
-  }
-  std::vector<std::byte> do_read_range(const fs::path& p, std::uint64_t o, std::uint64_t n) const override {
-    return note(p), inner.read_range(p, o, n);
-  }
-  std::vector<storage::entry> do_list(const fs::path& p) const override { return note(p), inner.list(p); }
-  void do_write(const fs::path& p, std::span<const std::byte> b) override { inner.write(p, b); }
-  void do_make_folder(const fs::path& p) override { inner.make_folder(p); }
-  void do_remove(const fs::path& p) override { inner.remove(p); }
-
   /// Paths asked for that do not lie inside `root`.
   std::set<std::string> outside(const fs::path& root) const {
     std::lock_guard lock(m);
@@ -49,10 +37,8 @@ public:
     return out;
   }
 
-  storage::memory inner;
-
 private:
-  void note(const fs::path& p) const {
+  void on_read(const fs::path& p) const override {
     std::lock_guard lock(m);
     seen.insert(p.string());
   }

@@ -43,6 +43,19 @@ TEST_CASE("write then read; large payloads are split into 64 KiB chunks") {
   CHECK(body.chunks.size() == 4);
 }
 
+TEST_CASE("write_generic_tile<pipeline<>>: no filters, the payload stored as it is") {
+  const auto payload = tilefmt::testing::text_bytes("one chunk, stored plain");
+  auto tile = filter::write_generic_tile<filter::pipeline<>>(payload, 11);
+  auto g = filter::read_generic_tile(tile);
+  CHECK(g.payload == payload);
+  CHECK(g.header.version.value == 11);
+  CHECK(g.header.filters.value.filters.value.empty());
+  // After the header: the chunk count, one chunk header (three u32), the payload.
+  CHECK(tile.size() == g.stored_size);
+  REQUIRE(g.header.persisted_size == 8 + 12 + payload.size());
+  CHECK(std::equal(payload.begin(), payload.end(), tile.end() - static_cast<std::ptrdiff_t>(payload.size())));
+}
+
 TEST_CASE("a truncated or corrupted generic tile is an error") {
   std::vector<std::byte> payload(5000, std::byte{3});
   auto tile = filter::write_generic_tile(payload);

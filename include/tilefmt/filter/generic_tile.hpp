@@ -69,10 +69,12 @@ inline generic_tile read_generic_tile(bytes_view bytes, const generic_tile_optio
   return g;
 }
 
-/// Writes `payload` as TileDB writes a generic tile: format version 23,
-/// datatype CHAR, cell size 1, one GZIP filter at level 1.
-inline std::vector<std::byte> write_generic_tile(bytes_view payload, std::uint32_t version = format::written_version) {
-  using P = pipeline<gzip<1>>;
+/// Writes `payload` as TileDB writes a generic tile: datatype CHAR, cell
+/// size 1, filtered by `P`, by default TileDB's one GZIP filter at level 1
+/// (`pipeline<>` stores it as it is, which tools that edit fields in place
+/// want).
+template <class P = pipeline<gzip<1>>>
+std::vector<std::byte> write_generic_tile(bytes_view payload, std::uint32_t version = format::written_version) {
   format::GenericTileHeader h;
   h.version.value = version;
   h.tile_size = payload.size();
@@ -80,7 +82,7 @@ inline std::vector<std::byte> write_generic_tile(bytes_view payload, std::uint32
   h.cell_size = 1;
   h.encryption_type = format::EncryptionType::NO_ENCRYPTION;
   h.filters.value = P::descriptor(version);
-  std::vector<std::byte> body = P::encode<std::byte>(payload, {.chunking = true, .version = version, .datatype = format::Datatype::CHAR});
+  std::vector<std::byte> body = P::template encode<std::byte>(payload, {.chunking = true, .version = version, .datatype = format::Datatype::CHAR});
   h.persisted_size = body.size();
   std::vector<std::byte> out = codec::encode(h);
   out.insert(out.end(), body.begin(), body.end());
