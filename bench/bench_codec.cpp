@@ -65,7 +65,7 @@ void encode_column(benchmark::State& state) {
   Column c = codec::decode<Column>(column_bytes());
   std::vector<std::byte> out(codec::encoded_size(c));
   for (auto _ : state) {
-    codec::encode_into(out, c);
+    codec::encode_into(c, out);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }

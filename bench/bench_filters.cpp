@@ -110,7 +110,7 @@ std::vector<raw_chunk> raw_chunks(const bytes& tile, bool windows, Decompress&& 
   std::vector<raw_chunk> out;
   std::size_t at = 0;
   for (const auto& c : view.chunks) {
-    auto md = codec::decode_prefix<format::CompressionMD>(c.metadata.bytes()).first;
+    auto md = codec::decode<format::CompressionMD>(codec::reader(c.metadata.bytes()));
     if (md.data_parts.size() != 1) throw std::runtime_error("bench: expected one data part per chunk");
     const std::byte* p = c.data.bytes().data();
     raw_chunk r{};
@@ -123,7 +123,7 @@ std::vector<raw_chunk> raw_chunks(const bytes& tile, bool windows, Decompress&& 
     if (windows) {
       bytes meta(r.metadata.at(0).original_length);
       decompress(r.metadata[0], meta.data());
-      auto bw = codec::decode_prefix<format::BitWidthReductionMD<std::int32_t>>(std::span<const std::byte>(meta)).first;
+      auto bw = codec::decode<format::BitWidthReductionMD<std::int32_t>>(codec::reader(std::span<const std::byte>(meta)));
       r.windows = bw.windows.value;
     }
     out.push_back(std::move(r));

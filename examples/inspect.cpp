@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <tilefmt/array/array.hpp>
+#include <tilefmt/format/print.hpp>
 
 namespace fs = std::filesystem;
 using namespace tilefmt;

@@ -13,6 +13,7 @@
 #include <tilefmt/filter/runtime_pipeline.hpp>
 #include <tilefmt/filter/zstd.hpp>
 #include <tilefmt/format/array_schema.hpp>
+#include <tilefmt/format/print.hpp>
 
 namespace filter = tilefmt::filter;
 

@@ -16,6 +16,7 @@
 #include "tilefmt/filter/byteshuffle.hpp"
 #include "tilefmt/filter/lz4.hpp"
 #include "tilefmt/filter/zstd.hpp"
+#include "tilefmt/format/print.hpp"
 
 using namespace tilefmt;
 

@@ -14,6 +14,7 @@
 #include "tilefmt/array/writer.hpp"
 #include "tilefmt/filter/bit_width_reduction.hpp"
 #include "tilefmt/filter/zstd.hpp"
+#include "tilefmt/format/print.hpp"
 
 using namespace tilefmt;
 

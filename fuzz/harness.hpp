@@ -109,7 +109,7 @@ inline bool write_context(const format::FragmentContext& ctx, std::vector<std::b
   put(ctx.version);
   put(static_cast<unsigned>(ctx.dims.size() - 1) | static_cast<unsigned>(ctx.num_attributes << 2) |
       (ctx.has_timestamps ? 0x20u : 0u) | (ctx.has_delete_meta ? 0x40u : 0u));
-  for (const auto& d : ctx.dims) put(static_cast<unsigned>(d.datatype) | (d.var_size ? 0x80u : 0u));
+  for (const auto& d : ctx.dims) put(static_cast<unsigned>(d.type) | (d.var_size ? 0x80u : 0u));
   return true;
 }
 

@@ -22,6 +22,7 @@
 #include "tilefmt/format/legacy.hpp"
 #include "tilefmt/storage/local.hpp"
 #include "tilefmt/storage/memory.hpp"
+#include "tilefmt/format/print.hpp"
 
 namespace tilefmt::fuzz {
 
@@ -115,7 +116,7 @@ void filter_pipeline(input in) {
   const auto rest = c.rest();
   guarded([&] {
     codec::reader r(rest);
-    auto p = codec::decode_from<format::FilterPipeline>(r);
+    auto p = codec::decode<format::FilterPipeline>(r);
     filter::runtime_pipeline rp(p, type, version);
     if (flags & 8u) rp.append(filter::encryption_aes256gcm{});
     (void)rp.descriptor();

@@ -17,6 +17,7 @@
 #include "tilefmt/format/legacy.hpp"
 #include "tilefmt/format/names.hpp"
 #include "tilefmt/storage/memory.hpp"
+#include "tilefmt/format/print.hpp"
 
 namespace tilefmt::fuzz {
 
@@ -71,7 +72,7 @@ void array_schema(std::span<const std::byte> payload) {
     const auto& d = s.domain.dimensions[i];
     (void)s.dimension_filters(i);
     (void)d.coord_size(), (void)d.is_var();
-    range_values(format::NDRectangleRange{d.coord_size(), d.domain.value}, d.coord_size());
+    range_values(format::Range1D{d.coord_size(), d.domain.value}, d.coord_size());
     guarded([&] { (void)d.tile_extent_as<std::int32_t>(); });
     guarded([&] { (void)d.tile_extent_as<std::uint64_t>(); });
   }

@@ -338,7 +338,7 @@ TEST_CASE("combined: nested, vectors of structs, versioned, conditional") {
   }
 }
 
-TEST_CASE("decode_from_into: containers keep their capacity, closed gates keep their value") {
+TEST_CASE("decode_into from a reader: containers keep their capacity, closed gates keep their value") {
   static_assert(!codec::has_gated_fields<Counted>);
   static_assert(!codec::has_gated_fields<Linked>);
   static_assert(codec::has_gated_fields<Gated>);
@@ -358,7 +358,7 @@ TEST_CASE("decode_from_into: containers keep their capacity, closed gates keep t
   {
     auto bytes = codec::encode(big);
     codec::reader r(bytes);
-    codec::decode_from_into(r, reused);
+    codec::decode_into(r, reused);
     CHECK(r.at_end());
     CHECK(reused == big);
   }
@@ -366,7 +366,7 @@ TEST_CASE("decode_from_into: containers keep their capacity, closed gates keep t
   {
     auto bytes = codec::encode(small);
     codec::reader r(bytes);
-    codec::decode_from_into(r, reused);
+    codec::decode_into(r, reused);
     CHECK(r.at_end());
     CHECK(reused == small);
   }

@@ -1,5 +1,6 @@
-// The public entry points: decode, decode_into, decode_prefix, decode_from,
-// encode, encode_into, encoded_size, fixed_wire_size.
+// The public entry points: decode and decode_into (from a buffer or a
+// reader), encode, encode_into (into a buffer or a writer), encoded_size,
+// fixed_wire_size.
 #include "tilefmt/codec/codec.hpp"
 
 #include "../support/testing.hpp"
@@ -18,7 +19,7 @@ struct Columns {
 };
 } // namespace
 
-TEST_CASE("decode requires every byte; decode_prefix does not") {
+TEST_CASE("decode of a buffer requires every byte; decode from a reader does not") {
   Footer f{23, {{1, 2, 3}}};
   auto b = codec::encode(f);
   b.push_back(std::byte{7});
@@ -28,13 +29,19 @@ TEST_CASE("decode requires every byte; decode_prefix does not") {
   } catch (const format_error& e) {
     CHECK(std::string(e.what()) == "Footer: 1 trailing bytes after the end of the structure at offset 36");
   }
-  auto [v, used] = codec::decode_prefix<Footer>(b);
-  CHECK(v == f);
-  CHECK(used == 36);
+  CHECK(codec::decode<Footer>(codec::reader(b)) == f);
 
   codec::reader r(b);
-  CHECK(codec::decode_from<Footer>(r) == f);
+  CHECK(codec::decode<Footer>(r) == f);
+  CHECK(r.offset() == 36);
   CHECK(r.remaining() == 1);
+  // Into an existing value: strict from a buffer, a prefix from a reader.
+  Footer out;
+  CHECK_THROWS_AS(codec::decode_into(b, out), format_error);
+  codec::reader again(b);
+  codec::decode_into(again, out);
+  CHECK(out == f);
+  CHECK(again.offset() == 36);
 }
 
 TEST_CASE("the error names the top-level type, the field and the element") {
@@ -65,10 +72,20 @@ TEST_CASE("decode_into reuses capacity") {
 TEST_CASE("encode_into a caller's buffer") {
   Footer f{1, {{5}}};
   std::vector<std::byte> buf(codec::encoded_size(f) + 3, std::byte{0xaa});
-  CHECK(codec::encode_into(buf, f) == 20);
+  CHECK(codec::encode_into(f, buf) == 20);
   CHECK(buf[20] == std::byte{0xaa});
   std::vector<std::byte> small(19);
-  CHECK_THROWS_AS(codec::encode_into(small, f), std::length_error);
+  CHECK_THROWS_AS(codec::encode_into(f, small), std::length_error);
+  // At a writer's position: two in a row.
+  std::vector<std::byte> two(40);
+  codec::writer w(two);
+  codec::encode_into(f, w);
+  codec::encode_into(f, w);
+  CHECK(w.offset() == 40);
+  codec::reader r(two);
+  CHECK(codec::decode<Footer>(r) == f);
+  CHECK(codec::decode<Footer>(r) == f);
+  CHECK(r.at_end());
 }
 
 TEST_CASE("byte ranges of char and unsigned char decode too") {

@@ -37,7 +37,7 @@ TEST_CASE("bit width reduction: windows of 256 bytes, the last shorter; overflow
   v[68] = std::numeric_limits<std::int64_t>::max();
   auto tile = filter::pipeline<filter::bit_width_reduction<>>::encode<std::int64_t>(v);
   auto view = codec::decode<format::TileView>(tile);
-  auto md = codec::decode_prefix<format::BitWidthReductionMD<std::int64_t>>(view.chunks[0].metadata.bytes()).first;
+  auto md = codec::decode<format::BitWidthReductionMD<std::int64_t>>(codec::reader(view.chunks[0].metadata.bytes()));
   REQUIRE(md.windows.size() == 3); // 560 bytes = 256 + 256 + 48
   CHECK(md.windows[2].length == 48);
   CHECK(md.windows[2].bit_width == 64);

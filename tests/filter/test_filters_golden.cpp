@@ -30,7 +30,9 @@ std::vector<std::byte> read_file(const std::filesystem::path& p) { return tilefm
 std::vector<std::vector<std::byte>> split_tiles(const std::vector<std::byte>& file) {
   std::vector<std::vector<std::byte>> out;
   for (std::size_t at = 0; at < file.size();) {
-    std::size_t used = codec::decode_prefix<format::TileView>(std::span(file).subspan(at)).second;
+    codec::reader r{std::span(file).subspan(at)};
+    (void)codec::decode<format::TileView>(r);
+    const std::size_t used = r.offset();
     out.emplace_back(file.begin() + static_cast<std::ptrdiff_t>(at), file.begin() + static_cast<std::ptrdiff_t>(at + used));
     at += used;
   }
@@ -198,7 +200,7 @@ TEST_CASE("golden: DICTIONARY bytes under ZSTD are TileDB's") {
       auto view = codec::decode<format::TileView>(tile);
       REQUIRE(view.chunks.size() == 1);
       const auto& chunk = view.chunks[0];
-      auto zmd = codec::decode_prefix<format::CompressionMD>(chunk.metadata.bytes()).first;
+      auto zmd = codec::decode<format::CompressionMD>(codec::reader(chunk.metadata.bytes()));
       REQUIRE(zmd.metadata_parts.size() == 1);
       REQUIRE(zmd.data_parts.size() == 1);
       auto unzstd = [&](std::size_t at, const format::CompressedPartMD& p) {
@@ -218,7 +220,7 @@ TEST_CASE("golden: DICTIONARY bytes under ZSTD are TileDB's") {
       auto ours = codec::decode<format::Tile>(dict.encode_var(strings, offsets, wctx));
       CHECK(ours.chunks[0].metadata == tiledb_md);
       CHECK(ours.chunks[0].data == tiledb_ids);
-      auto md = codec::decode_prefix<format::DictionaryMD>(tiledb_md).first;
+      auto md = codec::decode<format::DictionaryMD>(codec::reader(tiledb_md));
       CHECK(md.id_width == 2); // 1000 cells per tile
       CHECK(md.strings.offsets_length == 8 * offsets.size());
     }

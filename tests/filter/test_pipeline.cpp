@@ -111,11 +111,12 @@ TEST_CASE("metadata stacking: checksum after compression keeps the compression h
   REQUIRE(view.chunks.size() == 1);
   auto md = view.chunks[0].metadata.bytes();
   // md5 header (8 + 2 x (8 + 16)) first: one metadata part (zstd's header), one data part.
-  auto ck = codec::decode_prefix<format::ChecksumMD5MD>(md);
-  CHECK(ck.first.metadata_checksums.size() == 1);
-  CHECK(ck.first.data_checksums.size() == 1);
-  CHECK(ck.first.metadata_checksums[0].length == 16);
-  auto zmd = codec::decode<format::CompressionMD>(md.subspan(ck.second));
+  codec::reader r(md);
+  auto ck = codec::decode<format::ChecksumMD5MD>(r);
+  CHECK(ck.metadata_checksums.size() == 1);
+  CHECK(ck.data_checksums.size() == 1);
+  CHECK(ck.metadata_checksums[0].length == 16);
+  auto zmd = codec::decode<format::CompressionMD>(md.subspan(r.offset()));
   CHECK(zmd.data_parts.size() == 1);
   CHECK(zmd.data_parts[0].original_length == 100);
   // Compression swallows the earlier metadata: md5 then zstd leaves one header.
@@ -194,7 +195,7 @@ TEST_CASE("a compressor after the first filter cannot claim more than its parts 
       "0100000000000000300000002d00000018000000010000000100000008000000110000003000002f1c000000"
       "28b52ffd2008410000010000003000000028b52ffd20309d0000680806040f0a14161d151d212500010048f005");
   codec::reader r(std::span<const std::byte>(input).subspan(4));
-  auto p = codec::decode_from<format::FilterPipeline>(r);
+  auto p = codec::decode<format::FilterPipeline>(r);
   filter::runtime_pipeline rp(p, format::Datatype::DATETIME_WEEK, 22);
   auto tile = codec::decode<format::TileView>(std::span<const std::byte>(input).subspan(4 + r.offset()));
   std::vector<std::byte> out(filter::detail::unfiltered_size(tile));

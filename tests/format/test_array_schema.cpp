@@ -20,6 +20,7 @@
 
 #include "tilefmt/filter/generic_tile.hpp"
 #include "tilefmt/format/array_schema.hpp"
+#include "tilefmt/format/print.hpp"
 
 #include "../support/testing.hpp"
 
@@ -334,7 +335,9 @@ TEST_CASE("TileDB 1.3 schema: a library version instead of a format version (den
   // one compressor) and a chunked zlib stream.
   auto file = read_file(data_dir / "legacy/dense_array_v1_3_0/__array_schema.tdb");
   CHECK_THROWS_AS(filter::read_generic_tile(file), format_error);
-  auto [header, used] = codec::decode_prefix<V13TileHeader>(file);
+  codec::reader header_reader(file);
+  const auto header = codec::decode<V13TileHeader>(header_reader);
+  const std::size_t used = header_reader.offset();
   REQUIRE(used == 30);
   CHECK(header.compressor == 1);  // GZIP
   auto tile = codec::decode<V13Tile>(std::span<const std::byte>(file).subspan(30));
@@ -394,7 +397,9 @@ TEST_CASE("every schema file under tests/data/legacy is accounted for") {
       payload = filter::read_generic_tile(bytes).payload;
     } catch (const format_error&) {
       // No version in front: the 30-byte header of TileDB 1.3, then its tile.
-      auto [header, used] = codec::decode_prefix<V13TileHeader>(bytes);
+      codec::reader header_reader(bytes);
+      const auto header = codec::decode<V13TileHeader>(header_reader);
+      const std::size_t used = header_reader.offset();
       CHECK(header.persisted_size == bytes.size() - used);
       CHECK(codec::decode<V13Tile>(std::span<const std::byte>(bytes).subspan(used)).chunks.size() == 1);
       ++library_version;
@@ -651,16 +656,16 @@ TEST_CASE("version 23 by hand: labels, enumerations, current domain and every at
                                          format::DataOrder::INCREASING, Datatype::FLOAT64, 1, false});
     b.enumerations->value.push_back({{"colors"}, {"__0123456789abcdef0123456789abcdef_0"}});
     b.current_domain->empty = false;
-    b.current_domain->ndrectangle->ranges = {format::NDRectangleRange::of<std::int32_t>(10, 20),
-                                             format::NDRectangleRange::of_strings("a", "bz")};
+    b.current_domain->ndrectangle->ranges = {format::fixed_range<std::int32_t>(10, 20),
+                                             format::var_range("a", "bz")};
     CHECK(codec::encode(b) == payload);
     CHECK(b == s);
 
     // The current domain must have one range per dimension, of the right size.
     b.current_domain->ndrectangle->ranges.pop_back();
     CHECK_THROWS_AS(codec::encode(b), std::invalid_argument);
-    b.current_domain->ndrectangle->ranges.push_back(format::NDRectangleRange::of<std::int64_t>(1, 2));
-    b.current_domain->ndrectangle->ranges[0] = format::NDRectangleRange::of<std::int64_t>(1, 2);
+    b.current_domain->ndrectangle->ranges.push_back(format::fixed_range<std::int64_t>(1, 2));
+    b.current_domain->ndrectangle->ranges[0] = format::fixed_range<std::int64_t>(1, 2);
     CHECK_THROWS_AS(codec::encoded_size(b), std::invalid_argument);
   }
 
@@ -793,8 +798,8 @@ TEST_CASE("enumeration files") {
 
 TEST_CASE("an NDRectangle on its own, with the dimensions in a context") {
   format::NDRectangleContext ctx{{{Datatype::UINT16, false}, {Datatype::STRING_ASCII, true}, {Datatype::FLOAT64, false}}};
-  format::NDRectangle r{{format::NDRectangleRange::of<std::uint16_t>(3, 9), format::NDRectangleRange::of_strings("", "zz"),
-                         format::NDRectangleRange::of<double>(-1.5, 2.0)}};
+  format::NDRectangle r{{format::fixed_range<std::uint16_t>(3, 9), format::var_range("", "zz"),
+                         format::fixed_range<double>(-1.5, 2.0)}};
   auto b = tilefmt::testing::check_round_trip(r, ctx);
   CHECK(b == hex_bytes("0300 0900  0200000000000000 0000000000000000 7a7a  000000000000f8bf 0000000000000040"));
   check_every_prefix_throws<format::NDRectangle>(b, ctx);

@@ -149,7 +149,9 @@ TEST_CASE("generic tile header: the worked example of a v10 schema file") {
 TEST_CASE("generic tile of a real TileDB v10 schema file") {
   auto file = read_file(std::filesystem::path(TILEFMT_TEST_DATA) /
                         "legacy/zero_var_chunks_v10/__schema/__1693562063520_1693562063520_87f6551825c94139b3000f0d6b7c0ac0");
-  auto [h, used] = codec::decode_prefix<format::GenericTileHeader>(file);
+  codec::reader header_reader(file);
+  const auto h = codec::decode<format::GenericTileHeader>(header_reader);
+  const std::size_t used = header_reader.offset();
   CHECK(used == 52);
   CHECK(h.persisted_size == file.size() - used);
   auto tile = codec::decode<format::TileView>(std::span(file).subspan(used));

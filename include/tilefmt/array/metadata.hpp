@@ -13,6 +13,7 @@
 #include "tilefmt/filter/generic_tile.hpp"
 #include "tilefmt/format/array_metadata.hpp"
 #include "tilefmt/format/array_schema.hpp"
+#include "tilefmt/format/print.hpp"
 
 namespace tilefmt::array {
 

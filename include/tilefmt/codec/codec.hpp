@@ -1,9 +1,15 @@
-// tilefmt — the codec's public entry points: decode, encode, encoded_size.
+// tilefmt — the codec's public entry points: decode, decode_into, encode,
+// encode_into, encoded_size.
 //
-//   auto v = codec::decode<Footer>(bytes, ctx);      // whole buffer, strict
+//   auto v = codec::decode<Footer>(bytes, ctx);      // exactly the buffer
+//   codec::reader r(bytes);
+//   auto h = codec::decode<Header>(r);               // at r's position; r moves past it
+//   codec::decode_into(bytes, v, ctx);               // into an existing value (or from a reader)
 //   std::vector<std::byte> b = codec::encode(v, ctx);
+//   codec::encode_into(v, out, ctx);                 // into a caller's buffer (or a writer)
 //   std::size_t n = codec::encoded_size(v, ctx);
 //
+// A buffer means every byte of it; a reader means from its position on.
 // `ctx` is any object: a `version` member sets the format version for
 // since<>/until<> fields, and sized<>/when<> callbacks receive it.
 #pragma once
@@ -55,15 +61,15 @@ std::span<const std::byte> as_byte_span(const R& r) noexcept {
   return {reinterpret_cast<const std::byte*>(std::data(r)), std::size(r)};
 }
 
-/// Decodes one T from the reader's position into an existing T, reusing its
-/// containers' capacity (a decoder called once per chunk allocates once),
-/// and leaves the reader after T. A field that a closed gate leaves out of
-/// the bytes (since<>, until<>, when<>) keeps the value `out` had: that is
-/// how a decoder presets fields the bytes do not carry (see Domain before
-/// format 5). To reuse an object of a type with such fields
+/// Decodes one T at the reader's position into an existing T, and leaves
+/// the reader after it. Its containers keep their capacity (a decoder
+/// called once per chunk allocates once). A field that a closed gate leaves
+/// out of the bytes (since<>, until<>, when<>) keeps the value `out` had:
+/// that is how a decoder presets fields the bytes do not carry (see Domain
+/// before format 5). To reuse an object of a type with such fields
 /// (has_gated_fields<T>), assign it T{} first.
 template <class T, class Ctx = no_context>
-void decode_from_into(reader& r, T& out, const Ctx& ctx = {}) {
+void decode_into(reader& r, T& out, const Ctx& ctx = {}) {
   detail::check_entry<T, Ctx>();
   state<Ctx> st(ctx);
   try {
@@ -74,31 +80,31 @@ void decode_from_into(reader& r, T& out, const Ctx& ctx = {}) {
   }
 }
 
-/// Decodes one T from the reader's position, leaving it after T.
-template <class T, class Ctx = no_context>
-T decode_from(reader& r, const Ctx& ctx = {}) {
-  T v{};
-  decode_from_into(r, v, ctx);
-  return v;
-}
-
-/// Decodes `bytes` into an existing T, reusing its containers' capacity.
-/// Every byte must be consumed. Fields a closed gate skips keep their value,
-/// as with decode_from_into.
+/// Decodes `bytes`, every one of them, into an existing T, as the reader
+/// form does.
 template <class T, class Ctx = no_context>
 void decode_into(std::span<const std::byte> bytes, T& out, const Ctx& ctx = {}) {
-  detail::check_entry<T, Ctx>();
   reader r(bytes);
-  state<Ctx> st(ctx);
-  try {
-    traits<T>::decode(r, out, st);
-    if (!r.at_end())
-      throw format_error(std::to_string(r.remaining()) + " trailing bytes after the end of the structure",
-                         r.offset());
-  } catch (format_error& e) {
+  decode_into(r, out, ctx);
+  if (!r.at_end()) {
+    format_error e(std::to_string(r.remaining()) + " trailing bytes after the end of the structure", r.offset());
     detail::name_top_level<T>(e);
-    throw;
+    throw e;
   }
+}
+
+/// Decodes one T at the reader's position and leaves the reader after it:
+/// the T at the front of a buffer, or each of several in a row.
+template <class T, class Ctx = no_context>
+T decode(reader& r, const Ctx& ctx = {}) {
+  T v{};
+  decode_into(r, v, ctx);
+  return v;
+}
+/// The T at the front of a buffer: `decode<T>(reader(bytes))`.
+template <class T, class Ctx = no_context>
+T decode(reader&& r, const Ctx& ctx = {}) {
+  return decode<T>(r, ctx);
 }
 
 /// Decodes a T occupying exactly `bytes`.
@@ -115,14 +121,6 @@ T decode(const R& bytes, const Ctx& ctx = {}) {
   return decode<T>(as_byte_span(bytes), ctx);
 }
 
-/// Decodes a T from the front of `bytes`; returns it and the bytes it used.
-template <class T, class Ctx = no_context>
-std::pair<T, std::size_t> decode_prefix(std::span<const std::byte> bytes, const Ctx& ctx = {}) {
-  reader r(bytes);
-  T v = decode_from<T>(r, ctx);
-  return {std::move(v), r.offset()};
-}
-
 /// Bytes `v` occupies on the wire.
 template <class T, class Ctx = no_context>
 std::size_t encoded_size(const T& v, const Ctx& ctx = {}) {
@@ -133,7 +131,7 @@ std::size_t encoded_size(const T& v, const Ctx& ctx = {}) {
 
 /// Encodes `v` at the writer's position.
 template <class T, class Ctx = no_context>
-void encode_to(writer& w, const T& v, const Ctx& ctx = {}) {
+void encode_into(const T& v, writer& w, const Ctx& ctx = {}) {
   detail::check_entry<T, Ctx>();
   state<Ctx> st(ctx);
   traits<T>::encode(w, v, st);
@@ -142,9 +140,9 @@ void encode_to(writer& w, const T& v, const Ctx& ctx = {}) {
 /// Encodes `v` into the caller's buffer; returns the bytes written.
 /// Throws std::length_error when `out` is smaller than encoded_size(v, ctx).
 template <class T, class Ctx = no_context>
-std::size_t encode_into(std::span<std::byte> out, const T& v, const Ctx& ctx = {}) {
+std::size_t encode_into(const T& v, std::span<std::byte> out, const Ctx& ctx = {}) {
   writer w(out);
-  encode_to(w, v, ctx);
+  encode_into(v, w, ctx);
   return w.offset();
 }
 
@@ -152,7 +150,7 @@ std::size_t encode_into(std::span<std::byte> out, const T& v, const Ctx& ctx = {
 template <class T, class Ctx = no_context>
 std::vector<std::byte> encode(const T& v, const Ctx& ctx = {}) {
   std::vector<std::byte> out(encoded_size(v, ctx));
-  encode_into(out, v, ctx);
+  encode_into(v, std::span<std::byte>(out), ctx);
   return out;
 }
 

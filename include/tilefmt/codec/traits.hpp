@@ -1190,7 +1190,7 @@ consteval bool has_gated_fields() {
 
 /// True when T (or a struct inside it) has a field that a version or an
 /// earlier field can leave out of the bytes; decoding into a used T then
-/// keeps that field's old value (see decode_from_into).
+/// keeps that field's old value (see decode_into).
 template <class T>
 inline constexpr bool has_gated_fields = detail::has_gated_fields<T>();
 

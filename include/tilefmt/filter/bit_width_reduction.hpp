@@ -41,8 +41,7 @@ struct bit_width_reduction {
 private:
   template <class T>
   void forward_as(forward_io& io) const {
-    thread_local format::BitWidthReductionMD<T> md;
-    md.windows.value.clear();
+    format::BitWidthReductionMD<T> md;
     const std::size_t total = io.in_data.total_bytes();
     if (total > 0xffffffffu) throw std::length_error("tilefmt: chunk exceeds uint32");
     md.input_length = static_cast<std::uint32_t>(total);
@@ -61,7 +60,7 @@ private:
 
   template <class T>
   void reverse_as(reverse_io& io) const {
-    thread_local format::BitWidthReductionMD<T> md;
+    format::BitWidthReductionMD<T> md;
     std::size_t used = read_metadata(filter_type, io.metadata, md);
     // Stored values are at least 8 bits wide, so no chunk restores to more
     // than sizeof(T) times its data: a larger claim is corrupt, and is

@@ -67,7 +67,7 @@ inline void dictionary_reverse(reverse_io& io) {
   std::uint32_t dict_size = 0;
   bytes_view dict;
   try {
-    h = codec::decode_from<format::VarStringMD>(r);
+    h = codec::decode<format::VarStringMD>(r);
     id_width = r.read<std::uint8_t>();
     length_width = r.read<std::uint8_t>();
     dict_size = r.read<std::uint32_t>();

@@ -35,7 +35,7 @@ struct generic_tile_options {
 inline generic_tile read_generic_tile(bytes_view bytes, const generic_tile_options& opt = {}) {
   generic_tile g;
   codec::reader r(bytes);
-  g.header = codec::decode_from<format::GenericTileHeader>(r);
+  g.header = codec::decode<format::GenericTileHeader>(r);
   const std::size_t header_size = r.offset();
   if (g.header.persisted_size > r.remaining())
     throw format_error("GenericTileHeader.persisted_size: " + std::to_string(g.header.persisted_size) +

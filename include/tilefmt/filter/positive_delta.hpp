@@ -39,8 +39,7 @@ struct positive_delta {
 private:
   template <class T>
   void forward_as(forward_io& io) const {
-    thread_local format::PositiveDeltaMD<T> md;
-    md.windows.value.clear();
+    format::PositiveDeltaMD<T> md;
     auto out = scratch::sized(io.buf.data, io.in_data.total_bytes());
     const detail::positive_delta_window_kernels<T> kernels;
     std::size_t at = 0;
@@ -67,7 +66,7 @@ private:
 
   template <class T>
   void reverse_as(reverse_io& io) const {
-    thread_local format::PositiveDeltaMD<T> md;
+    format::PositiveDeltaMD<T> md;
     std::size_t used = read_metadata(filter_type, io.metadata, md);
     detail::check_window_total(filter_type, md.windows.value, io.data.size(), "the data has");
     auto out = io.output(io.data.size());

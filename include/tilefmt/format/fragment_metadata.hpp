@@ -39,22 +39,13 @@
 #include "tilefmt/codec/text.hpp"
 #include "tilefmt/format/datatype.hpp"
 #include "tilefmt/format/names.hpp"
+#include "tilefmt/format/ranges.hpp"
 
 namespace tilefmt::format {
 
 // ---------------------------------------------------------------------------
 // What the codec needs to know from the array schema
 // ---------------------------------------------------------------------------
-
-/// One dimension of the schema the fragment was written with.
-struct DimensionFacts {
-  Datatype datatype = Datatype::INT32;
-  bool var_size = false;  // STRING_ASCII dimensions (cell_val_num = var)
-
-  /// Bytes of one coordinate (of one character for var-size dimensions).
-  constexpr std::size_t coord_size() const noexcept { return datatype_size(datatype); }
-  friend bool operator==(const DimensionFacts&, const DimensionFacts&) = default;
-};
 
 /// The context every fragment metadata declaration is decoded and encoded
 /// with.
@@ -64,7 +55,7 @@ struct FragmentContext {
   /// UINT32_MAX) and the layout of the release they were built from; pass
   /// that release's version here.
   std::uint32_t version = 0;
-  std::vector<DimensionFacts> dims;
+  std::vector<DimensionShape> dims;  // of the schema the fragment was written with
   std::size_t num_attributes = 0;
   /// Footer flags (v14, v15); needed only by sections sized per field.
   /// with_footer_flags() copies them from a decoded Footer.
@@ -92,238 +83,6 @@ struct FragmentContext {
 
   friend bool operator==(const FragmentContext&, const FragmentContext&) = default;
 };
-
-// ---------------------------------------------------------------------------
-// MBR (format_spec/fragment.md, "MBR"): one 1DRange per dimension
-// ---------------------------------------------------------------------------
-
-/// One dimension's range: fixed-size dimensions store `lo‖hi` (two
-/// coordinates); var-size ones `u64 size | u64 start_size | lo‖hi`.
-/// `Bytes` is std::vector<std::byte> to own them, or
-/// codec::le_span<std::byte> to point into the decoded buffer.
-template <class Bytes>
-struct BasicRange1D {
-  std::uint64_t start_size = 0;  // bytes of lo (a coordinate's size for fixed dimensions)
-  Bytes bytes{};                 // lo then hi
-
-  std::span<const std::byte> data() const noexcept {
-    if constexpr (requires { bytes.bytes(); })
-      return bytes.bytes();
-    else
-      return {bytes.data(), bytes.size()};
-  }
-  std::span<const std::byte> lo() const noexcept { return data().first(split()); }
-  std::span<const std::byte> hi() const noexcept { return data().subspan(split()); }
-
-  /// A fixed-size dimension's bounds as values of T.
-  template <class T>
-  std::pair<T, T> as() const {
-    if (data().size() != 2 * sizeof(T) || start_size != sizeof(T))
-      throw std::invalid_argument("tilefmt: Range1D::as<T>(): the range does not hold two values of this type");
-    return {codec::load_le<T>(data().data()), codec::load_le<T>(data().data() + sizeof(T))};
-  }
-  /// A var-size (string) dimension's bounds.
-  std::pair<std::string_view, std::string_view> as_strings() const noexcept {
-    auto l = lo(), h = hi();
-    return {{reinterpret_cast<const char*>(l.data()), l.size()}, {reinterpret_cast<const char*>(h.data()), h.size()}};
-  }
-
-  friend bool operator==(const BasicRange1D&, const BasicRange1D&) = default;
-
-private:
-  std::size_t split() const noexcept {
-    return start_size < data().size() ? static_cast<std::size_t>(start_size) : data().size();
-  }
-};
-
-/// A minimum bounding rectangle: one range per dimension, dimension
-/// types from FragmentContext::dims. Also the footer's non-empty domain.
-template <class Bytes>
-struct BasicMBR {
-  using bytes_type = Bytes;
-  std::vector<BasicRange1D<Bytes>> ranges;
-
-  friend bool operator==(const BasicMBR&, const BasicMBR&) = default;
-};
-
-using Range1D = BasicRange1D<std::vector<std::byte>>;
-using Range1DView = BasicRange1D<codec::le_span<std::byte>>;
-using MBR = BasicMBR<std::vector<std::byte>>;
-using MBRView = BasicMBR<codec::le_span<std::byte>>;
-
-/// A fixed-size dimension's range [lo, hi].
-template <class T>
-Range1D fixed_range(T lo, T hi) {
-  static_assert(std::is_arithmetic_v<T>, "tilefmt::format::fixed_range: T must be an arithmetic type");
-  Range1D r{sizeof(T), std::vector<std::byte>(2 * sizeof(T))};
-  codec::store_le<T>(r.bytes.data(), lo);
-  codec::store_le<T>(r.bytes.data() + sizeof(T), hi);
-  return r;
-}
-
-/// A var-size (string) dimension's range [lo, hi].
-inline Range1D var_range(std::string_view lo, std::string_view hi) {
-  Range1D r{lo.size(), {}};
-  r.bytes.resize(lo.size() + hi.size());
-  for (std::size_t i = 0; i < lo.size(); ++i) r.bytes[i] = static_cast<std::byte>(lo[i]);
-  for (std::size_t i = 0; i < hi.size(); ++i) r.bytes[lo.size() + i] = static_cast<std::byte>(hi[i]);
-  return r;
-}
-
-/// Dumps (codec::to_text / to_json) show an MBR as `[[lo, hi], ...]` in hex.
-template <class Bytes>
-std::ostream& operator<<(std::ostream& os, const BasicMBR<Bytes>& m) {
-  auto hex = [&](std::span<const std::byte> b) { os << '"' << codec::hex_string(b) << '"'; };
-  os << '[';
-  for (std::size_t d = 0; d < m.ranges.size(); ++d) {
-    os << (d ? ", [" : "[");
-    hex(m.ranges[d].lo());
-    os << ", ";
-    hex(m.ranges[d].hi());
-    os << ']';
-  }
-  return os << ']';
-}
-
-namespace detail {
-
-template <class Ctx>
-concept has_dimension_facts = requires(const Ctx& c) {
-  { c.dims.size() } -> std::convertible_to<std::size_t>;
-  { c.dims[0].var_size } -> std::convertible_to<bool>;
-  { c.dims[0].coord_size() } -> std::convertible_to<std::size_t>;
-};
-
-/// The codec of an MBR: the layout of each range depends on its
-/// dimension's type, which only the context knows.
-template <class M>
-struct mbr_codec {
-  using Bytes = typename M::bytes_type;
-  using ops = codec::detail::container_ops<Bytes>;
-  static constexpr std::size_t min_size = 2;  // one range of a 1-byte type
-
-  template <class S>
-  static const auto& dims(const S& st) {
-    static_assert(has_dimension_facts<std::remove_cvref_t<decltype(st.ctx)>>,
-                  "tilefmt::format::MBR: decode and encode with a FragmentContext (the dimension types come "
-                  "from the schema)");
-    return st.ctx.dims;
-  }
-
-  static std::size_t fixed_bytes(const DimensionFacts& d) {
-    std::size_t cs = d.coord_size();
-    if (cs == 0) throw std::invalid_argument("tilefmt::format::MBR: dimension datatype has no size");
-    return 2 * cs;
-  }
-
-  template <class S>
-  static void decode(codec::reader& r, M& v, S& st) {
-    const auto& ds = dims(st);
-    if (ds.empty()) r.fail("the FragmentContext has no dimensions");
-    v.ranges.resize(ds.size());
-    for (std::size_t d = 0; d < ds.size(); ++d) {
-      try {
-        decode_range(r, v.ranges[d], ds[d], st);
-      } catch (format_error& e) {
-        e.prepend_index(d);
-        throw;
-      }
-    }
-  }
-
-  template <class S>
-  static void decode_range(codec::reader& r, BasicRange1D<Bytes>& rg, const DimensionFacts& dim, S& st) {
-    std::uint64_t size = 0;
-    if (!dim.var_size) {
-      size = fixed_bytes(dim);
-      rg.start_size = size / 2;
-    } else {
-      try {
-        size = r.read<std::uint64_t>();
-      } catch (format_error& e) {
-        e.prepend_field("size");
-        throw;
-      }
-      try {
-        rg.start_size = r.read<std::uint64_t>();
-      } catch (format_error& e) {
-        e.prepend_field("start_size");
-        throw;
-      }
-      if (rg.start_size > size) {
-        format_error e("start_size " + std::to_string(rg.start_size) + " exceeds the range's " +
-                           std::to_string(size) + " bytes",
-                       r.offset() - 8);
-        e.prepend_field("start_size");
-        throw e;
-      }
-      if (size > r.remaining()) {
-        format_error e("needs " + std::to_string(size) + " bytes", r.offset(),
-                       ", " + std::to_string(r.remaining()) + " left");
-        e.prepend_field("bytes");
-        throw e;
-      }
-    }
-    try {
-      ops::decode(r, rg.bytes, static_cast<std::size_t>(size), st);
-    } catch (format_error& e) {
-      e.prepend_field("bytes");
-      throw;
-    }
-  }
-
-  template <class S>
-  static void encode(codec::writer& w, const M& v, S& st) {
-    const auto& ds = dims(st);
-    check_shape(v, ds);
-    for (std::size_t d = 0; d < ds.size(); ++d) {
-      const auto& rg = v.ranges[d];
-      if (ds[d].var_size) {
-        w.write<std::uint64_t>(rg.data().size());
-        w.write<std::uint64_t>(rg.start_size);
-      }
-      ops::encode(w, rg.bytes, st);
-    }
-  }
-
-  template <class S>
-  static std::size_t size(const M& v, S& st) {
-    const auto& ds = dims(st);
-    check_shape(v, ds);
-    std::size_t n = 0;
-    for (std::size_t d = 0; d < ds.size(); ++d) n += (ds[d].var_size ? 16 : 0) + v.ranges[d].data().size();
-    return n;
-  }
-
-  template <class Dims>
-  static void check_shape(const M& v, const Dims& ds) {
-    if (v.ranges.size() != ds.size())
-      throw std::length_error("tilefmt::format::MBR holds " + std::to_string(v.ranges.size()) +
-                              " ranges, the context has " + std::to_string(ds.size()) + " dimensions");
-    for (std::size_t d = 0; d < ds.size(); ++d) {
-      const auto& rg = v.ranges[d];
-      if (!ds[d].var_size && rg.data().size() != fixed_bytes(ds[d]))
-        throw std::length_error("tilefmt::format::MBR: range " + std::to_string(d) + " holds " +
-                                std::to_string(rg.data().size()) + " bytes, its dimension needs " +
-                                std::to_string(fixed_bytes(ds[d])));
-      if (ds[d].var_size && rg.start_size > rg.data().size())
-        throw std::length_error("tilefmt::format::MBR: range " + std::to_string(d) + " has start_size " +
-                                std::to_string(rg.start_size) + " past its " + std::to_string(rg.data().size()) +
-                                " bytes");
-    }
-  }
-};
-
-} // namespace detail
-} // namespace tilefmt::format
-
-template <>
-struct tilefmt::codec::traits<tilefmt::format::MBR> : tilefmt::format::detail::mbr_codec<tilefmt::format::MBR> {};
-template <>
-struct tilefmt::codec::traits<tilefmt::format::MBRView>
-    : tilefmt::format::detail::mbr_codec<tilefmt::format::MBRView> {};
-
-namespace tilefmt::format {
 
 // ---------------------------------------------------------------------------
 // Generic tile payloads (format_spec/fragment.md, one struct per table)
@@ -743,7 +502,7 @@ inline std::string footer_schema_name(std::span<const std::byte> file) {
   std::size_t at = file.size() - 8 - static_cast<std::size_t>(n);
   std::string name;
   try {
-    name = codec::decode_prefix<FooterPrefix>(file.subspan(at, static_cast<std::size_t>(n))).first.array_schema_name.value;
+    name = codec::decode<FooterPrefix>(codec::reader(file.subspan(at, static_cast<std::size_t>(n)))).array_schema_name.value;
   } catch (format_error& e) {
     e.add_offset(at);
     throw;

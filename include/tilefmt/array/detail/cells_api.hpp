@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tilefmt/array/fragment_builder.hpp"
+#include "tilefmt/format/print.hpp"
 
 namespace tilefmt::array {
 

@@ -32,6 +32,8 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "tilefmt/codec/wire.hpp"
+
 namespace tilefmt::filter::detail {
 
 #if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
@@ -47,36 +49,9 @@ using default_arch = xsimd::default_arch;
 // ---------------------------------------------------------------------------
 // Scalar access. The on-disk format is little-endian whatever the host.
 
-template <class T>
-constexpr T byteswap_value(T v) noexcept {
-  static_assert(std::is_integral_v<T>);
-  using U = std::make_unsigned_t<T>;
-  U in = static_cast<U>(v);
-  U out = 0;
-  for (std::size_t i = 0; i < sizeof(T); ++i) {
-    out = static_cast<U>((out << 8) | (in & 0xFFu));
-    in = static_cast<U>(in >> 8);
-  }
-  return static_cast<T>(out);
-}
-
-template <class T>
-inline T load_le(const std::byte* p) noexcept {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::big) {
-    v = byteswap_value(v);
-  }
-  return v;
-}
-
-template <class T>
-inline void store_le(std::byte* p, T v) noexcept {
-  if constexpr (std::endian::native == std::endian::big) {
-    v = byteswap_value(v);
-  }
-  std::memcpy(p, &v, sizeof v);
-}
+// The codec's loads and stores, which the kernels call unqualified.
+using codec::load_le;
+using codec::store_le;
 
 // memcpy with a zero length may be given null pointers (empty spans).
 inline void copy_bytes(std::byte* dst, const std::byte* src, std::size_t n) noexcept {
