@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -237,6 +238,22 @@ void whole_array(input in) {
     for (const auto& entry : arr.metadata().entries())
       guarded([&] { (void)arr.metadata().get_string(entry.first); });
     for (const auto& frag : arr.fragments()) read_fragment(frag);
+    // Queries over a corner of the domain (at most 16 cells a side), in each layout.
+    std::vector<std::pair<std::int64_t, std::int64_t>> corner;
+    for (const auto& d : arr.schema().domain.dimensions.value)
+      guarded([&] {
+        filter::with_integer_type(d.type.value, [&]<class T>() {
+          const auto [lo, hi] = d.domain_as<T>();
+          if constexpr (sizeof(T) == 8 && std::is_unsigned_v<T>)
+            if (hi > static_cast<T>(std::numeric_limits<std::int64_t>::max())) return;
+          if (lo <= hi)
+            corner.emplace_back(static_cast<std::int64_t>(lo),
+                                static_cast<std::int64_t>(array::dense_grid::distance(lo, hi) > 15 ? static_cast<T>(lo + T{15}) : hi));
+        });
+      });
+    for (auto layout : {array::query_layout::row_major, array::query_layout::col_major,
+                        array::query_layout::global_order})
+      guarded([&] { (void)arr.query().subarray(corner).layout(layout).read(); });
   });
 }
 

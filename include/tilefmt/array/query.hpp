@@ -338,9 +338,7 @@ public:
       throw std::invalid_argument("tilefmt: query: sparse arrays are not supported yet (read their fragments)");
     const detail::cell_box s = subarray_box(schema);
     const detail::result_order order(s, layout_, schema);
-    if (order.cell_num() > arr_->options().max_allocation)
-      throw std::invalid_argument("tilefmt: query: the subarray has " + std::to_string(order.cell_num()) +
-                                  " cells, more than open_options::max_allocation allows in one read");
+    check_size(schema, order.cell_num());
     const std::size_t n = static_cast<std::size_t>(order.cell_num());
 
     // Which fragment each cell comes from: the newest that wrote it.
@@ -471,6 +469,23 @@ private:
                                     "an integer, date or time dimension");
     }
     return b;
+  }
+
+  /// The result and the bookkeeping (a fragment index per cell, var-size
+  /// cells' offsets and references) must fit open_options::max_allocation,
+  /// checked before anything is allocated. Larger regions are read in parts.
+  void check_size(const format::ArraySchema& schema, std::uint64_t cells) const {
+    std::uint64_t per_cell = sizeof(std::uint32_t);
+    for (const auto& name : selected(schema)) {
+      const auto& a = attribute(schema, name);
+      per_cell += a.is_var() ? sizeof(std::uint64_t) + sizeof(std::span<const std::byte>) : a.cell_size();
+      if (a.nullable.value) per_cell += 1;
+    }
+    const std::uint64_t limit = arr_->options().max_allocation;
+    if (cells > limit / per_cell)
+      throw std::invalid_argument("tilefmt: query: the subarray has " + std::to_string(cells) + " cells of " +
+                                  std::to_string(per_cell) + " bytes, more than the " + std::to_string(limit) +
+                                  " bytes open_options::max_allocation allows one read");
   }
 
   template <class T>
