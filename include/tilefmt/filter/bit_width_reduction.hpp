@@ -41,7 +41,12 @@ struct bit_width_reduction {
 private:
   template <class T>
   void forward_as(forward_io& io) const {
-    format::BitWidthReductionMD<T> md;
+    // The window table is reused chunk after chunk, one per thread (a stage
+    // is shared by every thread decoding with its pipeline, so its methods
+    // are const and keep no state of their own): allocating it per chunk cost
+    // 2-3% of [bit_width_reduction, lz4] decoding (bench/RESULTS.md).
+    thread_local format::BitWidthReductionMD<T> md;
+    md.windows.value.clear();
     const std::size_t total = io.in_data.total_bytes();
     if (total > 0xffffffffu) throw std::length_error("tilefmt: chunk exceeds uint32");
     md.input_length = static_cast<std::uint32_t>(total);
@@ -60,7 +65,7 @@ private:
 
   template <class T>
   void reverse_as(reverse_io& io) const {
-    format::BitWidthReductionMD<T> md;
+    thread_local format::BitWidthReductionMD<T> md;  // reused, as in forward_as
     std::size_t used = read_metadata(filter_type, io.metadata, md);
     // Stored values are at least 8 bits wide, so no chunk restores to more
     // than sizeof(T) times its data: a larger claim is corrupt, and is

@@ -39,7 +39,12 @@ struct positive_delta {
 private:
   template <class T>
   void forward_as(forward_io& io) const {
-    format::PositiveDeltaMD<T> md;
+    // The window table is reused chunk after chunk, one per thread (a stage
+    // is shared by every thread decoding with its pipeline, so its methods
+    // are const and keep no state of their own): allocating it per chunk cost
+    // 2-3% of [bit_width_reduction, lz4] decoding (bench/RESULTS.md).
+    thread_local format::PositiveDeltaMD<T> md;
+    md.windows.value.clear();
     auto out = scratch::sized(io.buf.data, io.in_data.total_bytes());
     const detail::positive_delta_window_kernels<T> kernels;
     std::size_t at = 0;
@@ -66,7 +71,7 @@ private:
 
   template <class T>
   void reverse_as(reverse_io& io) const {
-    format::PositiveDeltaMD<T> md;
+    thread_local format::PositiveDeltaMD<T> md;  // reused, as in forward_as
     std::size_t used = read_metadata(filter_type, io.metadata, md);
     detail::check_window_total(filter_type, md.windows.value, io.data.size(), "the data has");
     auto out = io.output(io.data.size());
