@@ -185,7 +185,7 @@ std::size_t read_metadata(format::FilterType f, bytes_view md, MD& out, const Ct
     // their capacity; gated fields would keep stale values, so such structs
     // start afresh.
     if constexpr (codec::has_gated_fields<MD>) out = MD{};
-    codec::decode_from_into(r, out, ctx);
+    codec::decode_into(r, out, ctx);
   } catch (format_error& e) {
     e.prepend_field(std::string(format::codec_enum_name(f)) + " filter metadata");
     throw;
@@ -197,7 +197,7 @@ std::size_t read_metadata(format::FilterType f, bytes_view md, MD& out, const Ct
 template <class MD, class Ctx = codec::no_context>
 bytes_view write_metadata(std::vector<std::byte>& buf, const MD& md, const Ctx& ctx = {}) {
   auto out = scratch::sized(buf, codec::encoded_size(md, ctx));
-  codec::encode_into(out, md, ctx);
+  codec::encode_into(md, out, ctx);
   return out;
 }
 
