@@ -88,7 +88,8 @@ $CXX "${FLAGS[@]}" -Isrc/dispatch -c tests/filter/kernel_tables.cpp -o "$OUT/ker
 # arrays read (every filter, legacy formats, from disk and from memory) and
 # arrays written and read back.
 LIB_TESTS=(tests/filter/test_encryption_aes256gcm.cpp tests/filter/test_pipeline.cpp
-  tests/array/test_array.cpp tests/array/test_legacy.cpp tests/array/test_writer.cpp tests/array/test_memory_array.cpp)
+  tests/array/test_array.cpp tests/array/test_legacy.cpp tests/array/test_writer.cpp tests/array/test_memory_array.cpp
+  tests/array/test_query.cpp)
 TESTS=(tests/codec/test_*.cpp tests/format/test_golden.cpp tests/format/test_names.cpp
   tests/filter/test_simd.cpp tests/filter/test_*_kernel.cpp "${LIB_TESTS[@]}")
 pids=()
