@@ -30,13 +30,22 @@ install_packages() {
 }
 
 # configure DIR [meson args...]: set up or reconfigure a build directory.
+# An existing one is first regenerated (`setup --reconfigure`), which picks
+# up options added to meson_options.txt since it was set up, then given the
+# arguments with `meson configure` (meson 1.0 ignores -Dcpp_args on
+# --reconfigure). Meson's own output is shown only when it fails.
 configure() {
   local dir="$1"; shift
+  local log status=0
+  log=$(mktemp)
   if [ -f "$dir/build.ninja" ]; then
-    meson configure "$dir" "$@" >/dev/null
+    { meson setup --reconfigure "$dir" && meson configure "$dir" "$@"; } >"$log" 2>&1 || status=$?
   else
-    meson setup "$dir" "$@" >/dev/null
+    meson setup "$dir" "$@" >"$log" 2>&1 || status=$?
   fi
+  [ $status -eq 0 ] || cat "$log"
+  rm -f "$log"
+  return $status
 }
 
 jobs() { nproc 2>/dev/null || echo 2; }
