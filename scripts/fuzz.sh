@@ -16,7 +16,9 @@
 # A campaign prints the executions of each target (libFuzzer's
 # stat::number_of_executed_units) and their total. Exits non-zero on any finding.
 #
-# FUZZ_BUILD_JOBS sets ninja's -j (default: one per core).
+# FUZZ_BUILD_JOBS sets ninja's -j (default: one per core). FUZZ_TIMEOUT sets
+# the seconds one input may take (default 10; libFuzzer counts wall-clock
+# time, so a campaign sharing a busy machine wants more).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 ALL_TARGETS=(schema fragment_metadata generic_tile array_metadata consolidated_fragment_metadata commit_files
@@ -29,7 +31,7 @@ while [ $# -gt 0 ]; do
     --time) MODE=campaign; SECONDS_PER_TARGET="$2"; shift 2 ;;
     --jobs) PARALLEL="$2"; shift 2 ;;
     --build) BUILD="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) TARGETS+=("$1"); shift ;;
   esac
@@ -80,16 +82,23 @@ run_target() {
   local dirs=("$work" "$BUILD/seeds/$t")
   [ -d "fuzz/corpus/$t" ] && dirs+=("fuzz/corpus/$t")
   local status=0
-  "$BUILD/fuzz/fuzz_$t" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
+  "$BUILD/fuzz/fuzz_$t" -max_total_time="$SECONDS_PER_TARGET" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
     -malloc_limit_mb=256 -print_final_stats=1 -artifact_prefix="fuzz/findings/$t/" "${dirs[@]}" \
     >"$LOGS/$t.log" 2>&1 || status=$?
   echo "$status" >"$LOGS/$t.status"
 }
 
 say "Fuzz: ${#TARGETS[@]} targets, $SECONDS_PER_TARGET s each, $PARALLEL at a time ($MODE)"
+# At most PARALLEL at once. (Counted here: `$(jobs -rp)` would run in a
+# subshell, which sees no jobs.)
+running=0
 for t in "${TARGETS[@]}"; do
-  while [ "$(builtin jobs -rp | wc -l)" -ge "$PARALLEL" ]; do wait -n || true; done
+  if [ "$running" -ge "$PARALLEL" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
   run_target "$t" &
+  running=$((running + 1))
 done
 wait || true
 
