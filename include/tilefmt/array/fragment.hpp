@@ -23,6 +23,8 @@
 
 #include "tilefmt/array/column.hpp"
 #include "tilefmt/array/dense_grid.hpp"
+#include "tilefmt/array/detail/fill.hpp"
+#include "tilefmt/array/detail/limits.hpp"
 #include "tilefmt/array/detail/legacy.hpp"
 #include "tilefmt/array/detail/parallel.hpp"
 #include "tilefmt/array/detail/tile_source.hpp"
@@ -46,7 +48,7 @@ public:
   /// Reads the fragment's metadata (`__fragment_metadata.tdb`) from `st`.
   fragment(std::shared_ptr<const storage::backend> st, timestamped_path where,
            std::shared_ptr<const format::ArraySchema> schema, const open_options& opt)
-      : where_(std::move(where)) {
+      : where_(std::move(where)), guard_(where_.path / "__fragment_metadata.tdb", opt.max_allocation) {
     detail::tile_source::fragment_files files;
     files.storage = std::move(st);
     files.folder = where_.path;
@@ -100,10 +102,7 @@ public:
   std::uint64_t cell_num() const {
     std::size_t n = tile_num();
     if (n == 0) return 0;
-    const std::uint64_t before_last = product(n - 1, full_tile_cells(), "cells");
-    const std::uint64_t last = tile_cells(n - 1);
-    if (last > std::numeric_limits<std::uint64_t>::max() - before_last) overflow("cells");
-    return before_last + last;
+    return guard_.sum(guard_.product(n - 1, full_tile_cells(), "cells"), tile_cells(n - 1), "cells");
   }
 
   /// The fields this fragment stores: attributes, then (sparse) dimensions.
@@ -161,7 +160,7 @@ public:
       } else if (f.in_coords_file) {
         t.values = read_coords_tile(f, i, cells);
       } else {
-        t.values = source_->read(f, format::DataFile::fixed, i, product(cells, f.cell_size(), "bytes in a tile"),
+        t.values = source_->read(f, format::DataFile::fixed, i, guard_.product(cells, f.cell_size(), "bytes in a tile"),
                                  f.cell_size());
       }
       if (f.nullable) {
@@ -258,7 +257,7 @@ public:
     std::uint64_t n = 1;
     for (const auto& d : schema().domain.dimensions)
       filter::with_integer_type(d.type.value, [&]<class T>() {
-        n = product(n, static_cast<std::uint64_t>(d.tile_extent_as<T>().value_or(T{1})), "cells in a space tile");
+        n = guard_.product(n, static_cast<std::uint64_t>(d.tile_extent_as<T>().value_or(T{1})), "cells in a space tile");
       });
     return n;
   }
@@ -278,45 +277,24 @@ private:
     return naming_file(where_.path / "__fragment_metadata.tdb", std::forward<F>(f));
   }
 
-  // Cell and byte counts come from the schema and the footer: their products
-  // are checked, so that no wrapped count sizes a buffer.
-  [[noreturn]] void overflow(const char* what) const {
-    format_error e(std::string("the number of ") + what + " overflows 64 bits", 0);
-    e.set_file((where_.path / "__fragment_metadata.tdb").string());
-    throw e;
-  }
-  std::uint64_t product(std::uint64_t a, std::uint64_t b, const char* what) const {
-    if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) overflow(what);
-    return a * b;
-  }
   /// Refuses a tile of `bytes` before anything that size is allocated, as
   /// the tile source does (open_options::max_allocation).
-  void check_tile_size(std::uint64_t bytes) const { check_allocation(bytes, "a tile of this fragment", "a tile"); }
+  void check_tile_size(std::uint64_t bytes) const { guard_.check(bytes, "a tile of this fragment", "a tile"); }
   /// Bytes of fixed-size field `f`'s column. A whole-column read allocates
   /// them at once, so the column as a whole must be within
   /// open_options::max_allocation too: tiles of fill values compress to
   /// almost nothing, and a few bytes of footer could otherwise claim
   /// terabytes. Larger columns are read tile by tile (read_tile).
   std::size_t column_bytes(const field_info& f) const {
-    const std::uint64_t bytes = product(cell_num(), f.cell_size(), "bytes in the column");
+    const std::uint64_t bytes = guard_.product(cell_num(), f.cell_size(), "bytes in the column");
     try {
-      check_allocation(bytes, "its column", "one read (read it tile by tile with read_tile)");
+      guard_.check(bytes, "its column", "one read (read it tile by tile with read_tile)");
     } catch (format_error& e) {
       e.prepend_field("fragment " + where_.name.str() + ", field " + f.name);
       throw;
     }
     return static_cast<std::size_t>(bytes);
   }
-  void check_allocation(std::uint64_t bytes, const std::string& what, const char* claimant) const {
-    const std::uint64_t limit = source_->options().max_allocation;
-    if (bytes <= limit) return;
-    format_error e(what + " would hold " + std::to_string(bytes) + " bytes, more than the " + std::to_string(limit) +
-                       " " + claimant + " may claim (open_options::max_allocation)",
-                   0);
-    e.set_file((where_.path / "__fragment_metadata.tdb").string());
-    throw e;
-  }
-
   std::string where(const field_info& f, std::size_t i) const {
     return "fragment " + where_.name.str() + ", field " + f.name + ", tile " + std::to_string(i);
   }
@@ -331,7 +309,7 @@ private:
     // (the v12/v13/v17 rule, judged by the schema's version); the offsets
     // file then holds an empty tile per tile.
     const bool rebuilt = filter::skip_offsets_filtering(*f.filters, f.type, schema().version.value);
-    check_tile_size(product(cells, 8, "bytes in a tile"));
+    check_tile_size(guard_.product(cells, 8, "bytes in a tile"));
     if (!rebuilt) {
       auto offs = source_->read(f, format::DataFile::fixed, i, cells * 8, 8);
       t.offsets.resize(cells);
@@ -368,7 +346,7 @@ private:
   std::vector<std::byte> read_coords_tile(const field_info& f, std::size_t i, std::uint64_t cells) const {
     const std::size_t nd = schema().domain.dimensions.size();
     const std::size_t cs = format::datatype_size(f.type);
-    auto all = source_->read(f, format::DataFile::fixed, i, product(cells, nd * cs, "bytes in a tile"), nd * cs);
+    auto all = source_->read(f, format::DataFile::fixed, i, guard_.product(cells, nd * cs, "bytes in a tile"), nd * cs);
     bool compressed = false;
     for (const auto& flt : f.filters->filters.value)
       switch (flt.type) {
@@ -393,44 +371,20 @@ private:
 
   void apply_fill(const field_info& f, std::size_t i, tile_data& t) const {
     if (fully_written(i)) return;
-    auto written = written_cells(i);
+    const auto written = written_cells(i);
     const auto& attr = schema().attributes.value.at(f.index);
-    if (f.var()) {
-      const std::vector<std::byte> fill = attr.fill();
-      std::vector<std::byte> values;
-      std::vector<std::uint64_t> offsets(written.size());
-      for (std::size_t c = 0; c < written.size(); ++c) {
-        offsets[c] = values.size();
-        if (written[c]) {
-          const auto cell = detail::var_cell(t.values, t.offsets, c);
-          values.insert(values.end(), cell.begin(), cell.end());
-        } else {
-          values.insert(values.end(), fill.begin(), fill.end());
-        }
-      }
-      t.values = std::move(values);
-      t.offsets = std::move(offsets);
-    } else {
-      fill_fixed(f, i, t.values);
-    }
-    if (f.nullable)
-      for (std::size_t c = 0; c < written.size(); ++c)
-        if (!written[c]) t.validity[c] = attr.fill_value_validity.value;
+    if (f.var())
+      detail::fill_var_cells(attr, written, t.values, t.offsets);
+    else
+      detail::fill_fixed_cells(attr, f.cell_size(), written, t.values);
+    if (f.nullable) detail::fill_validity(attr, written, t.validity);
   }
 
   /// Dense tiles cover whole space tiles; cells outside the fragment's
   /// non-empty domain read as the attribute's fill value.
   void fill_fixed(const field_info& f, std::size_t i, std::span<std::byte> values) const {
     if (fully_written(i)) return;
-    auto written = written_cells(i);
-    const std::vector<std::byte> fill = schema().attributes.value.at(f.index).fill();
-    const std::size_t cs = f.cell_size();
-    if (fill.size() != cs)
-      throw format_error("fill value of " + f.name + " has " + std::to_string(fill.size()) + " bytes, a cell " +
-                             std::to_string(cs),
-                         0);
-    for (std::size_t c = 0; c < written.size(); ++c)
-      if (!written[c]) std::memcpy(values.data() + c * cs, fill.data(), cs);
+    detail::fill_fixed_cells(schema().attributes.value.at(f.index), f.cell_size(), written_cells(i), values);
   }
 
   template <class T>
@@ -485,6 +439,7 @@ private:
   }
 
   timestamped_path where_;
+  detail::size_guard guard_;  // counts from the footer and schema, multiplied and bounded
   std::unique_ptr<detail::tile_source> source_;
   std::optional<dense_grid> grid_;  // dense fragments with a non-empty domain
 };
