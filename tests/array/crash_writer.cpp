@@ -930,9 +930,20 @@ int run_readers(const fs::path& work, double seconds, int threads) {
       }
     });
   std::vector<std::string> acked;
-  const auto end = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(seconds));
-  while (auto l = w.line(end))
-    if ((*l)[0] == 'd') acked.push_back(l->substr(4));
+  // At least `seconds`, and longer (up to eight times) until enough has
+  // happened to tell: a sanitizer build on a busy machine commits slowly.
+  const auto start = clock_type::now();
+  auto after = [&](double s) {
+    return start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(s));
+  };
+  const auto end = after(seconds), last = after(8 * seconds);
+  for (;;) {
+    const auto now = clock_type::now();
+    if (now >= last || (now >= end && acked.size() >= 4 && opens >= 10)) break;
+    auto l = w.line(now < end ? end : std::min(last, now + std::chrono::seconds(1)));
+    if (l && (*l)[0] == 'd') acked.push_back(l->substr(4));
+    if (!l && w.out < 0) break;  // the writer is gone
+  }
   stop = true;
   for (auto& t : ts) t.join();
   ::kill(w.pid, SIGKILL);
