@@ -385,27 +385,27 @@ public:
         const bool cell_row = g.cell_order() != format::Layout::COL_MAJOR;
         std::optional<field_info> fi;
         if (has) fi = frag.field(name);
+        std::vector<std::pair<std::size_t, std::size_t>> cells;  // (result cell, cell of the tile) this fragment wins
         detail::for_each_tile_part(g, s, [&](const detail::tile_part& p) {
-          bool wins = false;
+          cells.clear();
+          std::vector<std::uint64_t> in(p.cells.dims());
           detail::for_each_cell(p.cells, [&](std::span<const std::uint64_t> x) {
-            wins = wins || winner[static_cast<std::size_t>(order.index(x))] == k;
+            const auto c = static_cast<std::size_t>(order.index(x));
+            if (winner[c] != k) return;
+            for (std::size_t d = 0; d < in.size(); ++d) in[d] = x[d] - p.tile_lo[d];
+            cells.emplace_back(c, static_cast<std::size_t>(detail::ravel(in, g.extents(), cell_row)));
           });
-          if (!wins) return;
+          if (cells.empty()) return;  // newer fragments cover this tile's part: not read
           const tile_data* t = nullptr;
           if (has) {
             kept.push_back(frag.read_tile(*fi, static_cast<std::size_t>(p.tile)));
             t = &kept.back();
           }
-          std::vector<std::uint64_t> in(p.cells.dims());
-          detail::for_each_cell(p.cells, [&](std::span<const std::uint64_t> x) {
-            const auto c = static_cast<std::size_t>(order.index(x));
-            if (winner[c] != k) return;
+          for (const auto& [c, i] : cells) {
             if (!t) {  // the fragment's schema predates the attribute
               if (!r.var) std::memcpy(r.values.data() + c * fill.size(), fill.data(), fill.size());
-              return;
+              continue;
             }
-            for (std::size_t d = 0; d < in.size(); ++d) in[d] = x[d] - p.tile_lo[d];
-            const auto i = static_cast<std::size_t>(detail::ravel(in, g.extents(), cell_row));
             if (r.var) {
               var_cells[c] = detail::var_cell(t->values, t->offsets, i);
             } else {
@@ -416,7 +416,7 @@ public:
               std::memcpy(r.values.data() + c * fill.size(), t->values.data() + i * fill.size(), fill.size());
             }
             if (r.nullable) r.validity[c] = t->validity.at(i);
-          });
+          }
           if (!r.var && t) kept.pop_back();  // fixed values are copied already
         });
         if (!r.var) kept.clear();
