@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <string>
@@ -38,15 +39,32 @@ inline std::vector<double> float64_smooth(std::size_t bytes) {
   return out;
 }
 
-/// Google Benchmark's console output, keeping each run's counters by name.
+/// Google Benchmark's console output, keeping each run's counters and CPU
+/// time per iteration by name, and the names of runs that reported an error
+/// (a benchmark whose output was wrong: the program then exits non-zero,
+/// which makes the test suite's smoke run of each benchmark mean something).
 class collecting_reporter : public benchmark::ConsoleReporter {
 public:
   void ReportRuns(const std::vector<Run>& runs) override {
-    for (const auto& r : runs)
-      if (r.run_type == Run::RT_Iteration && !r.error_occurred) counters[r.benchmark_name()] = r.counters;
+    for (const auto& r : runs) {
+      if (r.error_occurred) {
+        errors.push_back(r.benchmark_name() + ": " + r.error_message);
+      } else if (r.run_type == Run::RT_Iteration) {
+        counters[r.benchmark_name()] = r.counters;
+        // CPU time: single-threaded work, robust to other load on the machine.
+        seconds_per_iter[r.benchmark_name()] = r.GetAdjustedCPUTime();
+      }
+    }
     ConsoleReporter::ReportRuns(runs);
   }
+  /// 1 if any benchmark reported an error (listed on stderr), else 0.
+  int exit_status() const {
+    for (const auto& e : errors) std::fprintf(stderr, "benchmark error: %s\n", e.c_str());
+    return errors.empty() ? 0 : 1;
+  }
   std::map<std::string, benchmark::UserCounters> counters;
+  std::map<std::string, double> seconds_per_iter;
+  std::vector<std::string> errors;
 };
 
 } // namespace tilefmt::bench

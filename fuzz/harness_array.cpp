@@ -1,6 +1,7 @@
 // tilefmt — fuzz harnesses that need the filters: generic tiles, filter
 // pipelines, schema files as the array layer reads them, and whole arrays in
 // a storage::memory; and the seeds of every target, taken from tests/data.
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,9 +33,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// The key the harnesses use when an input asks for one.
-constexpr std::array<std::uint8_t, 32> fuzz_key{0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-                                                16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+/// The key the harnesses use when an input asks for one: the key of the
+/// encrypted test arrays (tests/data/tiledb/encrypted_*), so that their seeds
+/// reach the decoders behind the decryption.
+constexpr std::array<std::uint8_t, 32> fuzz_key{'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a',
+                                                'b', 'c', 'd', 'e', 'F', '0', '1', '2', '3', '4', '5',
+                                                '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'F'};
 
 constexpr const char* schema_file_name = "__1_1_0123456789abcdef0123456789abcdef";
 
@@ -298,10 +303,20 @@ std::vector<std::byte> prefix(std::initializer_list<unsigned> v) {
 std::vector<std::byte> read_file(const fs::path& p) { return storage::local{}.read(p); }
 
 /// The generic tile at `offset` of `file`: its stored bytes and its payload.
+/// The key of the array whose seeds are being made (fuzz_key for the
+/// encrypted test arrays, else none; set by array_seeds), and the generic
+/// tiles of its files read with it.
+std::span<const std::uint8_t> seed_key;
+filter::generic_tile read_seed_tile(std::span<const std::byte> bytes) {
+  return filter::read_generic_tile(bytes, {.encryption_key = seed_key});
+}
+/// `flags` for a seed that needs the key, else 0.
+unsigned if_keyed(unsigned flags) { return seed_key.empty() ? 0u : flags; }
+
 std::pair<std::span<const std::byte>, std::vector<std::byte>> tile_at(std::span<const std::byte> file,
                                                                       std::uint64_t offset) {
   if (offset >= file.size()) return {};
-  auto g = filter::read_generic_tile(file.subspan(static_cast<std::size_t>(offset)));
+  auto g = read_seed_tile(file.subspan(static_cast<std::size_t>(offset)));
   return {file.subspan(static_cast<std::size_t>(offset), g.stored_size), std::move(g.payload)};
 }
 
@@ -316,9 +331,9 @@ void schema_seeds(seed_writer& w, const fs::path& root, const array::listing& l)
     const bool enumeration = p.parent_path().filename() == "__enumerations";
     if (!enumeration) w.add("schema", prefix({legacy ? 3u | 8u : 3u}), bytes);
     try {
-      auto g = filter::read_generic_tile(bytes);
+      auto g = read_seed_tile(bytes);
       w.add("schema", prefix({enumeration ? 1u : 0u}), g.payload);
-      w.add("generic_tile", prefix({0}), bytes);
+      w.add("generic_tile", prefix({if_keyed(2)}), bytes);
     } catch (const format_error&) {
       if (auto payload = array::detail::library_version_generic_tile(bytes, max_allocation)) {
         w.add("schema", prefix({2}), *payload);
@@ -350,9 +365,9 @@ void fragment_seeds(seed_writer& w, const array::fragment& frag) {
   const auto meta = read_file(frag.path() / "__fragment_metadata.tdb");
   if (ctx.version < 3) {
     try {
-      auto g = filter::read_generic_tile(meta);
+      auto g = read_seed_tile(meta);
       w.add("fragment_metadata", with_kind(13), g.payload);
-      w.add("generic_tile", prefix({0}), meta);
+      w.add("generic_tile", prefix({if_keyed(2)}), meta);
     } catch (const format_error&) {
       if (auto payload = array::detail::library_version_generic_tile(meta, max_allocation)) {
         w.add("fragment_metadata", with_kind(14), *payload);
@@ -369,7 +384,7 @@ void fragment_seeds(seed_writer& w, const array::fragment& frag) {
     for (std::uint64_t off : offsets) {
       auto [stored, payload] = tile_at(meta, off);
       if (stored.empty()) continue;
-      w.add("generic_tile", prefix({0}), stored);
+      w.add("generic_tile", prefix({if_keyed(2)}), stored);
       for (unsigned k : kinds) w.add("fragment_metadata", with_kind(k), payload);
     }
   };
@@ -426,7 +441,8 @@ void filter_seeds(seed_writer& w, const array::fragment& frag) {
       if (which == DF::fixed && f.var()) p = &schema.offsets_filters, type = format::Datatype::UINT64, cell_size = 8;
       const bool rebuilt = which == DF::var && filter::skip_offsets_filtering(*f.filters, f.type, schema.version.value);
       if (cell_size >= 255 || version > 255) continue;
-      auto seed = prefix({static_cast<unsigned>(type), version, static_cast<unsigned>(cell_size), rebuilt ? 4u : 0u});
+      const unsigned flags = (rebuilt ? 4u : 0u) | if_keyed(2 | 8);
+      auto seed = prefix({static_cast<unsigned>(type), version, static_cast<unsigned>(cell_size), flags});
       if (rebuilt) {
         const auto cells = frag.tile_cells(0);
         seed.push_back(static_cast<std::byte>(cells & 0xff));
@@ -470,7 +486,7 @@ std::vector<std::byte> plain_generic_tile(std::span<const std::byte> payload, st
 /// The generic tile that is the whole of `file`, stored without filters.
 std::optional<std::vector<std::byte>> plain_file(std::span<const std::byte> file) {
   try {
-    auto g = filter::read_generic_tile(file);
+    auto g = read_seed_tile(file);
     if (g.stored_size != file.size()) return std::nullopt;
     return plain_generic_tile(g.payload, g.header.version.value);
   } catch (const format_error&) {
@@ -501,7 +517,7 @@ std::optional<std::vector<std::byte>> plain_fragment_metadata(std::span<const st
     for (auto* o : offsets) moved[*o] = 0;
     std::vector<std::byte> out;
     for (auto& [from, to] : moved) {
-      auto g = filter::read_generic_tile(file.subspan(static_cast<std::size_t>(from)));
+      auto g = read_seed_tile(file.subspan(static_cast<std::size_t>(from)));
       to = out.size();
       auto t = plain_generic_tile(g.payload, g.header.version.value);
       out.insert(out.end(), t.begin(), t.end());
@@ -518,7 +534,17 @@ std::optional<std::vector<std::byte>> plain_fragment_metadata(std::span<const st
   }
 }
 
+/// The test arrays under a folder named `encrypted_*` are encrypted with
+/// fuzz_key.
+bool encrypted_test_array(const fs::path& root) {
+  return std::any_of(root.begin(), root.end(), [](const fs::path& p) { return p.string().starts_with("encrypted_"); });
+}
+
 void array_seeds(seed_writer& w, const fs::path& root) {
+  const bool encrypted = encrypted_test_array(root);
+  array::open_options opt{.threads = 1};
+  if (encrypted) opt.encryption_key.assign(fuzz_key.begin(), fuzz_key.end());
+  seed_key = encrypted ? std::span<const std::uint8_t>(fuzz_key) : std::span<const std::uint8_t>{};
   // The whole array, packed; then again with its generic tiles unfiltered.
   std::vector<packed_entry> entries;
   for (const auto& e : fs::recursive_directory_iterator(root)) {
@@ -529,13 +555,13 @@ void array_seeds(seed_writer& w, const fs::path& root) {
     entries.push_back(std::move(p));
   }
   auto add_packed = [&](const std::vector<packed_entry>& list) {
-    std::vector<std::byte> packed = prefix({0});
+    std::vector<std::byte> packed = prefix({if_keyed(4)});
     pack(list, packed);
     if (packed.size() <= (std::size_t{1} << 20)) w.add("array", packed);
   };
   add_packed(entries);
   try {
-    auto arr = array::open(root, {.threads = 1});
+    auto arr = array::open(root, opt);
     std::map<std::string, format::FragmentContext> contexts;
     for (const auto& frag : arr.fragments())
       contexts[fs::relative(frag.path() / "__fragment_metadata.tdb", root).generic_string()] = context_of(frag);
@@ -563,7 +589,9 @@ void array_seeds(seed_writer& w, const fs::path& root) {
           mem.write(fs::path("a") / e.path, e.bytes);
         }
       }
-      auto copy = array::open("a", {.threads = 1, .storage = std::shared_ptr<storage::memory>(&mem, [](auto*) {})});
+      auto copy_opt = opt;
+      copy_opt.storage = std::shared_ptr<storage::memory>(&mem, [](auto*) {});
+      auto copy = array::open("a", copy_opt);
       bool same = copy.fragments().size() == arr.fragments().size() &&
                   copy.metadata().entries() == arr.metadata().entries() && copy.schema() == arr.schema();
       for (std::size_t i = 0; same && i < copy.fragments().size(); ++i)
@@ -584,10 +612,10 @@ void array_seeds(seed_writer& w, const fs::path& root) {
   schema_seeds(w, root, l);
   for (const auto& m : l.metadata) {
     const auto bytes = read_file(m.path);
-    w.add("generic_tile", prefix({0}), bytes);
-    w.add("array_metadata", filter::read_generic_tile(bytes).payload);
+    w.add("generic_tile", prefix({if_keyed(2)}), bytes);
+    w.add("array_metadata", read_seed_tile(bytes).payload);
   }
-  auto arr = array::open(root, {.threads = 1});
+  auto arr = array::open(root, opt);
   for (const auto& frag : arr.fragments()) {
     fragment_seeds(w, frag);
     filter_seeds(w, frag);
@@ -597,8 +625,8 @@ void array_seeds(seed_writer& w, const fs::path& root) {
     if (write_context(context_of(arr.fragments().back()), ctx_bytes))
       for (const auto& m : l.fragment_meta) {
         const auto bytes = read_file(m.path);
-        w.add("generic_tile", prefix({0}), bytes);
-        w.add("consolidated_fragment_metadata", ctx_bytes, filter::read_generic_tile(bytes).payload);
+        w.add("generic_tile", prefix({if_keyed(2)}), bytes);
+        w.add("consolidated_fragment_metadata", ctx_bytes, read_seed_tile(bytes).payload);
       }
   }
 }

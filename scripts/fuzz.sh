@@ -6,11 +6,17 @@
 #   scripts/fuzz.sh --time SECONDS [--jobs N] [TARGET...]  a campaign: each target SECONDS, N at a time
 #   --build DIR   use the fuzz targets of a build already configured with
 #                 -Dfuzz=true (scripts/test.sh: its ASan build) instead of build/fuzz
+#   --fast        build/fuzz-fast instead: -O2 with UBSan only, for long
+#                 campaigns (several times the executions per second; a memory
+#                 error that does not crash goes unseen there, so replay the
+#                 grown corpus under ASan afterwards: --replay)
+#   --replay      run every corpus input once (ASan build), fuzz nothing
 #
 # The corpora: seeds made from tests/data by fuzz_make_seeds (build/fuzz/seeds,
 # made afresh each run), the committed ones (fuzz/corpus/<target>: reproducers
-# of past findings), and what the fuzzer finds (build/fuzz/corpus/<target>,
-# kept between campaigns; a smoke run starts from an empty one). Inputs that
+# of past findings), and what the fuzzer finds (build/fuzz-corpus/<target>,
+# kept between campaigns and shared by the builds; a smoke run starts from an
+# empty one). Inputs that
 # crash, leak, hang (-timeout), allocate more than -malloc_limit_mb at once or
 # grow past -rss_limit_mb land in fuzz/findings/<target>/ (not committed).
 # A campaign prints the executions of each target (libFuzzer's
@@ -23,7 +29,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 ALL_TARGETS=(schema fragment_metadata generic_tile array_metadata consolidated_fragment_metadata commit_files
   filter_pipeline array)
-MODE="" SECONDS_PER_TARGET="" PARALLEL="$(jobs)" BUILD="" 
+MODE="" SECONDS_PER_TARGET="" PARALLEL="$(jobs)" BUILD="" FAST=0
 TARGETS=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -31,13 +37,15 @@ while [ $# -gt 0 ]; do
     --time) MODE=campaign; SECONDS_PER_TARGET="$2"; shift 2 ;;
     --jobs) PARALLEL="$2"; shift 2 ;;
     --build) BUILD="$2"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --fast) FAST=1; shift ;;
+    --replay) MODE=replay; SECONDS_PER_TARGET=0; shift ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) TARGETS+=("$1"); shift ;;
   esac
 done
 if [ -z "$MODE" ] || ! [[ "$SECONDS_PER_TARGET" =~ ^[0-9]+$ ]] || ! [[ "$PARALLEL" =~ ^[1-9][0-9]*$ ]]; then
-  echo "usage: scripts/fuzz.sh --smoke SECONDS | --time SECONDS [--jobs N]  [TARGET...]" >&2
+  echo "usage: scripts/fuzz.sh --smoke SECONDS | --time SECONDS | --replay  [--jobs N] [--build DIR | --fast] [TARGET...]" >&2
   exit 2
 fi
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=("${ALL_TARGETS[@]}")
@@ -47,7 +55,13 @@ done
 
 install_packages
 
-if [ -z "$BUILD" ]; then
+if [ -z "$BUILD" ] && [ "$FAST" = 1 ]; then
+  BUILD=build/fuzz-fast
+  say "Build: fuzz targets (clang++, libFuzzer, -O2, UBSan only, $BUILD)"
+  CXX=clang++ configure "$BUILD" -Dfuzz=true -Dtests=false -Dbench=false -Dexamples=false -Dinterop=disabled \
+    -Dbuildtype=plain -Db_ndebug=false -Db_sanitize=undefined -Db_lundef=false \
+    "-Dcpp_args=-O2 -gline-tables-only -fno-sanitize-recover=undefined"
+elif [ -z "$BUILD" ]; then
   BUILD=build/fuzz
   say "Build: fuzz targets (clang++, libFuzzer, ASan+UBSan, $BUILD)"
   CXX=clang++ configure "$BUILD" -Dfuzz=true -Dtests=false -Dbench=false -Dexamples=false -Dinterop=disabled \
@@ -76,13 +90,15 @@ run_target() {
     work="$BUILD/smoke-corpus/$t"
     rm -rf "$work"
   else
-    work="$BUILD/corpus/$t"
+    work="build/fuzz-corpus/$t"
   fi
   mkdir -p "$work" "fuzz/findings/$t" "$BUILD/seeds/$t"
   local dirs=("$work" "$BUILD/seeds/$t")
   [ -d "fuzz/corpus/$t" ] && dirs+=("fuzz/corpus/$t")
-  local status=0
-  "$BUILD/fuzz/fuzz_$t" -max_total_time="$SECONDS_PER_TARGET" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
+  local status=0 limit=(-max_total_time="$SECONDS_PER_TARGET")
+  # -runs=0: every input of the corpora once, then stop.
+  [ "$MODE" = replay ] && limit=(-runs=0)
+  "$BUILD/fuzz/fuzz_$t" "${limit[@]}" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
     -malloc_limit_mb=256 -print_final_stats=1 -artifact_prefix="fuzz/findings/$t/" "${dirs[@]}" \
     >"$LOGS/$t.log" 2>&1 || status=$?
   echo "$status" >"$LOGS/$t.status"
