@@ -20,6 +20,7 @@
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/detail/legacy.hpp"
 #include "tilefmt/array/detail/schema_file.hpp"
+#include "tilefmt/array/query.hpp"
 #include "tilefmt/filter/generic_tile.hpp"
 #include "tilefmt/filter/runtime_pipeline.hpp"
 #include "tilefmt/format/legacy.hpp"
@@ -243,22 +244,30 @@ void whole_array(input in) {
     for (const auto& entry : arr.metadata().entries())
       guarded([&] { (void)arr.metadata().get_string(entry.first); });
     for (const auto& frag : arr.fragments()) read_fragment(frag);
-    // Queries over a corner of the domain (at most 16 cells a side), in each layout.
-    std::vector<std::pair<std::int64_t, std::int64_t>> corner;
-    for (const auto& d : arr.schema().domain.dimensions.value)
+    // Queries over a corner of the domain (at most 16 cells a side for
+    // integers), and over that corner and the far end, in each layout.
+    array::query corner = arr.query(), two = arr.query();
+    const auto& dims = arr.schema().domain.dimensions.value;
+    for (std::size_t d = 0; d < dims.size(); ++d)
       guarded([&] {
-        filter::with_integer_type(d.type.value, [&]<class T>() {
-          const auto [lo, hi] = d.domain_as<T>();
-          if constexpr (sizeof(T) == 8 && std::is_unsigned_v<T>)
-            if (hi > static_cast<T>(std::numeric_limits<std::int64_t>::max())) return;
-          if (lo <= hi)
-            corner.emplace_back(static_cast<std::int64_t>(lo),
-                                static_cast<std::int64_t>(array::dense_grid::distance(lo, hi) > 15 ? static_cast<T>(lo + T{15}) : hi));
+        array::detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+          const auto [lo, hi] = dims[d].domain_as<T>();
+          if (!(lo <= hi)) return;
+          T end = hi;
+          if constexpr (std::is_integral_v<T>) {
+            if (array::dense_grid::distance(lo, hi) > 15) end = static_cast<T>(lo + T{15});
+          } else {
+            end = static_cast<T>(lo + (hi - lo) / 16);
+          }
+          corner.add_range(d, lo, end);
+          two.add_range(d, lo, end).add_range(d, hi, hi);
         });
       });
     for (auto layout : {array::query_layout::row_major, array::query_layout::col_major,
-                        array::query_layout::global_order})
-      guarded([&] { (void)arr.query().subarray(corner).layout(layout).read(); });
+                        array::query_layout::global_order, array::query_layout::unordered}) {
+      guarded([&] { (void)corner.layout(layout).read(); });
+      guarded([&] { (void)two.layout(layout).read(); });
+    }
   });
 }
 

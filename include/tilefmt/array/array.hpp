@@ -71,8 +71,8 @@ public:
   const listing& files() const noexcept { return listing_; }
   /// The options the array was opened with.
   const open_options& options() const noexcept { return opt_; }
-  /// A read of a region of the array across its fragments (array/query.hpp):
-  /// `arr.query().subarray({{1, 10}}).read()`.
+  /// A read of a region of the array across its fragments: include
+  /// array/query.hpp, which defines it, then `arr.query().subarray({{1, 10}}).read()`.
   tilefmt::array::query query() const;
   /// With open_options::skip_damaged_fragments: the fragments left out, and why.
   const std::vector<std::pair<timestamped_path, std::string>>& damaged_fragments() const noexcept { return damaged_; }
@@ -120,6 +120,3 @@ private:
 inline array_reader open(const fs::path& root, open_options opt = {}) { return array_reader(root, std::move(opt)); }
 
 } // namespace tilefmt::array
-
-// The query layer, whose entry point is array_reader::query().
-#include "tilefmt/array/query.hpp"

@@ -150,6 +150,21 @@ public:
     return out;
   }
 
+  /// The bounding rectangle of each data tile of a sparse fragment (the
+  /// R-tree's leaves), in tile order; empty for dense fragments and for
+  /// fragments older than format 3, whose R-tree is not read.
+  std::vector<format::MBR> mbrs() const {
+    if (dense() || format_version() < 3) return {};
+    auto tree = source_->read_section<format::RTree>(footer().rtree_offset);
+    if (tree.levels.value.empty()) return {};
+    auto leaves = std::move(tree.levels.value.back().mbrs.value);
+    if (leaves.size() != tile_num())
+      throw format_error("the R-tree of fragment " + where_.name.str() + " has " + std::to_string(leaves.size()) +
+                             " leaves for " + std::to_string(tile_num()) + " tiles",
+                         footer().rtree_offset);
+    return leaves;
+  }
+
   /// Tile `i` of a field, unfiltered.
   tile_data read_tile(const field_info& f, std::size_t i) const {
     tile_data t;

@@ -22,41 +22,10 @@
 
 #include "tilefmt/array/create.hpp"
 #include "tilefmt/array/detail/cells_api.hpp"
+#include "tilefmt/array/detail/coordinates.hpp"
 #include "tilefmt/array/fragment_builder.hpp"
 
 namespace tilefmt::array {
-
-namespace detail {
-
-/// Calls f.template operator()<T>() with the C++ type of a fixed-size
-/// sparse dimension's coordinates (integers, floats, dates and times as
-/// int64); false for any other type.
-template <class F>
-bool with_coordinate_type(format::Datatype t, F&& f) {
-  using D = format::Datatype;
-  if (t == D::CHAR || t == D::BOOL || t == D::BLOB || t == D::ANY || format::is_string(t)) return false;
-  return format::visit_datatype(t, std::forward<F>(f));
-}
-
-/// A coordinate as a key whose unsigned order is the coordinate's order.
-template <class T>
-std::uint64_t order_key(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    std::uint64_t bits;
-    if constexpr (sizeof(T) == 4)
-      bits = std::bit_cast<std::uint32_t>(v);
-    else
-      bits = std::bit_cast<std::uint64_t>(v);
-    const std::uint64_t sign = std::uint64_t{1} << (8 * sizeof(T) - 1);
-    return (bits & sign) ? ~bits & (sign | (sign - 1)) : bits | sign;
-  } else if constexpr (std::is_signed_v<T>) {
-    return static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) ^ (std::uint64_t{1} << 63);
-  } else {
-    return static_cast<std::uint64_t>(v);
-  }
-}
-
-} // namespace detail
 
 /// One sparse fragment of an existing array: cells with their coordinates,
 /// in any order.
@@ -232,16 +201,13 @@ private:
   std::vector<std::size_t> global_order() const {
     const auto& dims = schema().domain.dimensions.value;
     const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
-    std::vector<std::vector<std::uint64_t>> tile_key(nd), cell_key(nd);
-    std::vector<bool> tiled(nd);
+    detail::cell_keys keys(nd);
     for (std::size_t d = 0; d < nd; ++d) {
       const auto& dim = dims[d];
-      tiled[d] = dim.has_tile_extent();
-      tile_key[d].resize(n);
-      cell_key[d].resize(n);
+      keys.tiled[d] = dim.has_tile_extent();
       detail::with_coordinate_type(dim.type.value, [&]<class T>() {
         auto [lo, hi] = dim.domain_as<T>();
-        const T ext = tiled[d] ? *dim.tile_extent_as<T>() : T{1};
+        const T ext = keys.tiled[d] ? *dim.tile_extent_as<T>() : T{1};
         for (std::size_t c = 0; c < n; ++c) {
           const T v = codec::load_le<T>(coords_[d].bytes.data() + c * sizeof(T));
           if constexpr (std::is_floating_point_v<T>) {
@@ -254,17 +220,7 @@ private:
                                                    dim.name.value + "\" is " + std::to_string(v) +
                                                    ", outside the domain [" + std::to_string(lo) + ", " +
                                                    std::to_string(hi) + "]"));
-          cell_key[d][c] = detail::order_key(v);
-          if (tiled[d]) {
-            // Dimension::tile_idx: unsigned arithmetic for integers, the
-            // type's own for floats, truncated.
-            if constexpr (std::is_floating_point_v<T>)
-              tile_key[d][c] = static_cast<std::uint64_t>((v - lo) / ext);
-            else
-              tile_key[d][c] = (static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) -
-                                static_cast<std::uint64_t>(static_cast<std::int64_t>(lo))) /
-                               static_cast<std::uint64_t>(static_cast<std::int64_t>(ext));
-          }
+          keys.push(d, v, lo, ext);
         }
       });
     }
@@ -272,18 +228,8 @@ private:
     const bool cell_row = schema().cell_order == format::Layout::ROW_MAJOR;
     std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      for (std::size_t k = 0; k < nd; ++k) {
-        const std::size_t d = tile_row ? k : nd - 1 - k;
-        if (!tiled[d] || tile_key[d][a] == tile_key[d][b]) continue;
-        return tile_key[d][a] < tile_key[d][b];
-      }
-      for (std::size_t k = 0; k < nd; ++k) {
-        const std::size_t d = cell_row ? k : nd - 1 - k;
-        if (cell_key[d][a] != cell_key[d][b]) return cell_key[d][a] < cell_key[d][b];
-      }
-      return false;
-    });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return keys.global_less(a, b, tile_row, cell_row); });
     return order;
   }
 

@@ -1,0 +1,380 @@
+// tilefmt — the dense reader of a query: for every cell of the subarray,
+// the value of the newest fragment that wrote it, else the fill value.
+//
+// Fragments are taken oldest first (array_reader::fragments()); each marks
+// the result cells inside its non-empty domain as its own, so the newest
+// writer of a cell is the last to mark it. Then each fragment's tiles that
+// hold a cell it won are read, once, and those cells copied. An attribute
+// the winning fragment's schema does not have (added later by schema
+// evolution) reads as its fill value.
+//
+// With several ranges per dimension the result is the grid of their
+// cells: along each dimension the cells of its first range, then of its
+// second, and so on (a cell in two overlapping ranges is there twice), in
+// row-major or column-major order; global order takes a single range, as
+// in TileDB.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tilefmt/array/dense_grid.hpp"
+#include "tilefmt/array/detail/read_plan.hpp"
+
+namespace tilefmt::array::detail {
+
+/// An inclusive box of cells, per dimension as offsets from the domain's
+/// lower bound (dense_grid's coordinates). For one of the subarray's ND
+/// ranges, `base` is where its `lo` falls along each axis of the result
+/// (the dimension's earlier ranges come first).
+struct cell_box {
+  std::vector<std::uint64_t> lo, hi, base;
+  std::size_t dims() const noexcept { return lo.size(); }
+};
+
+/// i's linear index among `extents` cells, the last dimension fastest
+/// (row-major) or the first (column-major).
+inline std::uint64_t ravel(std::span<const std::uint64_t> pos, std::span<const std::uint64_t> extents, bool row_major) {
+  std::uint64_t idx = 0;
+  const std::size_t n = pos.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t d = row_major ? k : n - 1 - k;
+    idx = idx * extents[d] + pos[d];
+  }
+  return idx;
+}
+
+/// Where each cell of the subarray goes in the result, in a layout.
+class result_order {
+public:
+  /// `widths`: the result's extent along each dimension (the cells of the
+  /// dimension's ranges, summed). Global order takes a single ND range, `s`.
+  result_order(std::vector<std::uint64_t> widths, const cell_box& s, query_layout layout,
+               const format::ArraySchema& schema)
+      : layout_(layout), widths_(std::move(widths)) {
+    const std::size_t nd = widths_.size();
+    std::uint64_t n = 1;
+    for (std::size_t d = 0; d < nd; ++d) {
+      if (widths_[d] == 0 || n > std::numeric_limits<std::uint64_t>::max() / widths_[d])
+        throw std::invalid_argument("tilefmt: query: the subarray has more than 2^64 cells");
+      n *= widths_[d];
+    }
+    cells_ = n;
+    strides_.assign(nd, 1);
+    for (std::size_t k = 1; k < nd; ++k) {
+      if (layout_ == query_layout::col_major)
+        strides_[k] = strides_[k - 1] * widths_[k - 1];
+      else
+        strides_[nd - 1 - k] = strides_[nd - k] * widths_[nd - k];
+    }
+    if (layout_ == query_layout::global_order) {
+      std::vector<dense_range> ranges(nd);
+      for (std::size_t d = 0; d < nd; ++d) {
+        const auto& dim = schema.domain.dimensions.value[d];
+        std::uint64_t extent = 1;
+        filter::with_integer_type(dim.type.value, [&]<class T>() {
+          extent = static_cast<std::uint64_t>(dim.tile_extent_as<T>().value_or(T{1}));
+        });
+        ranges[d] = {s.lo[d], widths_[d], extent};
+      }
+      grid_.emplace(std::move(ranges), schema.tile_order, schema.cell_order);
+      // Cells before each of the subarray's space tiles, in tile order.
+      before_.resize(static_cast<std::size_t>(grid_->tile_num()) + 1);
+      for (std::uint64_t t = 0; t < grid_->tile_num(); ++t) {
+        const auto w = grid_->covered(t);
+        std::uint64_t c = 1;
+        for (auto x : w.width) c *= x;
+        before_[static_cast<std::size_t>(t) + 1] = before_[static_cast<std::size_t>(t)] + c;
+      }
+    }
+  }
+
+  std::uint64_t cell_num() const noexcept { return cells_; }
+
+  /// The result index of the cell at offsets `x`, inside ND range `box`.
+  std::uint64_t index(std::span<const std::uint64_t> x, const cell_box& box) const {
+    const std::size_t nd = x.size();
+    if (layout_ != query_layout::global_order) {
+      std::uint64_t idx = 0;
+      for (std::size_t d = 0; d < nd; ++d) idx += (box.base[d] + x[d] - box.lo[d]) * strides_[d];
+      return idx;
+    }
+    // Global order: the cells of earlier space tiles, then the cell's place
+    // in its tile's part of the subarray, in cell order.
+    const auto& g = *grid_;
+    std::vector<std::uint64_t> tile(nd), in(nd), w(nd);
+    for (std::size_t d = 0; d < nd; ++d) tile[d] = x[d] / g.extents()[d] - g.first_tile()[d];
+    const std::uint64_t t = ravel(tile, g.tiles_per_dim(), g.tile_order() != format::Layout::COL_MAJOR);
+    const auto window = g.covered(t);
+    for (std::size_t d = 0; d < nd; ++d) {
+      const std::uint64_t tile_lo = (g.first_tile()[d] + tile[d]) * g.extents()[d];
+      in[d] = x[d] - tile_lo - window.start[d];
+    }
+    return before_[static_cast<std::size_t>(t)] +
+           ravel(in, window.width, g.cell_order() != format::Layout::COL_MAJOR);
+  }
+
+private:
+  query_layout layout_;
+  std::vector<std::uint64_t> widths_, strides_;
+  std::uint64_t cells_ = 0;
+  std::optional<dense_grid> grid_;
+  std::vector<std::uint64_t> before_;
+};
+
+/// One space tile of a fragment and the part of the subarray the fragment
+/// wrote in it.
+struct tile_part {
+  std::uint64_t tile;                   // the fragment's tile index
+  std::vector<std::uint64_t> tile_lo;   // the tile's first cell, per dimension
+  cell_box cells;                       // fragment's non-empty domain ∩ tile ∩ subarray
+};
+
+/// Calls f(tile_part) for each space tile of fragment grid `g` that holds
+/// cells of subarray `s`, visiting only those tiles.
+template <class F>
+void for_each_tile_part(const dense_grid& g, const cell_box& s, F&& f) {
+  const std::size_t nd = g.dim_num();
+  std::vector<std::uint64_t> first(nd), last(nd);
+  for (std::size_t d = 0; d < nd; ++d) {
+    const std::uint64_t e = g.extents()[d];
+    const std::uint64_t g_first = g.first_tile()[d], g_last = g_first + g.tiles_per_dim()[d] - 1;
+    const std::uint64_t lo = std::max(g.ranges()[d].from, s.lo[d]);
+    const std::uint64_t hi = std::min(g.ranges()[d].from + (g.ranges()[d].width - 1), s.hi[d]);
+    if (lo > hi) return;  // the fragment wrote nothing of the subarray
+    first[d] = std::max(g_first, lo / e);
+    last[d] = std::min(g_last, hi / e);
+  }
+  const bool tile_row = g.tile_order() != format::Layout::COL_MAJOR;
+  std::vector<std::uint64_t> cur = first, rel(nd);
+  for (;;) {
+    tile_part p;
+    p.tile_lo.resize(nd);
+    p.cells.lo.resize(nd);
+    p.cells.hi.resize(nd);
+    bool empty = false;
+    for (std::size_t d = 0; d < nd; ++d) {
+      const std::uint64_t e = g.extents()[d];
+      p.tile_lo[d] = cur[d] * e;
+      const std::uint64_t tile_hi = p.tile_lo[d] + (e - 1);  // no overflow: the tile holds a cell of the domain
+      const std::uint64_t ned_hi = g.ranges()[d].from + (g.ranges()[d].width - 1);
+      p.cells.lo[d] = std::max({p.tile_lo[d], g.ranges()[d].from, s.lo[d]});
+      p.cells.hi[d] = std::min({tile_hi, ned_hi, s.hi[d]});
+      if (p.cells.lo[d] > p.cells.hi[d]) empty = true;
+      rel[d] = cur[d] - g.first_tile()[d];
+    }
+    if (!empty) {
+      p.tile = ravel(rel, g.tiles_per_dim(), tile_row);
+      f(p);
+    }
+    // Next tile: an odometer over [first, last], the last dimension fastest.
+    std::size_t d = nd;
+    while (d > 0) {
+      --d;
+      if (cur[d] < last[d]) {
+        ++cur[d];
+        break;
+      }
+      cur[d] = first[d];
+      if (d == 0) return;
+    }
+  }
+}
+
+/// Calls f(x) for every cell x (offsets per dimension) of `b`, the last
+/// dimension fastest.
+template <class F>
+void for_each_cell(const cell_box& b, F&& f) {
+  const std::size_t nd = b.dims();
+  std::vector<std::uint64_t> x = b.lo;
+  for (;;) {
+    f(std::span<const std::uint64_t>(x));
+    std::size_t d = nd;
+    while (d > 0) {
+      --d;
+      if (x[d] < b.hi[d]) {
+        ++x[d];
+        break;
+      }
+      x[d] = b.lo[d];
+      if (d == 0) return;
+    }
+  }
+}
+
+/// The subarray's ND ranges as boxes of offsets from the domain's lower
+/// bounds, and the result's width along each dimension.
+inline std::pair<std::vector<cell_box>, std::vector<std::uint64_t>> dense_boxes(const subarray& sub) {
+  const std::size_t nd = sub.dim_num();
+  std::vector<std::uint64_t> widths(nd, 0);
+  std::vector<std::vector<std::uint64_t>> bases(nd);
+  for (std::size_t d = 0; d < nd; ++d)
+    for (const auto& r : sub.dim(d).ranges) {
+      bases[d].push_back(widths[d]);
+      const std::uint64_t w = r.hi - r.lo + 1;
+      if (w == 0 || widths[d] > std::numeric_limits<std::uint64_t>::max() - w)
+        throw std::invalid_argument("tilefmt: query: the subarray has more than 2^64 cells");
+      widths[d] += w;
+    }
+  std::vector<cell_box> boxes;
+  const std::uint64_t n = sub.nd_range_num();
+  for (std::uint64_t i = 0; i < n; ++i) {
+    cell_box b;
+    b.lo.resize(nd), b.hi.resize(nd), b.base.resize(nd);
+    std::uint64_t rest = i;
+    for (std::size_t k = 0; k < nd; ++k) {
+      const std::size_t d = nd - 1 - k;
+      const auto& ranges = sub.dim(d).ranges;
+      const auto which = static_cast<std::size_t>(rest % ranges.size());
+      rest /= ranges.size();
+      // Keys of integers differ as the values do: offsets from the domain's start.
+      b.lo[d] = ranges[which].lo - sub.dim(d).domain.lo;
+      b.hi[d] = ranges[which].hi - sub.dim(d).domain.lo;
+      b.base[d] = bases[d][which];
+    }
+    boxes.push_back(std::move(b));
+  }
+  return {std::move(boxes), std::move(widths)};
+}
+
+/// Reads a dense array's subarray: the result's fields and cell count.
+inline std::pair<std::vector<result_field>, std::uint64_t> read_dense(const read_plan& plan) {
+  const auto& schema = plan.schema();
+  for (std::size_t d = 0; d < plan.sub.dim_num(); ++d)
+    if (!plan.sub.dim(d).integral)
+      throw std::invalid_argument("tilefmt: query: dimension \"" + schema.domain.dimensions.value[d].name.value +
+                                  "\" of a dense array is not an integer, date or time dimension");
+  const auto [boxes, widths] = dense_boxes(plan.sub);
+  if (plan.layout == query_layout::global_order && boxes.size() > 1)
+    throw std::invalid_argument("tilefmt: query: several ranges per dimension cannot be read in global order "
+                                "(TileDB refuses it too)");
+  if (plan.layout == query_layout::unordered)
+    throw std::invalid_argument("tilefmt: query: a dense array has no unordered layout (TileDB refuses it too)");
+  const result_order order(widths, boxes.front(), plan.layout, schema);
+  plan.check_size(order.cell_num(), sizeof(std::uint32_t));
+  const std::size_t n = static_cast<std::size_t>(order.cell_num());
+
+  // Which fragment each cell comes from: the newest that wrote it.
+  constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+  const auto& frags = plan.arr.fragments();
+  std::vector<std::optional<dense_grid>> grids(frags.size());
+  std::vector<std::uint32_t> winner(n, none);
+  for (std::size_t k = 0; k < frags.size(); ++k) {
+    const auto& f = frags[k];
+    plan.check_fragment(f);
+    if (!f.dense())
+      throw std::invalid_argument("tilefmt: query: fragment " + f.name().str() +
+                                  " of a dense array is sparse; not supported yet");
+    if (f.footer().null_non_empty_domain) continue;
+    grids[k].emplace(dense_grid::of_region(f.schema(), f.non_empty_domain()));
+    for (const auto& box : boxes)
+      for_each_tile_part(*grids[k], box, [&](const tile_part& p) {
+        for_each_cell(p.cells, [&](std::span<const std::uint64_t> x) {
+          winner[static_cast<std::size_t>(order.index(x, box))] = static_cast<std::uint32_t>(k);
+        });
+      });
+  }
+
+  std::vector<result_field> out;
+  for (const auto& name : plan.names) {
+    const auto& attr = plan.attribute(name);
+    result_field r = plan.attribute_field(name);
+    const std::vector<std::byte> fill = attr.fill();
+    if (r.nullable) r.validity.assign(n, attr.fill_value_validity.value);
+    if (!r.var) {
+      r.values.resize(n * fill.size());
+      for (std::size_t c = 0; c < n; ++c)
+        if (winner[c] == none) std::memcpy(r.values.data() + c * fill.size(), fill.data(), fill.size());
+    }
+    // Var-size cells are gathered at the end from the tiles they are in.
+    std::vector<std::span<const std::byte>> var_cells(r.var ? n : 0, std::span<const std::byte>(fill));
+    std::deque<tile_data> kept;
+    for (std::size_t k = 0; k < frags.size(); ++k) {
+      if (!grids[k]) continue;
+      const auto& frag = frags[k];
+      const bool has = has_attribute(frag.schema(), name);
+      const auto& g = *grids[k];
+      const bool cell_row = g.cell_order() != format::Layout::COL_MAJOR;
+      std::optional<field_info> fi;
+      if (has) fi = frag.field(name);
+      std::vector<std::pair<std::size_t, std::size_t>> cells;  // (result cell, cell of the tile) this fragment wins
+      // A tile can hold cells of several ND ranges: read once for all.
+      std::vector<std::optional<std::size_t>> tile_at;  // per fragment tile: its place in `kept`, once read
+      for (const auto& box : boxes)
+        for_each_tile_part(g, box, [&](const tile_part& p) {
+          cells.clear();
+          std::vector<std::uint64_t> in(p.cells.dims());
+          for_each_cell(p.cells, [&](std::span<const std::uint64_t> x) {
+            const auto c = static_cast<std::size_t>(order.index(x, box));
+            if (winner[c] != k) return;
+            for (std::size_t d = 0; d < in.size(); ++d) in[d] = x[d] - p.tile_lo[d];
+            cells.emplace_back(c, static_cast<std::size_t>(ravel(in, g.extents(), cell_row)));
+          });
+          if (cells.empty()) return;  // newer fragments cover this tile's part: not read
+          const tile_data* t = nullptr;
+          if (has) {
+            const auto tile = static_cast<std::size_t>(p.tile);
+            if (boxes.size() == 1) {
+              kept.push_back(frag.read_tile(*fi, tile));
+              t = &kept.back();
+            } else {
+              if (tile_at.size() <= tile) tile_at.resize(tile + 1);
+              if (!tile_at[tile]) {
+                kept.push_back(frag.read_tile(*fi, tile));
+                tile_at[tile] = kept.size() - 1;
+              }
+              t = &kept[*tile_at[tile]];
+            }
+          }
+          for (const auto& [c, i] : cells) {
+            if (!t) {  // the fragment's schema predates the attribute
+              if (!r.var) std::memcpy(r.values.data() + c * fill.size(), fill.data(), fill.size());
+              continue;
+            }
+            if (r.var) {
+              var_cells[c] = var_cell(t->values, t->offsets, i);
+            } else {
+              if ((i + 1) * fill.size() > t->values.size())
+                throw format_error("a tile of fragment " + frag.name().str() + ", field " + name +
+                                       " holds fewer cells than its space tile",
+                                   0);
+              std::memcpy(r.values.data() + c * fill.size(), t->values.data() + i * fill.size(), fill.size());
+            }
+            if (r.nullable) r.validity[c] = t->validity.at(i);
+          }
+          // Fixed values are copied already; with one ND range no later
+          // part needs the tile.
+          if (!r.var && t && boxes.size() == 1) kept.pop_back();
+        });
+      if (!r.var) {
+        kept.clear();
+        tile_at.clear();
+      }
+    }
+    if (r.var) {
+      r.offsets.resize(n);
+      std::size_t total = 0;
+      for (std::size_t c = 0; c < n; ++c) {
+        r.offsets[c] = total;
+        total += var_cells[c].size();
+      }
+      r.values.resize(total);
+      for (std::size_t c = 0; c < n; ++c)
+        if (!var_cells[c].empty()) std::memcpy(r.values.data() + r.offsets[c], var_cells[c].data(), var_cells[c].size());
+    }
+    out.push_back(std::move(r));
+  }
+  return {std::move(out), order.cell_num()};
+}
+
+} // namespace tilefmt::array::detail

@@ -1,0 +1,75 @@
+// tilefmt — what both readers of a query (dense_read.hpp, sparse_read.hpp)
+// are given and check first: the array, the subarray, the layout, the
+// attributes asked for, and the fragments they may read.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tilefmt/array/array.hpp"
+#include "tilefmt/array/detail/subarray.hpp"
+#include "tilefmt/array/query_result.hpp"
+
+namespace tilefmt::array::detail {
+
+struct read_plan {
+  const array_reader& arr;
+  const subarray& sub;
+  query_layout layout;
+  std::vector<std::string> names;  // attributes, in the result's order
+
+  const format::ArraySchema& schema() const { return arr.schema(); }
+
+  const format::Attribute& attribute(const std::string& name) const {
+    for (const auto& a : schema().attributes.value)
+      if (a.name.value == name) return a;
+    throw std::invalid_argument("tilefmt: query: the array has no attribute \"" + name + "\"");
+  }
+
+  /// An empty result field for attribute `name`.
+  result_field attribute_field(const std::string& name) const {
+    const auto& a = attribute(name);
+    result_field r;
+    r.name = name;
+    r.type = a.type;
+    r.var = a.is_var();
+    r.nullable = a.nullable.value;
+    return r;
+  }
+
+  /// The result and the bookkeeping of `cells` cells (`extra` bytes each
+  /// besides the attributes' values) must fit open_options::max_allocation,
+  /// checked before anything is allocated.
+  void check_size(std::uint64_t cells, std::uint64_t extra) const {
+    std::uint64_t per_cell = extra;
+    for (const auto& name : names) {
+      const auto& a = attribute(name);
+      per_cell += a.is_var() ? sizeof(std::uint64_t) + 2 * sizeof(void*) : a.cell_size();
+      if (a.nullable.value) per_cell += 1;
+    }
+    const std::uint64_t limit = arr.options().max_allocation;
+    if (per_cell != 0 && cells > limit / per_cell)
+      throw std::invalid_argument("tilefmt: query: the subarray has " + std::to_string(cells) + " cells of " +
+                                  std::to_string(per_cell) + " bytes, more than the " + std::to_string(limit) +
+                                  " bytes open_options::max_allocation allows one read");
+  }
+
+  /// Refuses what the readers do not read yet.
+  void check_fragment(const fragment& f) const {
+    const auto& opt = arr.options();
+    if (f.has_timestamps() && (f.timestamp_start() < opt.timestamp_start || f.timestamp_end() > opt.timestamp_end))
+      throw std::invalid_argument("tilefmt: query: fragment " + f.name().str() +
+                                  " was consolidated with timestamps and the array is opened inside its time "
+                                  "range; reading per-cell timestamps is not supported yet");
+  }
+};
+
+inline bool has_attribute(const format::ArraySchema& schema, const std::string& name) {
+  for (const auto& a : schema.attributes.value)
+    if (a.name.value == name) return true;
+  return false;
+}
+
+} // namespace tilefmt::array::detail

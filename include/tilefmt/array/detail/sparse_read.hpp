@@ -1,0 +1,388 @@
+// tilefmt — the sparse reader of a query: every cell of every fragment
+// inside the subarray, in the order TileDB returns them.
+//
+// Only tiles that can hold a result are read: fragments whose non-empty
+// domain misses the subarray are skipped, and so are tiles whose bounding
+// rectangle (the R-tree's leaves) does. The coordinate tiles of the rest
+// decide which cells are in; the attribute tiles are then read once each,
+// for the cells they give to the result.
+//
+// TileDB's rules, per layout:
+// - row-major and column-major (TileDB's "legacy" reader): the subarray's
+//   ND ranges are taken in that order; each collects its cells (fragments
+//   oldest first, then tile and cell order), so a cell in two ranges is
+//   there twice. Without duplicates allowed, a range whose cells come from
+//   several fragments is sorted and keeps the newest cell of equal
+//   coordinates. Then everything is sorted in the layout, except in
+//   one-dimensional arrays whose cells all come from one fragment (those
+//   stay range by range).
+// - global order and unordered: each dimension's ranges are sorted and
+//   merged first (a cell is returned once), and global order takes one ND
+//   range. Without duplicates allowed the newest cell of equal coordinates
+//   is kept and the result is in global order (unordered too: TileDB reads
+//   it with its global-order reader); with duplicates allowed, unordered
+//   cells come in storage order.
+// Cells deleted (`__delete_timestamps` of consolidated fragments) at or
+// before the time the array is opened at are left out, after the newest
+// cells are chosen. Cells of arrays with duplicates that share coordinates
+// come in an order TileDB does not fix (its sorts are not stable).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tilefmt/array/detail/coordinates.hpp"
+#include "tilefmt/array/detail/read_plan.hpp"
+
+namespace tilefmt::array::detail {
+
+class sparse_reader {
+public:
+  explicit sparse_reader(const read_plan& plan)
+      : plan_(plan), dims_(plan.schema().domain.dimensions.value), keys_(dims_.size()), coords_(dims_.size()) {
+    for (std::size_t d = 0; d < dims_.size(); ++d) keys_.tiled[d] = dims_[d].has_tile_extent();
+  }
+
+  std::pair<std::vector<result_field>, std::uint64_t> read() {
+    check_delete_commits();
+    const auto layout = plan_.layout;
+    const bool legacy = layout == query_layout::row_major || layout == query_layout::col_major;
+    if (!legacy && plan_.schema().cell_order == format::Layout::HILBERT)
+      throw std::invalid_argument("tilefmt: query: global order and unordered reads of arrays in Hilbert cell order "
+                                  "are not supported yet");
+    const subarray merged = legacy ? plan_.sub : plan_.sub.merged();
+    if (layout == query_layout::global_order && merged.nd_range_num() > 1)
+      throw std::invalid_argument("tilefmt: query: several ranges per dimension cannot be read in global order "
+                                  "(TileDB refuses it too)");
+    if (!merged.empty()) collect(merged, legacy);
+    const auto order = legacy ? legacy_order() : merged_order();
+    return {materialize(order), order.size()};
+  }
+
+private:
+  struct hit {
+    std::uint32_t frag;
+    bool deleted;
+    std::uint64_t tile;
+    std::uint64_t pos;
+    std::uint64_t range;  // ND range (row- and column-major reads)
+  };
+
+  bool row_major() const { return plan_.layout != query_layout::col_major; }
+  bool dups() const { return plan_.schema().allows_dups.value; }
+
+  /// Delete commits not yet applied to a fragment's cells need the delete
+  /// condition evaluated: refused until conditions are read.
+  void check_delete_commits() const {
+    for (const auto& del : plan_.arr.files().delete_commits)
+      for (const auto& f : plan_.arr.fragments()) {
+        if (del.t2() < f.timestamp_start()) continue;  // written after the delete
+        const auto done = f.processed_conditions();
+        // TileDB names a processed delete by its commit file, from the array's folder.
+        const std::string marker = (del.path.parent_path().filename() / del.path.filename()).generic_string();
+        if (std::find(done.begin(), done.end(), marker) == done.end())
+          throw std::invalid_argument("tilefmt: query: delete commit " + marker + " applies to fragment " +
+                                      f.name().str() + "; applying delete conditions is not supported yet");
+      }
+  }
+
+  /// Whether rectangle `m` (a non-empty domain or an MBR) meets the subarray.
+  bool overlaps(const subarray& sub, const format::MBR& m) const {
+    if (m.ranges.size() != dims_.size()) return true;  // not ours to judge: the tiles' coordinates decide
+    for (std::size_t d = 0; d < dims_.size(); ++d) {
+      bool meets = true;
+      with_coordinate_type(dims_[d].type.value, [&]<class T>() {
+        const auto [lo, hi] = m.ranges[d].as<T>();
+        meets = sub.dim(d).overlaps({order_key(lo), order_key(hi)});
+      });
+      if (!meets) return false;
+    }
+    return true;
+  }
+
+  /// Every cell of the subarray in every fragment, in storage order; with
+  /// `per_range`, once for each ND range it is in.
+  void collect(const subarray& sub, bool per_range) {
+    const auto& frags = plan_.arr.fragments();
+    const std::size_t nd = dims_.size();
+    const std::uint64_t open_end = plan_.arr.options().timestamp_end;
+    // The ND range index is row-major (last dimension fastest) or column-major over the per-dimension ranges.
+    std::vector<std::uint64_t> stride(nd, 1);
+    for (std::size_t k = 1; k < nd; ++k) {
+      if (row_major())
+        stride[nd - 1 - k] = stride[nd - k] * sub.dim(nd - k).ranges.size();
+      else
+        stride[k] = stride[k - 1] * sub.dim(k - 1).ranges.size();
+    }
+    std::vector<std::vector<std::uint64_t>> cell_key(nd), tile_key(nd);
+    std::vector<std::vector<std::size_t>> in_ranges(nd);
+    for (std::size_t k = 0; k < frags.size(); ++k) {
+      const auto& f = frags[k];
+      plan_.check_fragment(f);
+      if (f.dense())
+        throw std::invalid_argument("tilefmt: query: fragment " + f.name().str() + " of a sparse array is dense");
+      if (f.tile_num() == 0 || !overlaps(sub, f.non_empty_domain())) continue;
+      std::vector<field_info> dim_fields;
+      for (const auto& dim : dims_) dim_fields.push_back(f.field(dim.name.value));
+      std::optional<field_info> deleted_at;
+      if (f.has_delete_meta()) deleted_at = f.field("__delete_timestamps");
+      const auto mbrs = f.mbrs();
+      for (std::size_t t = 0; t < f.tile_num(); ++t) {
+        if (!mbrs.empty() && !overlaps(sub, mbrs[t])) continue;
+        const auto cells = static_cast<std::size_t>(f.tile_cells(t));
+        std::vector<tile_data> coords;
+        for (std::size_t d = 0; d < nd; ++d) {
+          coords.push_back(f.read_tile(dim_fields[d], t));
+          tile_keys(d, coords.back(), cells, f, cell_key[d], tile_key[d]);
+        }
+        std::vector<std::uint64_t> deleted;
+        if (deleted_at) deleted = little_endian_u64(f.read_tile(*deleted_at, t).values, cells, f);
+        for (std::size_t i = 0; i < cells; ++i) {
+          bool in = true;
+          for (std::size_t d = 0; d < nd && in; ++d) {
+            in_ranges[d].clear();
+            const auto& rs = sub.dim(d).ranges;
+            for (std::size_t r = 0; r < rs.size(); ++r)
+              if (rs[r].contains(cell_key[d][i])) {
+                in_ranges[d].push_back(r);
+                if (!per_range) break;
+              }
+            in = !in_ranges[d].empty();
+          }
+          if (!in) continue;
+          // Deleted at or before the opening time (UINT64_MAX: never deleted).
+          const bool gone = !deleted.empty() && (open_end == std::numeric_limits<std::uint64_t>::max()
+                                                     ? deleted[i] < open_end
+                                                     : deleted[i] <= open_end);
+          hit h{static_cast<std::uint32_t>(k), gone, t, i, 0};
+          if (!per_range) {
+            add(h, coords, cell_key, tile_key, i);
+            continue;
+          }
+          // One hit per ND range the cell is in: every combination of its per-dimension ranges.
+          std::vector<std::size_t> which(nd, 0);
+          for (;;) {
+            h.range = 0;
+            for (std::size_t d = 0; d < nd; ++d) h.range += in_ranges[d][which[d]] * stride[d];
+            add(h, coords, cell_key, tile_key, i);
+            std::size_t d = nd;
+            while (d > 0 && ++which[d - 1] == in_ranges[d - 1].size()) which[--d] = 0;
+            if (d == 0) break;
+          }
+        }
+      }
+    }
+  }
+
+  /// Keys of the `cells` coordinates of dimension `d` in tile `t`.
+  void tile_keys(std::size_t d, const tile_data& t, std::size_t cells, const fragment& f,
+                 std::vector<std::uint64_t>& cell_key, std::vector<std::uint64_t>& tile_key) const {
+    const auto& dim = dims_[d];
+    cell_key.resize(cells);
+    tile_key.resize(cells);
+    with_coordinate_type(dim.type.value, [&]<class T>() {
+      if (t.values.size() != cells * sizeof(T))
+        throw format_error("fragment " + f.name().str() + ": a tile of dimension " + dim.name.value + " holds " +
+                               std::to_string(t.values.size()) + " bytes for " + std::to_string(cells) + " cells",
+                           0);
+      const auto [lo, hi] = dim.domain_as<T>();
+      (void)hi;
+      const T ext = keys_.tiled[d] ? *dim.tile_extent_as<T>() : T{1};
+      for (std::size_t i = 0; i < cells; ++i) {
+        const T v = codec::load_le<T>(t.values.data() + i * sizeof(T));
+        cell_key[i] = order_key(v);
+        if (keys_.tiled[d]) tile_key[i] = tile_index(v, lo, ext);
+      }
+    });
+  }
+
+  static std::vector<std::uint64_t> little_endian_u64(const std::vector<std::byte>& bytes, std::size_t cells,
+                                                      const fragment& f) {
+    if (bytes.size() != cells * 8)
+      throw format_error("fragment " + f.name().str() + ": a tile of __delete_timestamps holds " +
+                             std::to_string(bytes.size()) + " bytes for " + std::to_string(cells) + " cells",
+                         0);
+    std::vector<std::uint64_t> out(cells);
+    codec::load_le_array(bytes.data(), out.data(), cells);
+    return out;
+  }
+
+  void add(const hit& h, const std::vector<tile_data>& coords, const std::vector<std::vector<std::uint64_t>>& cell_key,
+           const std::vector<std::vector<std::uint64_t>>& tile_key, std::size_t i) {
+    hits_.push_back(h);
+    for (std::size_t d = 0; d < dims_.size(); ++d) {
+      const std::size_t size = format::datatype_size(dims_[d].type.value);
+      const auto* at = coords[d].values.data() + i * size;
+      coords_[d].insert(coords_[d].end(), at, at + size);
+      keys_.cell[d].push_back(cell_key[d][i]);
+      if (keys_.tiled[d]) keys_.tile[d].push_back(tile_key[d][i]);
+    }
+  }
+
+  /// Of each run of equal coordinates in `idx[b, e)` (sorted), the cell of
+  /// the newest fragment (the first of them on a tie).
+  void keep_newest(std::vector<std::size_t>& idx, std::size_t b, std::size_t e, std::vector<bool>& dropped) const {
+    for (std::size_t i = b; i < e;) {
+      std::size_t j = i + 1, best = i;
+      while (j < e && keys_.same_coordinates(idx[i], idx[j])) {
+        if (hits_[idx[j]].frag > hits_[idx[best]].frag) best = j;
+        ++j;
+      }
+      for (std::size_t x = i; x < j; ++x)
+        if (x != best) dropped[idx[x]] = true;
+      i = j;
+    }
+  }
+
+  std::vector<std::size_t> legacy_order() const {
+    std::vector<std::size_t> idx(hits_.size());
+    std::iota(idx.begin(), idx.end(), std::size_t{0});
+    // Range by range, each in storage order.
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return hits_[a].range < hits_[b].range; });
+    const bool row = row_major();
+    auto layout_less = [&](std::size_t a, std::size_t b) { return keys_.layout_less(a, b, row); };
+    std::vector<bool> dropped(hits_.size(), false);
+    for (std::size_t b = 0; b < idx.size();) {
+      std::size_t e = b;
+      bool several = false;
+      while (e < idx.size() && hits_[idx[e]].range == hits_[idx[b]].range) {
+        several = several || hits_[idx[e]].frag != hits_[idx[b]].frag;
+        ++e;
+      }
+      if (several && !dups()) {
+        std::stable_sort(idx.begin() + static_cast<std::ptrdiff_t>(b), idx.begin() + static_cast<std::ptrdiff_t>(e),
+                         layout_less);
+        keep_newest(idx, b, e, dropped);
+      }
+      b = e;
+    }
+    std::vector<std::size_t> out;
+    for (auto i : idx)
+      if (!dropped[i] && !hits_[i].deleted) out.push_back(i);
+    const bool one_fragment =
+        std::all_of(out.begin(), out.end(), [&](std::size_t i) { return hits_[i].frag == hits_[out.front()].frag; });
+    if (dims_.size() > 1 || !one_fragment) std::stable_sort(out.begin(), out.end(), layout_less);
+    return out;
+  }
+
+  std::vector<std::size_t> merged_order() const {
+    std::vector<std::size_t> idx(hits_.size());
+    std::iota(idx.begin(), idx.end(), std::size_t{0});
+    std::vector<bool> dropped(hits_.size(), false);
+    if (plan_.layout == query_layout::global_order || !dups()) {
+      const bool tile_row = plan_.schema().tile_order != format::Layout::COL_MAJOR;
+      const bool cell_row = plan_.schema().cell_order != format::Layout::COL_MAJOR;
+      std::stable_sort(idx.begin(), idx.end(),
+                       [&](std::size_t a, std::size_t b) { return keys_.global_less(a, b, tile_row, cell_row); });
+      if (!dups()) keep_newest(idx, 0, idx.size(), dropped);
+    }
+    std::vector<std::size_t> out;
+    for (auto i : idx)
+      if (!dropped[i] && !hits_[i].deleted) out.push_back(i);
+    return out;
+  }
+
+  /// The result's columns: coordinates, then each attribute, cell `c` from hit `order[c]`.
+  std::vector<result_field> materialize(const std::vector<std::size_t>& order) const {
+    const std::size_t n = order.size();
+    std::uint64_t coord_bytes = 0;
+    for (const auto& dim : dims_) coord_bytes += format::datatype_size(dim.type.value);
+    plan_.check_size(n, coord_bytes);
+    std::vector<result_field> out;
+    for (std::size_t d = 0; d < dims_.size(); ++d) {
+      result_field r;
+      r.name = dims_[d].name.value;
+      r.type = dims_[d].type.value;
+      const std::size_t size = format::datatype_size(r.type);
+      r.values.resize(n * size);
+      for (std::size_t c = 0; c < n; ++c)
+        std::memcpy(r.values.data() + c * size, coords_[d].data() + order[c] * size, size);
+      out.push_back(std::move(r));
+    }
+    // Result cells grouped by the tile they come from, so that each tile is read once.
+    std::vector<std::size_t> by_tile(n);
+    std::iota(by_tile.begin(), by_tile.end(), std::size_t{0});
+    std::stable_sort(by_tile.begin(), by_tile.end(), [&](std::size_t a, std::size_t b) {
+      const auto &x = hits_[order[a]], &y = hits_[order[b]];
+      return x.frag != y.frag ? x.frag < y.frag : x.tile < y.tile;
+    });
+    const auto& frags = plan_.arr.fragments();
+    for (const auto& name : plan_.names) {
+      const auto& attr = plan_.attribute(name);
+      result_field r = plan_.attribute_field(name);
+      const std::vector<std::byte> fill = attr.fill();
+      const std::size_t size = fill.size();
+      if (r.nullable) r.validity.assign(n, attr.fill_value_validity.value);
+      if (!r.var) r.values.resize(n * size);
+      std::vector<std::span<const std::byte>> var_cells(r.var ? n : 0, std::span<const std::byte>(fill));
+      std::deque<tile_data> kept;  // var-size cells point into these
+      for (std::size_t b = 0; b < n;) {
+        const hit& first = hits_[order[by_tile[b]]];
+        std::size_t e = b;
+        while (e < n && hits_[order[by_tile[e]]].frag == first.frag && hits_[order[by_tile[e]]].tile == first.tile) ++e;
+        const auto& frag = frags[first.frag];
+        const tile_data* t = nullptr;
+        if (has_attribute(frag.schema(), name)) {
+          kept.push_back(frag.read_tile(frag.field(name), static_cast<std::size_t>(first.tile)));
+          t = &kept.back();
+        }
+        for (std::size_t x = b; x < e; ++x) {
+          const std::size_t c = by_tile[x];
+          const std::size_t i = hits_[order[c]].pos;
+          if (!t) {  // the fragment's schema predates the attribute: its fill value
+            if (!r.var) std::memcpy(r.values.data() + c * size, fill.data(), size);
+            continue;
+          }
+          if (r.var) {
+            var_cells[c] = var_cell(t->values, t->offsets, i);
+          } else {
+            if ((i + 1) * size > t->values.size())
+              throw format_error("a tile of fragment " + frag.name().str() + ", field " + name + " holds fewer cells " +
+                                     "than its coordinates",
+                                 0);
+            std::memcpy(r.values.data() + c * size, t->values.data() + i * size, size);
+          }
+          if (r.nullable) r.validity[c] = t->validity.at(i);
+        }
+        if (!r.var && t) kept.pop_back();
+        b = e;
+      }
+      if (r.var) {
+        r.offsets.resize(n);
+        std::size_t total = 0;
+        for (std::size_t c = 0; c < n; ++c) {
+          r.offsets[c] = total;
+          total += var_cells[c].size();
+        }
+        r.values.resize(total);
+        for (std::size_t c = 0; c < n; ++c)
+          if (!var_cells[c].empty()) std::memcpy(r.values.data() + r.offsets[c], var_cells[c].data(), var_cells[c].size());
+      }
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+
+  const read_plan& plan_;
+  const std::vector<format::Dimension>& dims_;
+  std::vector<hit> hits_;
+  cell_keys keys_;
+  std::vector<std::vector<std::byte>> coords_;  // per dimension: each hit's coordinate as stored
+};
+
+inline std::pair<std::vector<result_field>, std::uint64_t> read_sparse(const read_plan& plan) {
+  return sparse_reader(plan).read();
+}
+
+} // namespace tilefmt::array::detail
