@@ -471,6 +471,10 @@ void commit_seeds(seed_writer& w, const fs::path& root) {
     w.add("commit_files", prefix({0}), bytes_of(e.path().filename().string()));
     if (!e.is_regular_file()) continue;
     const auto ext = e.path().extension();
+    if (ext == ".del") {
+      w.add("commit_files", prefix({5}), read_seed_tile(read_file(e.path())).payload);
+      continue;
+    }
     unsigned mode = ext == ".vac" || ext == ".ign" ? 1 : ext == ".con" ? 2 : 0;
     if (mode == 0) continue;
     const auto bytes = read_file(e.path());

@@ -18,6 +18,7 @@
 #include "tilefmt/format/names.hpp"
 #include "tilefmt/storage/memory.hpp"
 #include "tilefmt/format/print.hpp"
+#include "tilefmt/format/query_condition.hpp"
 
 namespace tilefmt::fuzz {
 
@@ -314,12 +315,13 @@ void commit_folder(cursor& c) {
 /// Input: u8 mode | bytes. Modes: 0 a timestamped name (and the file name
 /// checks), 1 a vacuum / ignore file, 2 a consolidated commits file, 3 a
 /// commit folder (up to three files: u8 name byte, u32 size, bytes), 4 a
-/// name built from three numbers and a label.
+/// name built from three numbers and a label, 5 the condition of a delete
+/// commit (the payload of its generic tile).
 void commit_files(input in) {
   cursor c(in);
   const std::uint8_t mode = c.byte();
   guarded([&] {
-    switch (mode % 5u) {
+    switch (mode % 6u) {
     case 0: return name(text_of(c.rest()));
     case 1: {
       auto l = codec::decode<format::PathList>(c.rest());
@@ -343,6 +345,11 @@ void commit_files(input in) {
       (void)format::make_enumeration_file_name(label, v);
       (void)format::format_label(v, static_cast<std::uint32_t>(t1), t2);
       return;
+    }
+    case 5: {
+      auto cond = codec::decode<format::ConditionNode>(c.rest());
+      (void)codec::to_text(cond);
+      return round_trip(cond, "ConditionNode");
     }
     }
   });

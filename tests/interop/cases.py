@@ -788,6 +788,21 @@ def sparse_deletes_consolidated(b):
     b.vacuum("fragments")
 
 
+@case("sparse_deletes", "sparse", "deletes", "multi_fragment", "ascii", "var")
+def sparse_deletes(b):
+    """Sparse without duplicates: two writes (the second rewrites a third of the first's cells), delete commits (a < 0, then s == 'beta'), a third write; not consolidated, so readers apply the delete conditions."""
+    r = rng_for(b)
+    b.create(S([D("d", 0, 999, 100)], [A("a", np.int64), A("s", "ascii", var=True)], sparse=True, capacity=10))
+    first = unique_coords(r, 0, 999, 40, np.int32)
+    b.write({"a": numeric(r, np.int64, 40), "s": ascii_strings(r, 40)}, coords=[first])
+    again = first[::3]
+    b.write({"a": numeric(r, np.int64, len(again)), "s": ascii_strings(r, len(again))}, coords=[again])
+    b.delete("a < 0")
+    b.delete("s == 'beta'")
+    later = unique_coords(r, 0, 999, 12, np.int32)
+    b.write({"a": numeric(r, np.int64, 12), "s": ascii_strings(r, 12)}, coords=[later])
+
+
 # ---------------------------------------------------------------- encryption, empty, large
 
 

@@ -23,6 +23,7 @@ ARRAYS = [
     "consolidated_dense",
     "consolidated_commits_vacuumed",
     "sparse_deletes_consolidated",
+    "sparse_deletes",
 ]
 
 

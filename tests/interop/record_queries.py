@@ -11,6 +11,7 @@ dense.txt, the sparse arrays' to sparse.txt. The format, one record per
 query, every number decimal, every byte string hex:
 
     query <array folder, relative to tests/data> <C|F|G|U> <ranges>
+    where <field> <op> <value>                    a condition, if any (several: joined by and)
     dim <name> <cells> <coordinates>              sparse arrays: each dimension
     attr <name> <cells> <values>                  fixed-size attributes
     attr <name> <cells> <values> <offsets>        var-size: offsets in bytes, comma-separated
@@ -133,8 +134,40 @@ def spec(sub):
     return ",".join("|".join("%d:%d" % r for r in ranges) for ranges in sub)
 
 
-def record(lines, A, rel, sparse, sub, orders):
-    """One record per order: what A.query(order).multi_index[sub] returns."""
+def condition_leaves(A):
+    """A condition on the array's data: its first non-nullable fixed-size
+    numeric attribute greater than its median, and its first var-size ASCII
+    or UTF-8 attribute equal to one of its values. [(field, op, bytes, text)]."""
+    leaves = []
+    everything = A.query()[:]
+    for i in range(A.schema.nattr):
+        at = A.schema.attr(i)
+        if at.isnullable or at.isvar or getattr(at, "enum_label", None) or at.dtype.kind not in "iuf":
+            continue
+        if at.dtype.itemsize != np.dtype(at.dtype).itemsize or at.ncells != 1:
+            continue
+        values = np.sort(np.ma.getdata(everything[at.name]).ravel())
+        if values.size == 0:
+            break
+        v = values[values.size // 2]
+        text = repr(int(v)) if at.dtype.kind in "iu" else repr(float(v))
+        leaves.append((at.name, ">", np.asarray(v, dtype=at.dtype).tobytes(), text))
+        break
+    for i in range(A.schema.nattr):
+        at = A.schema.attr(i)
+        if at.isnullable or not at.isvar or getattr(at, "enum_label", None) or at.dtype.kind not in "SU":
+            continue
+        values = [x if isinstance(x, str) else x.decode("ascii", "replace") for x in np.ma.getdata(everything[at.name]).ravel()]
+        plain = sorted(x for x in values if x and x.isascii() and x.isalnum())
+        if plain:
+            leaves.append((at.name, "==", plain[len(plain) // 2].encode("ascii"), repr(plain[len(plain) // 2])))
+        break
+    return leaves
+
+
+def record(lines, A, rel, sparse, sub, orders, cond=()):
+    """One record per order: what A.query(order).multi_index[sub] returns
+    (with `cond`, condition_leaves() joined by `and`)."""
     index = tuple([tuple(r) for r in ranges] for ranges in sub)
     dims = [A.schema.domain.dim(i).name for i in range(A.schema.domain.ndim)]
     attrs = [A.schema.attr(i).name for i in range(A.schema.nattr)]
@@ -145,10 +178,13 @@ def record(lines, A, rel, sparse, sub, orders):
         attrs = [a for a in attrs if not A.schema.attr(a).isvar]
         if not attrs:
             return
+    cond_text = " and ".join("%s %s %s" % (f, op, text) for f, op, _, text in cond)
     for order in orders:
         lines.append("query %s %s %s" % (rel, order, spec(sub)))
+        for f, op, value, _ in cond:
+            lines.append("where %s %s %s" % (f, op, value.hex()))
         try:
-            q = A.query(order=order, attrs=attrs)
+            q = A.query(order=order, attrs=attrs, cond=cond_text) if cond else A.query(order=order, attrs=attrs)
             if all(len(ranges) == 1 for ranges in sub):
                 result = q[tuple(slice(r[0][0], r[0][1] + 1) for r in sub)]
                 buffers = {k: tuple(v) for k, v in A.pyquery.results().items()}
@@ -197,8 +233,14 @@ def main(argv):
             if sparse and any(n[1] < d[1] for d, n in zip(domain, nonempty)):
                 past = [(n[1] + 1, d[1]) if n[1] < d[1] else tuple(n) for d, n in zip(domain, nonempty)]
                 record(lines, A, rel, sparse, [[r] for r in past], orders)
-            for sub in multi_ranges(rng, draw, max_cells):
+            subs = list(multi_ranges(rng, draw, max_cells))
+            for sub in subs:
                 record(lines, A, rel, sparse, sub, orders)
+            # Conditions: over the whole non-empty domain, and over ranges.
+            cond = condition_leaves(A)
+            if cond:
+                record(lines, A, rel, sparse, [[r] for r in nonempty], orders, cond)
+                record(lines, A, rel, sparse, subs[0], orders, cond)
     os.makedirs(out_dir, exist_ok=True)
     for kind, lines in out.items():
         path = os.path.join(out_dir, kind + ".txt")

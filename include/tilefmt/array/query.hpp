@@ -17,14 +17,18 @@
 // duplicates allowed, the newest of equal coordinates. Each reader's header
 // gives TileDB's rules for the layouts and for several ranges.
 //
-// Not yet: string dimensions, query conditions, delete commits not yet
-// consolidated into the fragments, aggregates, consolidated fragments read
-// at a timestamp inside their range; each is refused with
-// std::invalid_argument naming it.
+// Conditions (where(), array/condition.hpp) keep the cells that satisfy
+// them; delete commits remove the cells they delete from the fragments
+// written before them.
+//
+// Not yet: string dimensions, update commits, conditions on enumeration
+// labels, aggregates, consolidated fragments read at a timestamp inside
+// their range; each is refused with std::invalid_argument naming it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -33,6 +37,7 @@
 #include <vector>
 
 #include "tilefmt/array/array.hpp"
+#include "tilefmt/array/condition.hpp"
 #include "tilefmt/array/detail/dense_read.hpp"
 #include "tilefmt/array/detail/sparse_read.hpp"
 #include "tilefmt/array/detail/subarray.hpp"
@@ -80,11 +85,19 @@ public:
     layout_ = l;
     return *this;
   }
+  /// Only cells that satisfy `c` (array/condition.hpp); in dense arrays the
+  /// others read as fill values, as in TileDB.
+  query& where(condition c) {
+    where_ = std::move(c);
+    return *this;
+  }
 
   query_result read() const {
     const auto& schema = arr_->schema();
     const detail::subarray sub(schema, ranges_);
-    detail::read_plan plan{*arr_, sub, layout_, selected(schema)};
+    std::optional<detail::condition_eval> where;
+    if (where_) where.emplace(where_->node(), schema);
+    detail::read_plan plan{*arr_, sub, layout_, selected(schema), where ? &*where : nullptr};
     for (const auto& name : plan.names) (void)plan.attribute(name);
     auto [fields, cells] = schema.is_sparse() ? detail::read_sparse(plan) : detail::read_dense(plan);
     return query_result(std::move(fields), cells);
@@ -119,6 +132,7 @@ private:
   std::vector<std::vector<detail::user_range>> ranges_;
   std::vector<std::string> names_;
   query_layout layout_ = query_layout::row_major;
+  std::optional<condition> where_;
 };
 
 inline query array_reader::query() const { return array::query(*this); }

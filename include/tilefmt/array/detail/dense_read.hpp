@@ -8,6 +8,9 @@
 // the winning fragment's schema does not have (added later by schema
 // evolution) reads as its fill value.
 //
+// Cells that fail the query's condition read as fill values (TileDB's
+// rule for dense arrays).
+//
 // With several ranges per dimension the result is the grid of their
 // cells: along each dimension the cells of its first range, then of its
 // second, and so on (a cell in two overlapping ranges is there twice), in
@@ -21,6 +24,7 @@
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <map>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -247,6 +251,47 @@ inline std::pair<std::vector<cell_box>, std::vector<std::uint64_t>> dense_boxes(
   return {std::move(boxes), std::move(widths)};
 }
 
+/// Cells that fail the query's condition read as fill values, as in TileDB:
+/// their winner becomes none.
+inline void apply_condition(const read_plan& plan, const std::vector<fragment>& frags,
+                            const std::vector<std::optional<dense_grid>>& grids, const std::vector<cell_box>& boxes,
+                            const result_order& order, std::vector<std::uint32_t>& winner) {
+  for (const auto& name : plan.where->field_names())
+    if (!has_attribute(plan.schema(), name))
+      throw std::invalid_argument("tilefmt: query: conditions on the dimensions of dense arrays are not supported yet");
+  constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+  for (std::size_t k = 0; k < frags.size(); ++k) {
+    if (!grids[k]) continue;
+    const auto& g = *grids[k];
+    const bool cell_row = g.cell_order() != format::Layout::COL_MAJOR;
+    for (const auto& box : boxes)
+      for_each_tile_part(g, box, [&](const tile_part& p) {
+        std::vector<std::size_t> result;    // result cells this fragment wins in the tile
+        std::vector<std::uint64_t> in_tile;  // and where they are in it
+        std::vector<std::uint64_t> in(p.cells.dims());
+        for_each_cell(p.cells, [&](std::span<const std::uint64_t> x) {
+          const auto c = static_cast<std::size_t>(order.index(x, box));
+          if (winner[c] != k) return;
+          for (std::size_t d = 0; d < in.size(); ++d) in[d] = x[d] - p.tile_lo[d];
+          result.push_back(c);
+          in_tile.push_back(ravel(in, g.extents(), cell_row));
+        });
+        if (result.empty()) return;
+        std::map<std::string, tile_data, std::less<>> read;
+        auto tile_of = [&](const std::string& name) -> const tile_data* {
+          if (!has_attribute(frags[k].schema(), name)) return nullptr;
+          auto it = read.find(name);
+          if (it == read.end())
+            it = read.emplace(name, frags[k].read_tile(frags[k].field(name), static_cast<std::size_t>(p.tile))).first;
+          return &it->second;
+        };
+        const auto pass = plan.where->evaluate(in_tile, tile_of);
+        for (std::size_t x = 0; x < result.size(); ++x)
+          if (!pass[x]) winner[result[x]] = none;
+      });
+  }
+}
+
 /// Reads a dense array's subarray: the result's fields and cell count.
 inline std::pair<std::vector<result_field>, std::uint64_t> read_dense(const read_plan& plan) {
   const auto& schema = plan.schema();
@@ -284,6 +329,8 @@ inline std::pair<std::vector<result_field>, std::uint64_t> read_dense(const read
         });
       });
   }
+
+  if (plan.where) apply_condition(plan, frags, grids, boxes, order, winner);
 
   std::vector<result_field> out;
   for (const auto& name : plan.names) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tilefmt/array/array.hpp"
+#include "tilefmt/array/detail/condition_eval.hpp"
 #include "tilefmt/array/detail/subarray.hpp"
 #include "tilefmt/array/query_result.hpp"
 
@@ -19,6 +20,7 @@ struct read_plan {
   const subarray& sub;
   query_layout layout;
   std::vector<std::string> names;  // attributes, in the result's order
+  const condition_eval* where = nullptr;  // the query's condition, if any
 
   const format::ArraySchema& schema() const { return arr.schema(); }
 

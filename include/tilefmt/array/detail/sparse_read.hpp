@@ -22,9 +22,11 @@
 //   is kept and the result is in global order (unordered too: TileDB reads
 //   it with its global-order reader); with duplicates allowed, unordered
 //   cells come in storage order.
-// Cells deleted (`__delete_timestamps` of consolidated fragments) at or
-// before the time the array is opened at are left out, after the newest
-// cells are chosen. Cells of arrays with duplicates that share coordinates
+// After the newest cells are chosen, these are left out: cells deleted
+// (`__delete_timestamps` of consolidated fragments) at or before the time
+// the array is opened at, cells a delete commit not yet applied to their
+// fragment deletes (its condition is evaluated, condition_eval.hpp), and
+// cells failing the query's condition. Cells of arrays with duplicates that share coordinates
 // come in an order TileDB does not fix (its sorts are not stable).
 #pragma once
 
@@ -34,6 +36,7 @@
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <span>
@@ -42,6 +45,7 @@
 #include <utility>
 #include <vector>
 
+#include "tilefmt/array/detail/condition_eval.hpp"
 #include "tilefmt/array/detail/coordinates.hpp"
 #include "tilefmt/array/detail/read_plan.hpp"
 
@@ -55,7 +59,7 @@ public:
   }
 
   std::pair<std::vector<result_field>, std::uint64_t> read() {
-    check_delete_commits();
+    deletes_ = load_delete_commits();
     const auto layout = plan_.layout;
     const bool legacy = layout == query_layout::row_major || layout == query_layout::col_major;
     if (!legacy && plan_.schema().cell_order == format::Layout::HILBERT)
@@ -73,7 +77,7 @@ public:
 private:
   struct hit {
     std::uint32_t frag;
-    bool deleted;
+    bool filtered;  // dropped after the newest cells are chosen (dropped())
     std::uint64_t tile;
     std::uint64_t pos;
     std::uint64_t range;  // ND range (row- and column-major reads)
@@ -82,19 +86,36 @@ private:
   bool row_major() const { return plan_.layout != query_layout::col_major; }
   bool dups() const { return plan_.schema().allows_dups.value; }
 
-  /// Delete commits not yet applied to a fragment's cells need the delete
-  /// condition evaluated: refused until conditions are read.
-  void check_delete_commits() const {
-    for (const auto& del : plan_.arr.files().delete_commits)
-      for (const auto& f : plan_.arr.fragments()) {
-        if (del.t2() < f.timestamp_start()) continue;  // written after the delete
-        const auto done = f.processed_conditions();
-        // TileDB names a processed delete by its commit file, from the array's folder.
-        const std::string marker = (del.path.parent_path().filename() / del.path.filename()).generic_string();
-        if (std::find(done.begin(), done.end(), marker) == done.end())
-          throw std::invalid_argument("tilefmt: query: delete commit " + marker + " applies to fragment " +
-                                      f.name().str() + "; applying delete conditions is not supported yet");
+  /// A delete commit: the condition of the cells it keeps (TileDB stores
+  /// the negated delete condition), when it was made, and the marker
+  /// fragments name it by once it is applied to them.
+  struct delete_commit {
+    std::string marker;
+    std::uint64_t timestamp;
+    condition_eval keep;
+  };
+
+  /// The delete commits inside the opened time range.
+  std::vector<delete_commit> load_delete_commits() const {
+    std::vector<delete_commit> out;
+    const auto& opt = plan_.arr.options();
+    for (const auto& c : plan_.arr.files().delete_commits) {
+      // Fragments name a processed commit by its file, from the array's folder.
+      const std::string marker = (c.path.parent_path().filename() / c.path.filename()).generic_string();
+      if (c.path.extension() != ".del")
+        throw std::invalid_argument("tilefmt: query: update commit " + marker + " is not supported yet");
+      auto node = naming_file(c.path, [&] {
+        const auto bytes = plan_.arr.storage().read(c.path, opt.max_allocation);
+        const auto g = filter::read_generic_tile(bytes, {opt.verify_checksums, opt.encryption_key, opt.max_allocation});
+        return codec::decode<format::ConditionNode>(g.payload);
+      });
+      try {
+        out.push_back({marker, c.t2(), condition_eval(std::move(node), plan_.schema())});
+      } catch (const std::invalid_argument& e) {
+        throw format_error(std::string("delete commit ") + marker + ": " + e.what(), 0);
       }
+    }
+    return out;
   }
 
   /// Whether rectangle `m` (a non-empty domain or an MBR) meets the subarray.
@@ -116,7 +137,6 @@ private:
   void collect(const subarray& sub, bool per_range) {
     const auto& frags = plan_.arr.fragments();
     const std::size_t nd = dims_.size();
-    const std::uint64_t open_end = plan_.arr.options().timestamp_end;
     // The ND range index is row-major (last dimension fastest) or column-major over the per-dimension ranges.
     std::vector<std::uint64_t> stride(nd, 1);
     for (std::size_t k = 1; k < nd; ++k) {
@@ -146,31 +166,29 @@ private:
           coords.push_back(f.read_tile(dim_fields[d], t));
           tile_keys(d, coords.back(), cells, f, cell_key[d], tile_key[d]);
         }
-        std::vector<std::uint64_t> deleted;
-        if (deleted_at) deleted = little_endian_u64(f.read_tile(*deleted_at, t).values, cells, f);
+        // The cells inside the subarray, then which of them the filters drop.
+        std::vector<std::uint64_t> in_sub;
         for (std::size_t i = 0; i < cells; ++i) {
           bool in = true;
-          for (std::size_t d = 0; d < nd && in; ++d) {
-            in_ranges[d].clear();
-            const auto& rs = sub.dim(d).ranges;
-            for (std::size_t r = 0; r < rs.size(); ++r)
-              if (rs[r].contains(cell_key[d][i])) {
-                in_ranges[d].push_back(r);
-                if (!per_range) break;
-              }
-            in = !in_ranges[d].empty();
-          }
-          if (!in) continue;
-          // Deleted at or before the opening time (UINT64_MAX: never deleted).
-          const bool gone = !deleted.empty() && (open_end == std::numeric_limits<std::uint64_t>::max()
-                                                     ? deleted[i] < open_end
-                                                     : deleted[i] <= open_end);
-          hit h{static_cast<std::uint32_t>(k), gone, t, i, 0};
+          for (std::size_t d = 0; d < nd && in; ++d) in = sub.dim(d).contains(cell_key[d][i]);
+          if (in) in_sub.push_back(i);
+        }
+        if (in_sub.empty()) continue;
+        const auto gone = dropped(f, t, cells, coords, in_sub, deleted_at);
+        for (std::size_t x = 0; x < in_sub.size(); ++x) {
+          const auto i = static_cast<std::size_t>(in_sub[x]);
+          hit h{static_cast<std::uint32_t>(k), gone[x] != 0, t, i, 0};
           if (!per_range) {
             add(h, coords, cell_key, tile_key, i);
             continue;
           }
           // One hit per ND range the cell is in: every combination of its per-dimension ranges.
+          for (std::size_t d = 0; d < nd; ++d) {
+            in_ranges[d].clear();
+            const auto& rs = sub.dim(d).ranges;
+            for (std::size_t r = 0; r < rs.size(); ++r)
+              if (rs[r].contains(cell_key[d][i])) in_ranges[d].push_back(r);
+          }
           std::vector<std::size_t> which(nd, 0);
           for (;;) {
             h.range = 0;
@@ -183,6 +201,55 @@ private:
         }
       }
     }
+  }
+
+  /// For each of `cells` (positions in tile `t` of `f`), 1 when a filter
+  /// applied after choosing the newest cells drops it: deleted at or before
+  /// the opening time (`__delete_timestamps`), deleted by a delete commit
+  /// not yet applied to the fragment, or failing the query's condition.
+  std::vector<std::uint8_t> dropped(const fragment& f, std::size_t t, std::size_t tile_cells,
+                                    const std::vector<tile_data>& coords, const std::vector<std::uint64_t>& cells,
+                                    const std::optional<field_info>& deleted_at) const {
+    std::vector<std::uint8_t> out(cells.size(), 0);
+    const std::uint64_t open_end = plan_.arr.options().timestamp_end;
+    if (deleted_at) {
+      const auto at = little_endian_u64(f.read_tile(*deleted_at, t).values, tile_cells, f);
+      for (std::size_t x = 0; x < cells.size(); ++x) {
+        const std::uint64_t d = at[static_cast<std::size_t>(cells[x])];
+        // UINT64_MAX: never deleted.
+        out[x] = open_end == std::numeric_limits<std::uint64_t>::max() ? d < open_end : d <= open_end;
+      }
+    }
+    std::map<std::string, tile_data, std::less<>> read;
+    auto tile_of = [&](const std::string& name) -> const tile_data* {
+      for (std::size_t d = 0; d < dims_.size(); ++d)
+        if (dims_[d].name.value == name) return &coords[d];
+      if (name != "__timestamps" && !has_attribute(f.schema(), name)) return nullptr;  // added after the fragment
+      auto it = read.find(name);
+      if (it == read.end()) it = read.emplace(name, f.read_tile(f.field(name), t)).first;
+      return &it->second;
+    };
+    const auto done = deletes_.empty() ? std::vector<std::string>{} : f.processed_conditions();
+    for (const auto& del : deletes_) {
+      // A delete applies to the cells written before it, once.
+      if (del.timestamp < f.timestamp_start()) continue;
+      if (std::find(done.begin(), done.end(), del.marker) != done.end()) continue;
+      const auto keep = del.keep.evaluate(cells, tile_of);
+      std::vector<std::uint64_t> written;
+      // A fragment consolidated with timestamps across the delete: cells written after it stay.
+      if (f.has_timestamps() && del.timestamp <= f.timestamp_end())
+        written = little_endian_u64(tile_of("__timestamps")->values, tile_cells, f);
+      for (std::size_t x = 0; x < cells.size(); ++x) {
+        const bool later = !written.empty() && written[static_cast<std::size_t>(cells[x])] > del.timestamp;
+        if (!keep[x] && !later) out[x] = 1;
+      }
+    }
+    if (plan_.where) {
+      const auto pass = plan_.where->evaluate(cells, tile_of);
+      for (std::size_t x = 0; x < cells.size(); ++x)
+        if (!pass[x]) out[x] = 1;
+    }
+    return out;
   }
 
   /// Keys of the `cells` coordinates of dimension `d` in tile `t`.
@@ -269,7 +336,7 @@ private:
     }
     std::vector<std::size_t> out;
     for (auto i : idx)
-      if (!dropped[i] && !hits_[i].deleted) out.push_back(i);
+      if (!dropped[i] && !hits_[i].filtered) out.push_back(i);
     const bool one_fragment =
         std::all_of(out.begin(), out.end(), [&](std::size_t i) { return hits_[i].frag == hits_[out.front()].frag; });
     if (dims_.size() > 1 || !one_fragment) std::stable_sort(out.begin(), out.end(), layout_less);
@@ -289,7 +356,7 @@ private:
     }
     std::vector<std::size_t> out;
     for (auto i : idx)
-      if (!dropped[i] && !hits_[i].deleted) out.push_back(i);
+      if (!dropped[i] && !hits_[i].filtered) out.push_back(i);
     return out;
   }
 
@@ -376,6 +443,7 @@ private:
 
   const read_plan& plan_;
   const std::vector<format::Dimension>& dims_;
+  std::vector<delete_commit> deletes_;
   std::vector<hit> hits_;
   cell_keys keys_;
   std::vector<std::vector<std::byte>> coords_;  // per dimension: each hit's coordinate as stored

@@ -1,0 +1,237 @@
+// tilefmt — a query condition (format/query_condition.hpp) evaluated over the
+// cells of one tile, with TileDB's rules (tiledb/sm/query/query_condition.cc):
+//
+// - Numbers compare as the field's type; strings (var-size fields, CHAR and
+//   the string types) byte by byte, shorter first on a common prefix.
+// - A condition value of no bytes stands for null: `== null` holds for null
+//   cells, `!= null` for the others. A null cell fails every other
+//   comparison, IN and NOT_IN included.
+// - A field the fragment's schema does not have (added later by schema
+//   evolution) fails every comparison.
+//
+// The same evaluator serves query conditions and the delete conditions of
+// delete commits (which store the condition of the cells to keep).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tilefmt/array/column.hpp"
+#include "tilefmt/array/fragment.hpp"
+#include "tilefmt/format/array_schema.hpp"
+#include "tilefmt/format/query_condition.hpp"
+
+namespace tilefmt::array::detail {
+
+class condition_eval {
+public:
+  /// What the condition needs of a field, from the array's schema.
+  struct field_type {
+    format::Datatype type = format::Datatype::INT32;
+    bool var = false, nullable = false;
+    std::size_t cell_size = 0;  // fixed-size fields
+    bool string() const noexcept {
+      return var || type == format::Datatype::CHAR || format::is_string(type);
+    }
+  };
+
+  /// Checks every field and value of `root` against `schema` (fields that
+  /// exist; values of the field's size; IN sets whose offsets fit).
+  condition_eval(format::ConditionNode root, const format::ArraySchema& schema) : root_(std::move(root)) {
+    for (const auto& d : schema.domain.dimensions.value)
+      fields_[d.name.value] = {d.type.value, d.is_var(), false, d.is_var() ? 0 : format::datatype_size(d.type.value)};
+    for (const auto& a : schema.attributes.value)
+      fields_[a.name.value] = {a.type, a.is_var(), a.nullable.value, a.is_var() ? 0 : a.cell_size()};
+    check(root_);
+  }
+
+  const format::ConditionNode& root() const noexcept { return root_; }
+  /// The fields the condition reads.
+  std::vector<std::string> field_names() const {
+    std::vector<std::string> out;
+    collect_names(root_, out);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  /// 1 for each cell of `cells` (positions in the tile) that satisfies the
+  /// condition, else 0. `tile_of(name)` gives the tile of a field, or
+  /// nullptr when the fragment does not have the field.
+  template <class TileOf>
+  std::vector<std::uint8_t> evaluate(std::span<const std::uint64_t> cells, TileOf&& tile_of) const {
+    return eval(root_, cells, tile_of);
+  }
+
+private:
+  using Op = format::QueryConditionOp;
+  using Combine = format::QueryConditionCombinationOp;
+
+  static std::invalid_argument error(const std::string& what) {
+    return std::invalid_argument("tilefmt: query condition: " + what);
+  }
+
+  void check(const format::ConditionNode& n) const {
+    if (n.node_type == format::ConditionNodeType::EXPRESSION) {
+      const auto& e = *n.expression;
+      if (e.children.nodes.empty()) throw error("an expression without operands");
+      if (e.combination_op == Combine::NOT && e.children.nodes.size() != 1)
+        throw error("NOT takes one operand, not " + std::to_string(e.children.nodes.size()));
+      for (const auto& c : e.children.nodes) check(c);
+      return;
+    }
+    const auto& v = *n.value;
+    if (v.op == Op::ALWAYS_TRUE || v.op == Op::ALWAYS_FALSE) return;
+    const auto it = fields_.find(v.field_name.value);
+    if (it == fields_.end()) throw error("the array has no field \"" + v.field_name.value + "\"");
+    const auto& f = it->second;
+    if (!f.string() && f.cell_size != format::datatype_size(f.type))
+      throw error("field \"" + v.field_name.value + "\" holds several values per cell, which conditions do not compare");
+    const auto& value = v.value.value;
+    if (v.op == Op::IN || v.op == Op::NOT_IN) {
+      const auto offsets = set_offsets(v);
+      if (!f.string())
+        for (std::size_t i = 0; i < offsets.size(); ++i) {
+          const std::uint64_t end = i + 1 < offsets.size() ? offsets[i + 1] : value.size();
+          if (end - offsets[i] != f.cell_size)
+            throw error("a member of the set for \"" + v.field_name.value + "\" has " +
+                        std::to_string(end - offsets[i]) + " bytes, the field's values " + std::to_string(f.cell_size));
+        }
+      return;
+    }
+    if (value.empty()) {  // a null test
+      if (v.op != Op::EQ && v.op != Op::NE) throw error("null compares with == and != only");
+      return;
+    }
+    if (!f.string() && value.size() != f.cell_size)
+      throw error("the value for \"" + v.field_name.value + "\" has " + std::to_string(value.size()) +
+                  " bytes, the field's values " + std::to_string(f.cell_size));
+  }
+
+  /// An IN set's member offsets: u64 each, ascending, inside the value.
+  static std::vector<std::uint64_t> set_offsets(const format::ConditionValue& v) {
+    const auto& raw = v.offsets->value;
+    if (raw.size() % 8 != 0) throw error("the set offsets of \"" + v.field_name.value + "\" are not u64 values");
+    std::vector<std::uint64_t> out(raw.size() / 8);
+    codec::load_le_array(raw.data(), out.data(), out.size());
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (out[i] > v.value.value.size() || (i > 0 && out[i] < out[i - 1]))
+        throw error("the set offsets of \"" + v.field_name.value + "\" are out of order or past the values");
+    return out;
+  }
+
+  static void collect_names(const format::ConditionNode& n, std::vector<std::string>& out) {
+    if (n.node_type == format::ConditionNodeType::EXPRESSION) {
+      for (const auto& c : n.expression->children.nodes) collect_names(c, out);
+    } else if (n.value->op != Op::ALWAYS_TRUE && n.value->op != Op::ALWAYS_FALSE) {
+      out.push_back(n.value->field_name.value);
+    }
+  }
+
+  template <class TileOf>
+  std::vector<std::uint8_t> eval(const format::ConditionNode& n, std::span<const std::uint64_t> cells,
+                                 TileOf& tile_of) const {
+    if (n.node_type == format::ConditionNodeType::VALUE) return compare(*n.value, cells, tile_of);
+    const auto& e = *n.expression;
+    auto out = eval(e.children.nodes.front(), cells, tile_of);
+    if (e.combination_op == Combine::NOT) {
+      for (auto& b : out) b = b ? 0 : 1;
+      return out;
+    }
+    for (std::size_t k = 1; k < e.children.nodes.size(); ++k) {
+      const auto next = eval(e.children.nodes[k], cells, tile_of);
+      for (std::size_t i = 0; i < out.size(); ++i)
+        out[i] = e.combination_op == Combine::AND ? (out[i] & next[i]) : (out[i] | next[i]);
+    }
+    return out;
+  }
+
+  template <class TileOf>
+  std::vector<std::uint8_t> compare(const format::ConditionValue& v, std::span<const std::uint64_t> cells,
+                                    TileOf& tile_of) const {
+    std::vector<std::uint8_t> out(cells.size(), 0);
+    if (v.op == Op::ALWAYS_TRUE || v.op == Op::ALWAYS_FALSE) {
+      std::fill(out.begin(), out.end(), v.op == Op::ALWAYS_TRUE ? 1 : 0);
+      return out;
+    }
+    const field_type& f = fields_.at(v.field_name.value);
+    const tile_data* t = tile_of(v.field_name.value);
+    if (!t) return out;  // not in this fragment's schema
+    const std::span<const std::byte> value(v.value.value);
+    const bool set = v.op == Op::IN || v.op == Op::NOT_IN;
+    std::vector<std::span<const std::byte>> members;
+    if (set) {
+      const auto offsets = set_offsets(v);
+      for (std::size_t i = 0; i < offsets.size(); ++i)
+        members.push_back(value.subspan(offsets[i], (i + 1 < offsets.size() ? offsets[i + 1] : value.size()) - offsets[i]));
+    }
+    auto cell = [&](std::size_t i) -> std::span<const std::byte> {
+      if (f.var) return var_cell(t->values, t->offsets, i);
+      if ((i + 1) * f.cell_size > t->values.size())
+        throw format_error("a tile of field " + v.field_name.value + " holds fewer cells than the condition reads", 0);
+      return std::span<const std::byte>(t->values).subspan(i * f.cell_size, f.cell_size);
+    };
+    auto null_at = [&](std::size_t i) { return f.nullable && i < t->validity.size() && t->validity[i] == 0; };
+    if (!set && value.empty()) {  // null test
+      for (std::size_t k = 0; k < cells.size(); ++k)
+        out[k] = null_at(static_cast<std::size_t>(cells[k])) == (v.op == Op::EQ) ? 1 : 0;
+      return out;
+    }
+    // `key` turns a cell's (or the value's) bytes into what the type compares:
+    // a number, or a string_view.
+    auto run = [&](auto&& key) {
+      const auto rhs = key(value);
+      for (std::size_t k = 0; k < cells.size(); ++k) {
+        const auto i = static_cast<std::size_t>(cells[k]);
+        if (null_at(i)) continue;  // a null cell fails every comparison
+        const auto lhs = key(cell(i));
+        bool r = false;
+        if (set) {
+          const bool found = std::any_of(members.begin(), members.end(),
+                                         [&](std::span<const std::byte> m) { return lhs == key(m); });
+          r = (v.op == Op::IN) == found;
+        } else {
+          switch (v.op) {
+          case Op::LT: r = lhs < rhs; break;
+          case Op::LE: r = lhs <= rhs; break;
+          case Op::GT: r = lhs > rhs; break;
+          case Op::GE: r = lhs >= rhs; break;
+          case Op::EQ: r = lhs == rhs; break;
+          case Op::NE: r = lhs != rhs; break;
+          default: break;
+          }
+        }
+        out[k] = r ? 1 : 0;
+      }
+    };
+    if (f.string()) {
+      run([](std::span<const std::byte> b) {
+        return std::string_view(reinterpret_cast<const char*>(b.data()), b.size());
+      });
+      return out;
+    }
+    const bool typed = format::visit_datatype(f.type, [&]<class T>() {
+      if constexpr (std::is_arithmetic_v<T>) {
+        // A set member's or a value's size was checked; an empty IN value has no members to load.
+        run([](std::span<const std::byte> b) { return b.size() == sizeof(T) ? codec::load_le<T>(b.data()) : T{}; });
+      } else {
+        throw error("field \"" + v.field_name.value + "\" has values conditions cannot compare");
+      }
+    });
+    if (!typed) throw error("field \"" + v.field_name.value + "\" has values conditions cannot compare");
+    return out;
+  }
+
+  format::ConditionNode root_;
+  std::map<std::string, field_type, std::less<>> fields_;
+};
+
+} // namespace tilefmt::array::detail
