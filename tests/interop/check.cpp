@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tilefmt/array/array.hpp"
+#include "tilefmt/array/query.hpp"
 
 namespace json = boost::json;
 namespace fs = std::filesystem;
@@ -279,30 +280,17 @@ void check_time_travel(const json::object& a, const fs::path& base, const array:
       throw mismatch(at + "non-empty domain " + json::serialize(got_ned) + ", TileDB: " + json::serialize(want_ned));
 
     if (has_coords) {
-      std::vector<std::vector<wide_int>> cells;
-      for (const auto& frag : arr.fragments()) {
-        std::vector<std::vector<wide_int>> cols;
-        for (const auto& d : dims) cols.push_back(read_integers(frag, d.name.value));
-        array::column<std::uint64_t> ts, deleted;
-        if (frag.has_timestamps()) ts = frag.read_timestamps();
-        if (frag.has_delete_meta()) deleted = frag.read_delete_timestamps();
-        if ((!ts.empty() && ts.size() != cols.front().size()) || (!deleted.empty() && deleted.size() != cols.front().size()))
-          throw mismatch(at + "fragment " + frag.name().stem() + ": timestamp columns disagree with the cell count");
-        for (std::size_t c = 0; c < cols.front().size(); ++c) {
-          if (!ts.empty() && (ts[c] < o.timestamp_start || ts[c] > o.timestamp_end)) continue;
-          // A cell deleted at or before the open end is gone (reader_base.cc
-          // add_delete_timestamps_condition).
-          if (!deleted.empty() && deleted[c] <= o.timestamp_end && o.timestamp_end != std::numeric_limits<std::uint64_t>::max())
-            continue;
-          if (!deleted.empty() && o.timestamp_end == std::numeric_limits<std::uint64_t>::max() && deleted[c] < o.timestamp_end)
-            continue;
-          std::vector<wide_int> cell;
-          for (const auto& col : cols) cell.push_back(col[c]);
-          cells.push_back(std::move(cell));
-        }
-      }
+      // What a read of the whole array returns (the query layer: per-cell
+      // timestamps, newest of equal coordinates, delete timestamps and delete
+      // commits), as sorted coordinates.
+      const auto r = arr.query().layout(array::query_layout::unordered).read();
+      std::vector<std::vector<wide_int>> cells(static_cast<std::size_t>(r.cell_num()));
+      for (const auto& d : dims)
+        filter::with_integer_type(d.type.value, [&]<class T>() {
+          const auto col = r.get<T>(d.name.value);
+          for (std::size_t c = 0; c < cells.size(); ++c) cells[c].push_back(static_cast<wide_int>(col[c]));
+        });
       std::sort(cells.begin(), cells.end());
-      if (!arr.schema().allows_dups.value) cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
       json::array got;
       for (const auto& cell : cells) {
         json::array j;

@@ -22,8 +22,9 @@
 // written before them.
 //
 // Not yet: string dimensions, update commits, conditions on enumeration
-// labels, aggregates, consolidated fragments read at a timestamp inside
-// their range; each is refused with std::invalid_argument naming it.
+// labels, aggregates, dense fragments consolidated with timestamps read at a
+// time inside their range; each is refused with std::invalid_argument
+// naming it.
 #pragma once
 
 #include <cstddef>

@@ -58,10 +58,12 @@ struct read_plan {
                                   " bytes open_options::max_allocation allows one read");
   }
 
-  /// Refuses what the readers do not read yet.
+  /// Refuses what the readers do not read yet: the dense reader does not
+  /// read per-cell timestamps.
   void check_fragment(const fragment& f) const {
     const auto& opt = arr.options();
-    if (f.has_timestamps() && (f.timestamp_start() < opt.timestamp_start || f.timestamp_end() > opt.timestamp_end))
+    if (f.dense() && f.has_timestamps() &&
+        (f.timestamp_start() < opt.timestamp_start || f.timestamp_end() > opt.timestamp_end))
       throw std::invalid_argument("tilefmt: query: fragment " + f.name().str() +
                                   " was consolidated with timestamps and the array is opened inside its time "
                                   "range; reading per-cell timestamps is not supported yet");

@@ -81,6 +81,8 @@ private:
     std::uint64_t tile;
     std::uint64_t pos;
     std::uint64_t range;  // ND range (row- and column-major reads)
+    std::uint64_t stamp;  // when it was written: the cell's timestamp, or its fragment's first
+
   };
 
   bool row_major() const { return plan_.layout != query_layout::col_major; }
@@ -137,6 +139,7 @@ private:
   void collect(const subarray& sub, bool per_range) {
     const auto& frags = plan_.arr.fragments();
     const std::size_t nd = dims_.size();
+    const auto& open = plan_.arr.options();
     // The ND range index is row-major (last dimension fastest) or column-major over the per-dimension ranges.
     std::vector<std::uint64_t> stride(nd, 1);
     for (std::size_t k = 1; k < nd; ++k) {
@@ -166,9 +169,15 @@ private:
           coords.push_back(f.read_tile(dim_fields[d], t));
           tile_keys(d, coords.back(), cells, f, cell_key[d], tile_key[d]);
         }
+        // When each cell was written: a fragment consolidated with
+        // timestamps holds cells of several writes, and those written outside
+        // the opened time range are not there at all.
+        std::vector<std::uint64_t> written;
+        if (f.has_timestamps()) written = little_endian_u64(f.read_tile(f.field("__timestamps"), t).values, cells, f);
         // The cells inside the subarray, then which of them the filters drop.
         std::vector<std::uint64_t> in_sub;
         for (std::size_t i = 0; i < cells; ++i) {
+          if (!written.empty() && (written[i] < open.timestamp_start || written[i] > open.timestamp_end)) continue;
           bool in = true;
           for (std::size_t d = 0; d < nd && in; ++d) in = sub.dim(d).contains(cell_key[d][i]);
           if (in) in_sub.push_back(i);
@@ -177,7 +186,7 @@ private:
         const auto gone = dropped(f, t, cells, coords, in_sub, deleted_at);
         for (std::size_t x = 0; x < in_sub.size(); ++x) {
           const auto i = static_cast<std::size_t>(in_sub[x]);
-          hit h{static_cast<std::uint32_t>(k), gone[x] != 0, t, i, 0};
+          hit h{static_cast<std::uint32_t>(k), gone[x] != 0, t, i, 0, written.empty() ? f.timestamp_start() : written[i]};
           if (!per_range) {
             add(h, coords, cell_key, tile_key, i);
             continue;
@@ -297,13 +306,14 @@ private:
     }
   }
 
-  /// Of each run of equal coordinates in `idx[b, e)` (sorted), the cell of
-  /// the newest fragment (the first of them on a tie).
+  /// Of each run of equal coordinates in `idx[b, e)` (sorted), the cell
+  /// written last (the first of them on a tie).
   void keep_newest(std::vector<std::size_t>& idx, std::size_t b, std::size_t e, std::vector<bool>& dropped) const {
     for (std::size_t i = b; i < e;) {
       std::size_t j = i + 1, best = i;
       while (j < e && keys_.same_coordinates(idx[i], idx[j])) {
-        if (hits_[idx[j]].frag > hits_[idx[best]].frag) best = j;
+        const auto &x = hits_[idx[j]], &y = hits_[idx[best]];
+        if (x.stamp > y.stamp || (x.stamp == y.stamp && x.frag > y.frag)) best = j;
         ++j;
       }
       for (std::size_t x = i; x < j; ++x)
@@ -324,7 +334,9 @@ private:
       std::size_t e = b;
       bool several = false;
       while (e < idx.size() && hits_[idx[e]].range == hits_[idx[b]].range) {
-        several = several || hits_[idx[e]].frag != hits_[idx[b]].frag;
+        // Cells of several writes: several fragments, or one consolidated with timestamps.
+        several = several || hits_[idx[e]].frag != hits_[idx[b]].frag ||
+                  plan_.arr.fragments()[hits_[idx[e]].frag].has_timestamps();
         ++e;
       }
       if (several && !dups()) {
