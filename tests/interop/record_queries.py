@@ -10,8 +10,9 @@ OUT_DIR defaults to tests/data/queries; the dense arrays' queries go to
 dense.txt, the sparse arrays' to sparse.txt. The format, one record per
 query, every number decimal, every byte string hex:
 
-    query <array folder, relative to tests/data> <C|F|G|U> <ranges>
+    query <array folder, relative to tests/data> <C|F|G|U|A> <ranges>
     where <field> <op> <value>                    a condition, if any (several: joined by and)
+    agg <field> <op> <value>                      order A: aggregates (a number, or null)
     dim <name> <cells> <coordinates>              sparse arrays: each dimension
     attr <name> <cells> <values>                  fixed-size attributes
     attr <name> <cells> <values> <offsets>        var-size: offsets in bytes, comma-separated
@@ -206,6 +207,38 @@ def record(lines, A, rel, sparse, sub, orders, cond=()):
         lines.append("end")
 
 
+AGG_OPS = ["count", "sum", "min", "max", "mean"]
+
+
+def record_aggregates(lines, A, rel, sub, cond=()):
+    """What A.query(cond=...).agg(...)[sub] returns for each numeric
+    attribute (strings: TileDB 2.30 refuses their MIN and MAX)."""
+    what = {}
+    for i in range(A.schema.nattr):
+        at = A.schema.attr(i)
+        if at.isvar or getattr(at, "enum_label", None) or at.dtype.kind not in "iuf" or at.ncells != 1:
+            continue
+        what[at.name] = AGG_OPS + (["null_count"] if at.isnullable else [])
+    if not what:
+        return
+    cond_text = " and ".join("%s %s %s" % (f, op, text) for f, op, _, text in cond)
+    q = A.query(cond=cond_text) if cond else A.query()
+    try:
+        got = q.agg(what)[tuple(slice(r[0][0], r[0][1] + 1) for r in sub)]
+    except tiledb.TileDBError:
+        return
+    lines.append("query %s A %s" % (rel, spec(sub)))
+    for f, op, value, _ in cond:
+        lines.append("where %s %s %s" % (f, op, value.hex()))
+    for name, ops in what.items():
+        values = got[name] if len(what) > 1 or isinstance(got.get(name), dict) else got
+        for op in ops:
+            v = values[op]
+            text = "null" if v is None else repr(float(v)) if isinstance(v, (float, np.floating)) else str(int(v))
+            lines.append("agg %s %s %s" % (name, op, text))
+    lines.append("end")
+
+
 def main(argv):
     out_dir = argv[1] if len(argv) > 1 else os.path.join(DATA, "queries")
     rng = random.Random(SEED)
@@ -241,6 +274,12 @@ def main(argv):
             if cond:
                 record(lines, A, rel, sparse, [[r] for r in nonempty], orders, cond)
                 record(lines, A, rel, sparse, subs[0], orders, cond)
+            # Aggregates: the non-empty domain, a box, with and without the condition.
+            box = next(iter(boxes(random.Random(SEED), draw, nonempty, max_cells)))
+            for region in ([[r] for r in nonempty], [[r] for r in box]):
+                record_aggregates(lines, A, rel, region)
+                if cond:
+                    record_aggregates(lines, A, rel, region, cond)
     os.makedirs(out_dir, exist_ok=True)
     for kind, lines in out.items():
         path = os.path.join(out_dir, kind + ".txt")

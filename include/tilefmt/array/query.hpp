@@ -21,12 +21,16 @@
 // them; delete commits remove the cells they delete from the fragments
 // written before them.
 //
+// Aggregates (aggregate(), count(); array/aggregate.hpp) summarise the
+// cells a query selects.
+//
 // Not yet: string dimensions, update commits, conditions on enumeration
-// labels, aggregates, dense fragments consolidated with timestamps read at a
+// labels, dense fragments consolidated with timestamps read at a
 // time inside their range; each is refused with std::invalid_argument
 // naming it.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -37,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "tilefmt/array/aggregate.hpp"
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/condition.hpp"
 #include "tilefmt/array/detail/dense_read.hpp"
@@ -94,17 +99,47 @@ public:
   }
 
   query_result read() const {
+    auto out = run(selected(arr_->schema()));
+    return query_result(std::move(out.fields), out.cells);
+  }
+
+  /// Aggregates over the cells the query selects, computed from one read
+  /// (array/aggregate.hpp gives TileDB's rules): `{{aggregate_op::sum, "a"},
+  /// {aggregate_op::count, ""}}`.
+  std::vector<aggregate_value> aggregate(const std::vector<std::pair<aggregate_op, std::string>>& what) const {
+    std::vector<std::string> names;
+    for (const auto& [op, field] : what)
+      if (op != aggregate_op::count && std::find(names.begin(), names.end(), field) == names.end())
+        names.push_back(field);
+    const auto out = run(names);
+    std::vector<aggregate_value> values;
+    for (const auto& [op, field] : what) {
+      detail::aggregate_input in{nullptr, out.cells, &out.failed, !arr_->schema().is_sparse()};
+      if (op != aggregate_op::count)
+        for (const auto& f : out.fields)
+          if (f.name == field) in.field = &f;
+      values.push_back(detail::compute_aggregate(op, in));
+    }
+    return values;
+  }
+  aggregate_value aggregate(aggregate_op op, const std::string& field = {}) const {
+    return aggregate({{op, field}}).front();
+  }
+  /// The number of cells the query selects.
+  std::uint64_t count() const { return std::get<std::uint64_t>(aggregate(aggregate_op::count)); }
+
+private:
+  /// Reads attributes `names` (and, for sparse arrays, the coordinates).
+  detail::read_output run(std::vector<std::string> names) const {
     const auto& schema = arr_->schema();
     const detail::subarray sub(schema, ranges_);
     std::optional<detail::condition_eval> where;
     if (where_) where.emplace(where_->node(), schema);
-    detail::read_plan plan{*arr_, sub, layout_, selected(schema), where ? &*where : nullptr};
+    detail::read_plan plan{*arr_, sub, layout_, std::move(names), where ? &*where : nullptr};
     for (const auto& name : plan.names) (void)plan.attribute(name);
-    auto [fields, cells] = schema.is_sparse() ? detail::read_sparse(plan) : detail::read_dense(plan);
-    return query_result(std::move(fields), cells);
+    return schema.is_sparse() ? detail::read_sparse(plan) : detail::read_dense(plan);
   }
 
-private:
   template <class T>
   static detail::range_value bound(T v) {
     if constexpr (std::is_floating_point_v<T>)

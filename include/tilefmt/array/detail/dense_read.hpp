@@ -251,11 +251,35 @@ inline std::pair<std::vector<cell_box>, std::vector<std::uint64_t>> dense_boxes(
   return {std::move(boxes), std::move(widths)};
 }
 
+/// The cells no fragment wrote hold the fill values: they pass or fail the
+/// condition as the fill values do.
+inline void apply_unwritten_condition(const read_plan& plan, const std::vector<std::uint32_t>& winner,
+                                      std::vector<std::uint8_t>& failed) {
+  constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+  std::map<std::string, tile_data, std::less<>> fills;
+  for (const auto& name : plan.where->field_names()) {
+    const auto& a = plan.attribute(name);
+    tile_data t;
+    t.values = a.fill();
+    if (a.is_var()) t.offsets = {0};
+    if (a.nullable.value) t.validity = {a.fill_value_validity.value};
+    fills.emplace(name, std::move(t));
+  }
+  const std::uint64_t one[] = {0};
+  const bool pass = plan.where->evaluate(one, [&](const std::string& name) -> const tile_data* {
+    return &fills.at(name);
+  })[0] != 0;
+  if (pass) return;
+  for (std::size_t c = 0; c < winner.size(); ++c)
+    if (winner[c] == none) failed[c] = 1;
+}
+
 /// Cells that fail the query's condition read as fill values, as in TileDB:
 /// their winner becomes none.
 inline void apply_condition(const read_plan& plan, const std::vector<fragment>& frags,
                             const std::vector<std::optional<dense_grid>>& grids, const std::vector<cell_box>& boxes,
-                            const result_order& order, std::vector<std::uint32_t>& winner) {
+                            const result_order& order, std::vector<std::uint32_t>& winner,
+                            std::vector<std::uint8_t>& failed) {
   for (const auto& name : plan.where->field_names())
     if (!has_attribute(plan.schema(), name))
       throw std::invalid_argument("tilefmt: query: conditions on the dimensions of dense arrays are not supported yet");
@@ -287,13 +311,13 @@ inline void apply_condition(const read_plan& plan, const std::vector<fragment>& 
         };
         const auto pass = plan.where->evaluate(in_tile, tile_of);
         for (std::size_t x = 0; x < result.size(); ++x)
-          if (!pass[x]) winner[result[x]] = none;
+          if (!pass[x]) winner[result[x]] = none, failed[result[x]] = 1;
       });
   }
 }
 
 /// Reads a dense array's subarray: the result's fields and cell count.
-inline std::pair<std::vector<result_field>, std::uint64_t> read_dense(const read_plan& plan) {
+inline read_output read_dense(const read_plan& plan) {
   const auto& schema = plan.schema();
   for (std::size_t d = 0; d < plan.sub.dim_num(); ++d)
     if (!plan.sub.dim(d).integral)
@@ -330,7 +354,13 @@ inline std::pair<std::vector<result_field>, std::uint64_t> read_dense(const read
       });
   }
 
-  if (plan.where) apply_condition(plan, frags, grids, boxes, order, winner);
+  std::vector<std::uint8_t> failed;
+  if (plan.where) {
+    // Cells nothing wrote hold fill values, which are tested too.
+    failed.assign(n, 0);
+    apply_unwritten_condition(plan, winner, failed);
+    apply_condition(plan, frags, grids, boxes, order, winner, failed);
+  }
 
   std::vector<result_field> out;
   for (const auto& name : plan.names) {
@@ -421,7 +451,7 @@ inline std::pair<std::vector<result_field>, std::uint64_t> read_dense(const read
     }
     out.push_back(std::move(r));
   }
-  return {std::move(out), order.cell_num()};
+  return {std::move(out), order.cell_num(), std::move(failed)};
 }
 
 } // namespace tilefmt::array::detail

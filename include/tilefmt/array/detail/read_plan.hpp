@@ -15,6 +15,15 @@
 
 namespace tilefmt::array::detail {
 
+/// What a reader returns.
+struct read_output {
+  std::vector<result_field> fields;
+  std::uint64_t cells = 0;
+  /// Dense reads with a condition: 1 for the cells that failed it (they
+  /// hold fill values), which aggregates leave out.
+  std::vector<std::uint8_t> failed;
+};
+
 struct read_plan {
   const array_reader& arr;
   const subarray& sub;

@@ -58,7 +58,7 @@ public:
     for (std::size_t d = 0; d < dims_.size(); ++d) keys_.tiled[d] = dims_[d].has_tile_extent();
   }
 
-  std::pair<std::vector<result_field>, std::uint64_t> read() {
+  read_output read() {
     deletes_ = load_delete_commits();
     const auto layout = plan_.layout;
     const bool legacy = layout == query_layout::row_major || layout == query_layout::col_major;
@@ -71,7 +71,7 @@ public:
                                   "(TileDB refuses it too)");
     if (!merged.empty()) collect(merged, legacy);
     const auto order = legacy ? legacy_order() : merged_order();
-    return {materialize(order), order.size()};
+    return {materialize(order), order.size(), {}};
   }
 
 private:
@@ -461,7 +461,7 @@ private:
   std::vector<std::vector<std::byte>> coords_;  // per dimension: each hit's coordinate as stored
 };
 
-inline std::pair<std::vector<result_field>, std::uint64_t> read_sparse(const read_plan& plan) {
+inline read_output read_sparse(const read_plan& plan) {
   return sparse_reader(plan).read();
 }
 
