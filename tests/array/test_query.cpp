@@ -211,7 +211,9 @@ void compare_aggregates(const recorded_query& q, const array::query& query) {
   for (const auto& [field, op, value] : q.aggregates) what.emplace_back(ops.at(op), field);
   const auto got = query.aggregate(what);
   for (std::size_t i = 0; i < got.size(); ++i) {
-    const auto& [field, op, value] = q.aggregates[i];
+    const std::string& field = std::get<0>(q.aggregates[i]);
+    const std::string& op = std::get<1>(q.aggregates[i]);
+    const std::string& value = std::get<2>(q.aggregates[i]);
     CAPTURE(field);
     CAPTURE(op);
     CAPTURE(value);

@@ -176,17 +176,6 @@ bool integer_type(format::Datatype t) {
   }
 }
 
-/// A fixed-size integer field of a fragment, widened.
-std::vector<wide_int> read_integers(const array::fragment& frag, const std::string& name) {
-  auto f = frag.field(name);
-  std::vector<wide_int> out;
-  if (!integer_type(f.type) || f.var() || f.cell_val_num != 1) throw mismatch(name + " is not an integer field");
-  filter::with_integer_type(f.type, [&]<class T>() {
-    for (T v : frag.read<T>(name)) out.push_back(static_cast<wide_int>(v));
-  });
-  return out;
-}
-
 /// The bounds of a fixed integer range of a non-empty domain.
 std::pair<wide_int, wide_int> integer_range(const format::MBR& m, std::size_t d, format::Datatype t) {
   std::pair<wide_int, wide_int> out;

@@ -323,7 +323,10 @@ inline read_output read_dense(const read_plan& plan) {
     if (!plan.sub.dim(d).integral)
       throw std::invalid_argument("tilefmt: query: dimension \"" + schema.domain.dimensions.value[d].name.value +
                                   "\" of a dense array is not an integer, date or time dimension");
-  const auto [boxes, widths] = dense_boxes(plan.sub);
+  // (Not a structured binding: lambdas below capture the boxes.)
+  const auto boxes_and_widths = dense_boxes(plan.sub);
+  const auto& boxes = boxes_and_widths.first;
+  const auto& widths = boxes_and_widths.second;
   if (plan.layout == query_layout::global_order && boxes.size() > 1)
     throw std::invalid_argument("tilefmt: query: several ranges per dimension cannot be read in global order "
                                 "(TileDB refuses it too)");
