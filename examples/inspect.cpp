@@ -4,12 +4,20 @@
 //   tilefmt-inspect ARRAY --json          the same as JSON
 //   tilefmt-inspect ARRAY --values FIELD [N]   the first N decoded values of FIELD per fragment
 //   tilefmt-inspect ARRAY --verify        decodes every tile of every field (checksums included)
+//   tilefmt-inspect ARRAY --query [--range DIM LO HI]... [--where "FIELD OP VALUE"]...
+//                   [--attrs A,B] [--layout row|col|global|unordered] [--json]
+//                                         reads a region across fragments (CSV, or JSON rows);
+//                                         --where clauses are joined by "and"; OP is one of
+//                                         < <= > >= == !=, VALUE a number or a string
 //   --key HEX64 | --key-text TEXT         AES-256-GCM key of an encrypted array
 //
 // Exit status: 0 when everything read, 1 when a tile failed (named on stderr), 2 on usage errors.
 #include <unistd.h>
 
+#include <charconv>
+#include <array>
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -17,6 +25,7 @@
 #include <vector>
 
 #include <tilefmt/array/array.hpp>
+#include <tilefmt/array/query.hpp>
 #include <tilefmt/format/print.hpp>
 
 namespace fs = std::filesystem;
@@ -167,8 +176,143 @@ void report(const array::array_reader& arr, bool json) {
 }
 
 int usage() {
-  std::cerr << "usage: tilefmt-inspect ARRAY [--json] [--values FIELD [N]] [--verify] [--key HEX64 | --key-text TEXT]\n";
+  std::cerr << "usage: tilefmt-inspect ARRAY [--json] [--values FIELD [N]] [--verify] [--key HEX64 | --key-text TEXT]\n"
+               "       tilefmt-inspect ARRAY --query [--range DIM LO HI]... [--where \"FIELD OP VALUE\"]... "
+               "[--attrs A,B] [--layout row|col|global|unordered] [--json]\n";
   return 2;
+}
+
+// ---- --query ---------------------------------------------------------------------------
+
+/// What --query was given.
+struct query_args {
+  std::vector<std::array<std::string, 3>> ranges;  // dimension, lo, hi
+  std::vector<std::string> where;
+  std::vector<std::string> attrs;
+  array::query_layout layout = array::query_layout::row_major;
+};
+
+/// `text` as a number of type T, all of it, or an error naming `what`.
+template <class T>
+T parse_number(const std::string& text, const std::string& what) {
+  T v{};
+  const auto* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc{} || p != end) throw std::invalid_argument(what + ": \"" + text + "\" is not a " +
+                                                                 (std::is_floating_point_v<T> ? "number" : "whole number") +
+                                                                 " of the field's type");
+  return v;
+}
+
+/// A field's datatype and whether it holds strings.
+std::pair<format::Datatype, bool> field_type(const format::ArraySchema& s, const std::string& name) {
+  for (const auto& d : s.domain.dimensions.value)
+    if (d.name.value == name) return {d.type.value, d.is_var()};
+  for (const auto& a : s.attributes.value)
+    if (a.name.value == name) return {a.type, a.is_var()};
+  throw std::invalid_argument("no field \"" + name + "\"");
+}
+
+/// "FIELD OP VALUE": VALUE read as the field's type (quotes around strings optional).
+array::condition clause(const format::ArraySchema& s, const std::string& text) {
+  std::istringstream in(text);
+  std::string name, op, value;
+  in >> name >> op;
+  std::getline(in >> std::ws, value);
+  if (name.empty() || op.empty()) throw std::invalid_argument("--where \"" + text + "\": FIELD OP VALUE");
+  if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"') && value.back() == value.front())
+    value = value.substr(1, value.size() - 2);
+  const auto [type, var] = field_type(s, name);
+  array::field f(name);
+  auto make = [&](const auto& v) -> array::condition {
+    if (op == "<") return f < v;
+    if (op == "<=") return f <= v;
+    if (op == ">") return f > v;
+    if (op == ">=") return f >= v;
+    if (op == "==") return f == v;
+    if (op == "!=") return f != v;
+    throw std::invalid_argument("--where \"" + text + "\": OP is one of < <= > >= == !=");
+  };
+  if (var || type == format::Datatype::CHAR || format::is_string(type)) return make(value);
+  std::optional<array::condition> out;
+  format::visit_datatype(type, [&]<class T>() {
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char>)
+      out = make(parse_number<T>(value, "--where \"" + text + "\""));
+  });
+  if (!out) throw std::invalid_argument("--where \"" + text + "\": the field's values do not compare");
+  return *out;
+}
+
+/// A CSV cell: strings quoted (quotes doubled), numbers as numbers (a
+/// var-size cell of numbers as a quoted list).
+std::string csv_cell(format::Datatype type, std::span<const std::byte> cell) {
+  const bool text = type == format::Datatype::CHAR || format::is_string(type);
+  std::string s = text ? std::string(reinterpret_cast<const char*>(cell.data()), cell.size())
+                       : format::values_to_text(type, cell);
+  if (!text && s.find(',') == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+int run_query(const array::array_reader& arr, const query_args& a, bool json) {
+  const auto& schema = arr.schema();
+  auto q = arr.query().layout(a.layout);
+  for (const auto& r : a.ranges) {
+    const std::string &dim = r[0], &lo = r[1], &hi = r[2];  // (lambdas below capture them)
+    const auto type = field_type(schema, dim).first;
+    const std::string what = "--range " + dim;
+    bool added = false;
+    format::visit_datatype(type, [&]<class T>() {
+      if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char>) {
+        q.add_range(dim, parse_number<T>(lo, what), parse_number<T>(hi, what));
+        added = true;
+      }
+    });
+    if (!added) throw std::invalid_argument(what + ": ranges of this dimension's type are not supported");
+  }
+  if (!a.where.empty()) {
+    auto c = clause(schema, a.where.front());
+    for (std::size_t i = 1; i < a.where.size(); ++i) c = c && clause(schema, a.where[i]);
+    q.where(c);
+  }
+  if (!a.attrs.empty()) q.attributes(a.attrs);
+  const auto r = q.read();
+  const auto names = r.names();
+  std::ostringstream out;
+  if (!json) {
+    for (std::size_t i = 0; i < names.size(); ++i) out << (i ? "," : "") << names[i];
+    out << "\n";
+  } else {
+    out << "[";
+  }
+  for (std::uint64_t c = 0; c < r.cell_num(); ++c) {
+    out << (json ? (c ? ",\n {" : "\n {") : "");
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const auto [type, var] = field_type(schema, names[i]);
+      const auto& bytes = r.bytes(names[i]);
+      std::span<const std::byte> cell;
+      if (var) {
+        const auto& off = r.byte_offsets(names[i]);
+        const std::uint64_t end = c + 1 < off.size() ? off[c + 1] : bytes.size();
+        cell = std::span<const std::byte>(bytes).subspan(off[c], end - off[c]);
+      } else {
+        const std::size_t size = bytes.size() / r.cell_num();
+        cell = std::span<const std::byte>(bytes).subspan(c * size, size);
+      }
+      const auto* attr = schema.attribute(names[i]);
+      const bool null = attr && attr->nullable.value && r.validity(names[i])[c] == 0;
+      if (json)
+        out << (i ? ", " : "") << codec::json_string(names[i]) << ": "
+            << (null ? std::string("null") : format::values_to_text(type, cell, true));
+      else
+        out << (i ? "," : "") << (null ? std::string() : csv_cell(type, cell));
+    }
+    out << (json ? "}" : "\n");
+  }
+  if (json) out << "\n]\n";
+  std::cout << out.str();
+  return 0;
 }
 
 std::vector<std::uint8_t> parse_hex_key(const std::string& h) {
@@ -183,7 +327,8 @@ std::vector<std::uint8_t> parse_hex_key(const std::string& h) {
 int main(int argc, char** argv) {
   if (argc < 2) return usage();
   fs::path path;
-  bool json = false, do_verify = false;
+  bool json = false, do_verify = false, do_query = false;
+  query_args qa;
   std::string values_field;
   std::size_t values_n = 10;
   array::open_options opt;
@@ -195,6 +340,22 @@ int main(int argc, char** argv) {
       else if (a == "--values" && i + 1 < argc) {
         values_field = argv[++i];
         if (i + 1 < argc && std::isdigit(static_cast<unsigned char>(argv[i + 1][0]))) values_n = std::stoul(argv[++i]);
+      } else if (a == "--query") do_query = true;
+      else if (a == "--range" && i + 3 < argc) {
+        qa.ranges.push_back({argv[i + 1], argv[i + 2], argv[i + 3]});
+        i += 3;
+      } else if (a == "--where" && i + 1 < argc) qa.where.push_back(argv[++i]);
+      else if (a == "--attrs" && i + 1 < argc) {
+        std::istringstream names(argv[++i]);
+        for (std::string n; std::getline(names, n, ',');) qa.attrs.push_back(n);
+      } else if (a == "--layout" && i + 1 < argc) {
+        const std::string l = argv[++i];
+        using L = array::query_layout;
+        if (l == "row") qa.layout = L::row_major;
+        else if (l == "col") qa.layout = L::col_major;
+        else if (l == "global") qa.layout = L::global_order;
+        else if (l == "unordered") qa.layout = L::unordered;
+        else return usage();
       } else if (a == "--key" && i + 1 < argc) opt.encryption_key = parse_hex_key(argv[++i]);
       else if (a == "--key-text" && i + 1 < argc) {
         std::string k = argv[++i];
@@ -205,6 +366,7 @@ int main(int argc, char** argv) {
     if (path.empty()) return usage();
     auto arr = array::open(path, opt);
     if (do_verify) return verify(arr);
+    if (do_query) return run_query(arr, qa, json);
     if (!values_field.empty()) {
       for (const auto& frag : arr.fragments()) print_values(frag, values_field, values_n);
       return 0;

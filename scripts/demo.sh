@@ -33,6 +33,9 @@ inspect() {
 
 inspect examples/data/nullable_dense "$(head -1 examples/data/nullable_dense.TILEDB_VERSION.txt)" utf8
 
+say "tilefmt-inspect examples/data/nullable_dense --query --range d 8 14 --where \"u8 > 100\"   (a region with a condition, as CSV)"
+build/demo/examples/tilefmt-inspect examples/data/nullable_dense --query --range d 8 14 --where "u8 > 100"
+
 WRITTEN=build/demo/written_array
 rm -rf "$WRITTEN"
 say "examples/write_array: a dense array through pipeline<byteshuffle, zstd<1>> and pipeline<bitshuffle, lz4<>>"
