@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: builds the examples and runs them — a declared format, a
 # tile through a compile-time filter pipeline, and the inspector on a real
-# TileDB array (examples/data, written by TileDB-Py), then a dense and a
+# TileDB array (examples/data, written by TileDB-Py) with a query of a region
+# and a condition, then a dense and a
 # sparse array written by tilefmt (examples/write_array, write_sparse) and
 # inspected.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
