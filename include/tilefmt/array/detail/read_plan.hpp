@@ -3,7 +3,10 @@
 // attributes asked for, and the fragments they may read.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -78,6 +81,20 @@ struct read_plan {
                                   "range; reading per-cell timestamps is not supported yet");
   }
 };
+
+/// A var-size result field from its cells (views into the tiles read):
+/// byte offsets, then the bytes back to back.
+inline void store_var_cells(result_field& r, const std::vector<std::span<const std::byte>>& cells) {
+  r.offsets.resize(cells.size());
+  std::size_t total = 0;
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    r.offsets[c] = total;
+    total += cells[c].size();
+  }
+  r.values.resize(total);
+  for (std::size_t c = 0; c < cells.size(); ++c)
+    if (!cells[c].empty()) std::memcpy(r.values.data() + r.offsets[c], cells[c].data(), cells[c].size());
+}
 
 inline bool has_attribute(const format::ArraySchema& schema, const std::string& name) {
   for (const auto& a : schema.attributes.value)

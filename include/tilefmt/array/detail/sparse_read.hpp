@@ -437,17 +437,7 @@ private:
         if (!r.var && t) kept.pop_back();
         b = e;
       }
-      if (r.var) {
-        r.offsets.resize(n);
-        std::size_t total = 0;
-        for (std::size_t c = 0; c < n; ++c) {
-          r.offsets[c] = total;
-          total += var_cells[c].size();
-        }
-        r.values.resize(total);
-        for (std::size_t c = 0; c < n; ++c)
-          if (!var_cells[c].empty()) std::memcpy(r.values.data() + r.offsets[c], var_cells[c].data(), var_cells[c].size());
-      }
+      if (r.var) store_var_cells(r, var_cells);
       out.push_back(std::move(r));
     }
     return out;
