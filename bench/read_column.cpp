@@ -13,39 +13,17 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <limits>
 #include <string>
 #include <vector>
 
+#include "process_memory.hpp"
 #include "tilefmt/array/array.hpp"
 
 namespace {
 
-// Resident set size now, in bytes (Linux /proc/self/statm: pages).
-std::uint64_t resident_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::uint64_t size = 0, resident = 0;
-  statm >> size >> resident;
-  return resident * 4096;
-}
-
-// Peak resident set size of this process image, in bytes: VmHWM, which exec
-// resets (ru_maxrss would carry over the parent's peak from before the exec).
-std::uint64_t peak_resident_bytes() {
-  std::ifstream status("/proc/self/status");
-  std::string key;
-  while (status >> key) {
-    if (key == "VmHWM:") {
-      std::uint64_t kib = 0;
-      status >> kib;
-      return kib * 1024;
-    }
-    status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-  }
-  return 0;
-}
+using tilefmt::bench::peak_resident_bytes;
+using tilefmt::bench::resident_bytes;
 
 template <class T>
 std::uint64_t read_all(const tilefmt::array::array_reader& a, const std::string& attr, std::uint64_t& checksum) {

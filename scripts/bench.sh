@@ -16,7 +16,7 @@ ${CXX:-c++} --version | head -1
 status=0
 for b in build/bench/bench/bench-*; do
   [ -f "$b" ] && [ -x "$b" ] || continue
-  [ "$(basename "$b")" = bench-read-column ] && continue  # driven by compare_tiledb.py below
+  case "$(basename "$b")" in bench-read-column | bench-read-query) continue ;; esac  # driven by compare_*.py below
   say "$(basename "$b")"
   taskset -c 0 "$b" --benchmark_min_time=0.2 "$@" || status=1
 done
@@ -32,6 +32,9 @@ fi
 if [ -n "$VENV" ]; then
   "$VENV/bin/python" bench/compare_tiledb.py --reader build/bench/bench/bench-read-column --dir build/bench/arrays \
     || status=1
+  say "tilefmt queries vs TileDB-Py (bench/compare_query.py; QUERY_SIDE=16384 for the 1 GiB array)"
+  "$VENV/bin/python" bench/compare_query.py --reader build/bench/bench/bench-read-query --dir build/bench/arrays \
+    --side "${QUERY_SIDE:-4096}" || status=1
 else
   echo "TileDB-Py could not be installed: comparison skipped"
 fi

@@ -165,8 +165,18 @@ public:
     return leaves;
   }
 
-  /// Tile `i` of a field, unfiltered.
+  /// Tile `i` of a field, unfiltered. In dense fragments, the cells outside
+  /// the non-empty domain read as the attribute's fill value.
   tile_data read_tile(const field_info& f, std::size_t i) const {
+    tile_data t = read_tile_as_stored(f, i);
+    if (fills(f)) apply_fill(f, i, t);
+    return t;
+  }
+
+  /// Tile `i` of a field, unfiltered, as stored: in dense fragments the
+  /// cells outside the non-empty domain hold whatever the writer put there
+  /// (readers that take only cells inside it skip the fill).
+  tile_data read_tile_as_stored(const field_info& f, std::size_t i) const {
     tile_data t;
     const std::size_t cells = static_cast<std::size_t>(tile_cells(i));
     try {
@@ -187,7 +197,6 @@ public:
       e.prepend_field(where(f, i));
       throw;
     }
-    if (fills(f)) apply_fill(f, i, t);
     return t;
   }
 

@@ -6,7 +6,9 @@
 // writer of a cell is the last to mark it. Then each fragment's tiles that
 // hold a cell it won are read, once, and those cells copied. An attribute
 // the winning fragment's schema does not have (added later by schema
-// evolution) reads as its fill value.
+// evolution) reads as its fill value. Every cell a fragment wins lies in
+// its non-empty domain, so tiles are read as stored, without filling the
+// cells outside it.
 //
 // Cells that fail the query's condition read as fill values (TileDB's
 // rule for dense arrays).
@@ -105,6 +107,17 @@ public:
 
   std::uint64_t cell_num() const noexcept { return cells_; }
 
+  /// The dimension along which neighbouring cells are neighbours in the
+  /// result too (inside one space tile, for global order): the last for
+  /// row-major, the first for column-major, the cell order's fastest for
+  /// global order.
+  std::size_t run_dim() const noexcept {
+    const std::size_t last = widths_.size() - 1;
+    if (layout_ == query_layout::col_major) return 0;
+    if (layout_ == query_layout::global_order && grid_ && grid_->cell_order() == format::Layout::COL_MAJOR) return 0;
+    return last;
+  }
+
   /// The result index of the cell at offsets `x`, inside ND range `box`.
   std::uint64_t index(std::span<const std::uint64_t> x, const cell_box& box) const {
     const std::size_t nd = x.size();
@@ -195,25 +208,66 @@ void for_each_tile_part(const dense_grid& g, const cell_box& s, F&& f) {
   }
 }
 
-/// Calls f(x) for every cell x (offsets per dimension) of `b`, the last
-/// dimension fastest.
+/// Calls f(x, len) for each run of `b` along dimension `dim`: the `len`
+/// cells from offsets `x` on, the other dimensions fixed.
 template <class F>
-void for_each_cell(const cell_box& b, F&& f) {
+void for_each_run(const cell_box& b, std::size_t dim, F&& f) {
   const std::size_t nd = b.dims();
   std::vector<std::uint64_t> x = b.lo;
+  const std::uint64_t len = b.hi[dim] - b.lo[dim] + 1;
   for (;;) {
-    f(std::span<const std::uint64_t>(x));
+    f(std::span<const std::uint64_t>(x), len);
     std::size_t d = nd;
-    while (d > 0) {
+    for (;;) {  // the next run: an odometer over the other dimensions, the last fastest
+      if (d == 0) return;
       --d;
+      if (d == dim) continue;
       if (x[d] < b.hi[d]) {
         ++x[d];
         break;
       }
       x[d] = b.lo[d];
-      if (d == 0) return;
     }
   }
+}
+
+/// A run of result cells one fragment wins: `len` cells from result index
+/// `result` on, stored from cell `tile` of its tile on, `stride` apart.
+struct won_run {
+  std::size_t result, tile, len;
+};
+
+/// How far apart neighbours along dimension `dim` are in a tile of `g`.
+inline std::size_t tile_stride(const dense_grid& g, std::size_t dim) {
+  const bool cell_row = g.cell_order() != format::Layout::COL_MAJOR;
+  std::size_t stride = 1;
+  for (std::size_t d = 0; d < g.dim_num(); ++d)
+    if (cell_row ? d > dim : d < dim) stride *= static_cast<std::size_t>(g.extents()[d]);
+  return stride;
+}
+
+/// The runs of tile part `p` (of ND range `box`) that fragment `k` wins.
+inline void won_runs(const tile_part& p, const cell_box& box, const result_order& order, const dense_grid& g,
+                     const std::vector<std::uint32_t>& winner, std::uint32_t k, std::vector<won_run>& out) {
+  out.clear();
+  const std::size_t dim = order.run_dim(), stride = tile_stride(g, dim);
+  const bool cell_row = g.cell_order() != format::Layout::COL_MAJOR;
+  std::vector<std::uint64_t> in(p.cells.dims());
+  for_each_run(p.cells, dim, [&](std::span<const std::uint64_t> x, std::uint64_t len) {
+    const auto first = static_cast<std::size_t>(order.index(x, box));
+    for (std::size_t d = 0; d < in.size(); ++d) in[d] = x[d] - p.tile_lo[d];
+    const auto at = static_cast<std::size_t>(ravel(in, g.extents(), cell_row));
+    for (std::size_t j = 0; j < len;) {
+      if (winner[first + j] != k) {
+        ++j;
+        continue;
+      }
+      std::size_t e = j;
+      while (e < len && winner[first + e] == k) ++e;
+      out.push_back({first + j, at + j * stride, e - j});
+      j = e;
+    }
+  });
 }
 
 /// The subarray's ND ranges as boxes of offsets from the domain's lower
@@ -287,26 +341,24 @@ inline void apply_condition(const read_plan& plan, const std::vector<fragment>& 
   for (std::size_t k = 0; k < frags.size(); ++k) {
     if (!grids[k]) continue;
     const auto& g = *grids[k];
-    const bool cell_row = g.cell_order() != format::Layout::COL_MAJOR;
+    const std::size_t stride = tile_stride(g, order.run_dim());
+    std::vector<won_run> runs;
     for (const auto& box : boxes)
       for_each_tile_part(g, box, [&](const tile_part& p) {
+        won_runs(p, box, order, g, winner, static_cast<std::uint32_t>(k), runs);
+        if (runs.empty()) return;
         std::vector<std::size_t> result;    // result cells this fragment wins in the tile
         std::vector<std::uint64_t> in_tile;  // and where they are in it
-        std::vector<std::uint64_t> in(p.cells.dims());
-        for_each_cell(p.cells, [&](std::span<const std::uint64_t> x) {
-          const auto c = static_cast<std::size_t>(order.index(x, box));
-          if (winner[c] != k) return;
-          for (std::size_t d = 0; d < in.size(); ++d) in[d] = x[d] - p.tile_lo[d];
-          result.push_back(c);
-          in_tile.push_back(ravel(in, g.extents(), cell_row));
-        });
-        if (result.empty()) return;
+        for (const auto& r : runs)
+          for (std::size_t j = 0; j < r.len; ++j) result.push_back(r.result + j), in_tile.push_back(r.tile + j * stride);
         std::map<std::string, tile_data, std::less<>> read;
         auto tile_of = [&](const std::string& name) -> const tile_data* {
           if (!has_attribute(frags[k].schema(), name)) return nullptr;
           auto it = read.find(name);
-          if (it == read.end())
-            it = read.emplace(name, frags[k].read_tile(frags[k].field(name), static_cast<std::size_t>(p.tile))).first;
+          if (it == read.end()) {
+            const auto tile = static_cast<std::size_t>(p.tile);
+            it = read.emplace(name, frags[k].read_tile_as_stored(frags[k].field(name), tile)).first;
+          }
           return &it->second;
         };
         const auto pass = plan.where->evaluate(in_tile, tile_of);
@@ -351,8 +403,9 @@ inline read_output read_dense(const read_plan& plan) {
     grids[k].emplace(dense_grid::of_region(f.schema(), f.non_empty_domain()));
     for (const auto& box : boxes)
       for_each_tile_part(*grids[k], box, [&](const tile_part& p) {
-        for_each_cell(p.cells, [&](std::span<const std::uint64_t> x) {
-          winner[static_cast<std::size_t>(order.index(x, box))] = static_cast<std::uint32_t>(k);
+        for_each_run(p.cells, order.run_dim(), [&](std::span<const std::uint64_t> x, std::uint64_t len) {
+          std::fill_n(winner.begin() + static_cast<std::ptrdiff_t>(order.index(x, box)), len,
+                      static_cast<std::uint32_t>(k));
         });
       });
   }
@@ -384,57 +437,60 @@ inline read_output read_dense(const read_plan& plan) {
       const auto& frag = frags[k];
       const bool has = has_attribute(frag.schema(), name);
       const auto& g = *grids[k];
-      const bool cell_row = g.cell_order() != format::Layout::COL_MAJOR;
+      const std::size_t stride = tile_stride(g, order.run_dim());
       std::optional<field_info> fi;
       if (has) fi = frag.field(name);
-      std::vector<std::pair<std::size_t, std::size_t>> cells;  // (result cell, cell of the tile) this fragment wins
+      std::vector<won_run> runs;  // the result cells this fragment wins in a tile
       // A tile can hold cells of several ND ranges: read once for all.
       std::vector<std::optional<std::size_t>> tile_at;  // per fragment tile: its place in `kept`, once read
+      const std::size_t size = fill.size();
       for (const auto& box : boxes)
         for_each_tile_part(g, box, [&](const tile_part& p) {
-          cells.clear();
-          std::vector<std::uint64_t> in(p.cells.dims());
-          for_each_cell(p.cells, [&](std::span<const std::uint64_t> x) {
-            const auto c = static_cast<std::size_t>(order.index(x, box));
-            if (winner[c] != k) return;
-            for (std::size_t d = 0; d < in.size(); ++d) in[d] = x[d] - p.tile_lo[d];
-            cells.emplace_back(c, static_cast<std::size_t>(ravel(in, g.extents(), cell_row)));
-          });
-          if (cells.empty()) return;  // newer fragments cover this tile's part: not read
-          const tile_data* t = nullptr;
-          if (has) {
-            const auto tile = static_cast<std::size_t>(p.tile);
-            if (boxes.size() == 1) {
-              kept.push_back(frag.read_tile(*fi, tile));
-              t = &kept.back();
-            } else {
-              if (tile_at.size() <= tile) tile_at.resize(tile + 1);
-              if (!tile_at[tile]) {
-                kept.push_back(frag.read_tile(*fi, tile));
-                tile_at[tile] = kept.size() - 1;
-              }
-              t = &kept[*tile_at[tile]];
-            }
+          won_runs(p, box, order, g, winner, static_cast<std::uint32_t>(k), runs);
+          if (runs.empty()) return;  // newer fragments cover this tile's part: not read
+          if (!has) {  // the fragment's schema predates the attribute
+            if (!r.var)
+              for (const auto& run : runs)
+                for (std::size_t j = 0; j < run.len; ++j)
+                  std::memcpy(r.values.data() + (run.result + j) * size, fill.data(), size);
+            return;
           }
-          for (const auto& [c, i] : cells) {
-            if (!t) {  // the fragment's schema predates the attribute
-              if (!r.var) std::memcpy(r.values.data() + c * fill.size(), fill.data(), fill.size());
-              continue;
+          const auto tile = static_cast<std::size_t>(p.tile);
+          const tile_data* t = nullptr;
+          if (boxes.size() == 1) {
+            kept.push_back(frag.read_tile_as_stored(*fi, tile));
+            t = &kept.back();
+          } else {
+            if (tile_at.size() <= tile) tile_at.resize(tile + 1);
+            if (!tile_at[tile]) {
+              kept.push_back(frag.read_tile_as_stored(*fi, tile));
+              tile_at[tile] = kept.size() - 1;
             }
+            t = &kept[*tile_at[tile]];
+          }
+          const std::size_t cells = r.var ? t->offsets.size() : t->values.size() / size;
+          for (const auto& run : runs) {
+            const std::size_t last = run.tile + (run.len - 1) * stride;
+            if (last >= cells || (r.nullable && last >= t->validity.size()))
+              throw format_error("a tile of fragment " + frag.name().str() + ", field " + name +
+                                     " holds fewer cells than its space tile",
+                                 0);
             if (r.var) {
-              var_cells[c] = var_cell(t->values, t->offsets, i);
+              for (std::size_t j = 0; j < run.len; ++j)
+                var_cells[run.result + j] = var_cell(t->values, t->offsets, run.tile + j * stride);
+            } else if (stride == 1) {
+              std::memcpy(r.values.data() + run.result * size, t->values.data() + run.tile * size, run.len * size);
             } else {
-              if ((i + 1) * fill.size() > t->values.size())
-                throw format_error("a tile of fragment " + frag.name().str() + ", field " + name +
-                                       " holds fewer cells than its space tile",
-                                   0);
-              std::memcpy(r.values.data() + c * fill.size(), t->values.data() + i * fill.size(), fill.size());
+              for (std::size_t j = 0; j < run.len; ++j)
+                std::memcpy(r.values.data() + (run.result + j) * size, t->values.data() + (run.tile + j * stride) * size,
+                            size);
             }
-            if (r.nullable) r.validity[c] = t->validity.at(i);
+            if (r.nullable)
+              for (std::size_t j = 0; j < run.len; ++j) r.validity[run.result + j] = t->validity[run.tile + j * stride];
           }
           // Fixed values are copied already; with one ND range no later
           // part needs the tile.
-          if (!r.var && t && boxes.size() == 1) kept.pop_back();
+          if (!r.var && boxes.size() == 1) kept.pop_back();
         });
       if (!r.var) {
         kept.clear();

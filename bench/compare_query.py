@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Reads the same regions of a TileDB array with TileDB-Py and with a
+tilefmt query, in one run.
+
+    python compare_query.py --reader build/bench/bench/bench-read-query [--dir D] [--side N]
+
+Run it with a Python that has TileDB-Py and numpy installed (scripts/bench.sh
+uses the newest interop virtual environment). It writes, if it is not there
+yet, a 2-D dense int32 array of N x N cells (default 4096: 64 MiB; 16384
+gives 1 GiB) with [byteshuffle, zstd(1)] and tiles of 512 x 512, as ten
+fragments: the whole domain, then nine boxes of a quarter of it each,
+overlapping. Then it reads a 1% box, a 10% box and the whole domain,
+row-major, from a warm page cache, with 1 thread and with every core:
+TileDB-Py as `A.query(attrs=["a"], order="C")[box]` with
+sm.compute_concurrency_level and sm.io_concurrency_level set to the thread
+count, tilefmt with array::query and open_options::threads. Each reader runs
+in its own process, so its peak resident memory is its own. Prints both
+throughputs, their ratio, and each reader's peak memory over the result size;
+with --json, the same as JSON on stdout's last line.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+TILE = 512
+
+
+def create(path, side):
+    import numpy as np
+    import tiledb
+
+    filters = tiledb.FilterList([tiledb.ByteShuffleFilter(), tiledb.ZstdFilter(level=1)])
+    dom = tiledb.Domain(tiledb.Dim(name="r", domain=(0, side - 1), tile=TILE, dtype=np.int64),
+                        tiledb.Dim(name="c", domain=(0, side - 1), tile=TILE, dtype=np.int64))
+    schema = tiledb.ArraySchema(domain=dom, sparse=False, attrs=[tiledb.Attr(name="a", dtype=np.int32, filters=filters)])
+    tiledb.Array.create(path, schema)
+    rng = np.random.default_rng(7)
+    boxes = [(0, side, 0, side)]
+    for _ in range(9):
+        r0, c0 = (int(x) for x in rng.integers(0, side // 2, 2))
+        boxes.append((r0, r0 + side // 2, c0, c0 + side // 2))
+    for k, (r0, r1, c0, c1) in enumerate(boxes):
+        # A slowly varying surface per fragment: compressible, distinct per write.
+        rows = np.arange(r0, r1, dtype=np.int64)[:, None]
+        cols = np.arange(c0, c1, dtype=np.int64)[None, :]
+        data = ((rows * 3 + cols * 5) // 7 + k * 1000).astype(np.int32)
+        with tiledb.open(path, "w") as A:
+            A[r0:r1, c0:c1] = data
+
+
+TILEDB_READ = r"""
+import json, os, sys, time
+import tiledb
+path, threads, repeats = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+r0, r1, c0, c1 = (int(x) for x in sys.argv[4:8])
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+before = rss()
+cfg = tiledb.Config({"sm.compute_concurrency_level": str(threads),
+                     "sm.io_concurrency_level": str(threads)})
+ctx = tiledb.Ctx(cfg)
+times = []
+with tiledb.open(path, ctx=ctx) as A:
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        v = A.query(attrs=["a"], order="C")[r0:r1 + 1, c0:c1 + 1]["a"]
+        times.append(time.perf_counter() - t0)
+        nbytes = v.nbytes
+        del v
+times.sort()
+def peak_rss():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+peak = peak_rss()
+print(json.dumps({"best_s": times[0], "median_s": times[len(times) // 2], "bytes": nbytes,
+                  "peak_added_bytes": max(0, peak - before)}))
+"""
+
+
+def run_json(cmd):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reader", required=True, help="path of bench-read-query")
+    ap.add_argument("--dir", default=os.path.join("build", "bench", "arrays"), help="where the array lives")
+    ap.add_argument("--side", type=int, default=4096, help="cells per side (4096: 64 MiB; 16384: 1 GiB)")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--threads", default=None, help="comma-separated thread counts (default: 1 and all cores)")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+
+    import tiledb
+    cores = os.cpu_count() or 1
+    thread_counts = [int(t) for t in args.threads.split(",")] if args.threads else sorted({1, cores})
+    side = args.side
+    path = os.path.join(args.dir, "query_int32_%d" % side)
+    os.makedirs(args.dir, exist_ok=True)
+    print(f"TileDB-Py {tiledb.__version__}, libtiledb {'.'.join(map(str, tiledb.libtiledb.version()))}, "
+          f"{cores} cores", flush=True)
+    if not os.path.isdir(path):
+        t0 = time.time()
+        print(f"writing {path} ({side * side * 4 >> 20} MiB, 10 fragments, [byteshuffle, zstd(1)])...", flush=True)
+        create(path, side)
+        print(f"  written in {time.time() - t0:.1f} s", flush=True)
+    for root, _, files in os.walk(path):  # warm the page cache
+        for f in files:
+            with open(os.path.join(root, f), "rb") as fh:
+                while fh.read(1 << 24):
+                    pass
+    def centred(fraction):
+        w = max(1, int(side * fraction ** 0.5))
+        lo = (side - w) // 2
+        return (lo, lo + w - 1, lo, lo + w - 1)
+    regions = [("1%", centred(0.01)), ("10%", centred(0.10)), ("whole", (0, side - 1, 0, side - 1))]
+    results = []
+    for label, box in regions:
+        for threads in thread_counts:
+            ours = run_json([args.reader, path, "a", str(threads), str(args.repeats)] + [str(x) for x in box])
+            theirs = run_json([sys.executable, "-c", TILEDB_READ, path, str(threads), str(args.repeats)] +
+                              [str(x) for x in box])
+            if ours["bytes"] != theirs["bytes"]:
+                raise SystemExit(f"{label}: tilefmt read {ours['bytes']} bytes, TileDB-Py {theirs['bytes']}")
+            mib = ours["bytes"] / (1 << 20)
+            r = {
+                "region": label, "threads": threads, "mib": mib,
+                "tilefmt_mib_s": mib / ours["best_s"], "tiledb_py_mib_s": mib / theirs["best_s"],
+                "ratio": theirs["best_s"] / ours["best_s"],
+                "tilefmt_peak_over_result": ours["peak_added_bytes"] / ours["bytes"],
+                "tiledb_py_peak_over_result": theirs["peak_added_bytes"] / theirs["bytes"],
+            }
+            results.append(r)
+            print(f"{label:6} ({mib:7.1f} MiB) threads={threads}: tilefmt {r['tilefmt_mib_s']:8.0f} MiB/s, "
+                  f"TileDB-Py {r['tiledb_py_mib_s']:8.0f} MiB/s, ratio {r['ratio']:.2f}x; peak memory / result: "
+                  f"tilefmt {r['tilefmt_peak_over_result']:.2f}, TileDB-Py {r['tiledb_py_peak_over_result']:.2f}",
+                  flush=True)
+    if args.json:
+        print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()

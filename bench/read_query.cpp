@@ -1,0 +1,60 @@
+// Reads a region of a TileDB array's int32 attribute with a tilefmt query
+// (array/query.hpp) and prints how long it took and how much memory it
+// needed. Driven by bench/compare_query.py, which runs TileDB-Py on the same
+// array and region in the same run.
+//
+//   bench-read-query ARRAY ATTRIBUTE THREADS REPEATS LO HI [LO HI ...]
+//
+// One inclusive range per dimension; row-major result. Prints one JSON
+// object: the best and median wall time of REPEATS reads, the result bytes,
+// and the peak resident memory the reads added to the process.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "process_memory.hpp"
+#include "tilefmt/array/query.hpp"
+
+int main(int argc, char** argv) {
+  if (argc < 7 || (argc - 5) % 2 != 0) {
+    std::cerr << "usage: bench-read-query ARRAY ATTRIBUTE THREADS REPEATS LO HI [LO HI ...]\n";
+    return 2;
+  }
+  const std::string path = argv[1], attr = argv[2];
+  tilefmt::array::open_options opt;
+  opt.threads = static_cast<unsigned>(std::stoul(argv[3]));
+  const int repeats = std::max(1, std::stoi(argv[4]));
+  std::vector<std::pair<std::int64_t, std::int64_t>> box;
+  for (int i = 5; i + 1 < argc; i += 2) box.emplace_back(std::stoll(argv[i]), std::stoll(argv[i + 1]));
+  try {
+    const std::uint64_t before = tilefmt::bench::resident_bytes();
+    auto a = tilefmt::array::open(path, opt);
+    std::vector<double> seconds;
+    std::uint64_t bytes = 0, checksum = 0;
+    for (int r = 0; r < repeats; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      const auto result = a.query().subarray(box).attributes({attr}).read();
+      const auto& v = result.bytes(attr);
+      bytes = v.size();
+      // Touch the result so the read cannot be optimised away.
+      if (!v.empty()) checksum += std::to_integer<std::uint64_t>(v[v.size() / 2]);
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(seconds.begin(), seconds.end());
+    const std::uint64_t peak = tilefmt::bench::peak_resident_bytes();
+    std::printf("{\"best_s\": %.6f, \"median_s\": %.6f, \"bytes\": %llu, \"peak_added_bytes\": %llu, "
+                "\"checksum\": %llu}\n",
+                seconds.front(), seconds[seconds.size() / 2], static_cast<unsigned long long>(bytes),
+                static_cast<unsigned long long>(peak > before ? peak - before : 0),
+                static_cast<unsigned long long>(checksum));
+  } catch (const std::exception& e) {
+    std::cerr << "bench-read-query: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
