@@ -709,3 +709,16 @@ TEST_CASE("conditions on dense arrays: cells that fail read as fill values") {
   const auto s = r.get_var<char>("s");
   CHECK(std::string(s.values.begin(), s.values.end()) == std::string("\0\0", 2) + "0:13" + "0:21" + std::string(1, '\0') + "0:23");
 }
+
+TEST_CASE("a domain of 2^40 one-cell tiles: refused before anything that size is allocated (fuzz finding)") {
+  auto st = std::make_shared<storage::memory>();
+  array::create("/h",
+                format::make_array_schema(
+                    {.type = format::ArrayType::DENSE,
+                     .dimensions = {format::make_dimension<std::int64_t>("d", 0, std::int64_t{1} << 40, 1)},
+                     .attributes = {format::make_attribute({.name = "v"})}}),
+                {.storage = st});
+  auto arr = array::open("/h", {.storage = st});
+  for (auto layout : {array::query_layout::global_order, array::query_layout::row_major})
+    CHECK_THROWS_AS((void)arr.query().layout(layout).read(), std::invalid_argument);
+}

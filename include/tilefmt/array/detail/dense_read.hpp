@@ -384,8 +384,17 @@ inline read_output read_dense(const read_plan& plan) {
                                 "(TileDB refuses it too)");
   if (plan.layout == query_layout::unordered)
     throw std::invalid_argument("tilefmt: query: a dense array has no unordered layout (TileDB refuses it too)");
+  // The size is checked before result_order allocates its bookkeeping (a
+  // count per space tile, for global order): a damaged schema can declare
+  // a domain of 2^64 cells in tiles of one.
+  std::uint64_t cells = 1;
+  for (const auto w : widths) {
+    if (w == 0 || cells > std::numeric_limits<std::uint64_t>::max() / w)
+      throw std::invalid_argument("tilefmt: query: the subarray has more than 2^64 cells");
+    cells *= w;
+  }
+  plan.check_size(cells, sizeof(std::uint32_t) + (plan.layout == query_layout::global_order ? 8 : 0));
   const result_order order(widths, boxes.front(), plan.layout, schema);
-  plan.check_size(order.cell_num(), sizeof(std::uint32_t));
   const std::size_t n = static_cast<std::size_t>(order.cell_num());
 
   // Which fragment each cell comes from: the newest that wrote it.
