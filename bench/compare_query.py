@@ -21,9 +21,11 @@ with --json, the same as JSON on stdout's last line.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import run_json, tiledb_reader, warm  # noqa: E402
 
 TILE = 512
 
@@ -51,42 +53,9 @@ def create(path, side):
             A[r0:r1, c0:c1] = data
 
 
-TILEDB_READ = r"""
-import json, os, sys, time
-import tiledb
-path, threads, repeats = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-r0, r1, c0, c1 = (int(x) for x in sys.argv[4:8])
-def rss():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-before = rss()
-cfg = tiledb.Config({"sm.compute_concurrency_level": str(threads),
-                     "sm.io_concurrency_level": str(threads)})
-ctx = tiledb.Ctx(cfg)
-times = []
-with tiledb.open(path, ctx=ctx) as A:
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        v = A.query(attrs=["a"], order="C")[r0:r1 + 1, c0:c1 + 1]["a"]
-        times.append(time.perf_counter() - t0)
-        nbytes = v.nbytes
-        del v
-times.sort()
-def peak_rss():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return 0
-peak = peak_rss()
-print(json.dumps({"best_s": times[0], "median_s": times[len(times) // 2], "bytes": nbytes,
-                  "peak_added_bytes": max(0, peak - before)}))
-"""
-
-
-def run_json(cmd):
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+# args: r0 r1 c0 c1, inclusive.
+TILEDB_READ = tiledb_reader(
+    'A.query(attrs=["a"], order="C")[int(args[0]):int(args[1]) + 1, int(args[2]):int(args[3]) + 1]["a"]')
 
 
 def main():
@@ -112,11 +81,7 @@ def main():
         print(f"writing {path} ({side * side * 4 >> 20} MiB, 10 fragments, [byteshuffle, zstd(1)])...", flush=True)
         create(path, side)
         print(f"  written in {time.time() - t0:.1f} s", flush=True)
-    for root, _, files in os.walk(path):  # warm the page cache
-        for f in files:
-            with open(os.path.join(root, f), "rb") as fh:
-                while fh.read(1 << 24):
-                    pass
+    warm(path)
     def centred(fraction):
         w = max(1, int(side * fraction ** 0.5))
         lo = (side - w) // 2

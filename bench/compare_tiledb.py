@@ -22,9 +22,11 @@ their ratio and tilefmt's peak memory over the decoded column size; with
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import run_json, tiledb_reader, warm  # noqa: E402
 
 CASES = [
     # name, numpy dtype, reader type, cells, tile extent, filters
@@ -71,43 +73,8 @@ def create(path, dtype, cells, extent, filters):
         A[:] = make_data(np, dtype, cells)
 
 
-TILEDB_READ = r"""
-import json, os, sys, time
-import tiledb
-path, threads, repeats = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-def rss():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-before = rss()
-cfg = tiledb.Config({"sm.compute_concurrency_level": str(threads),
-                     "sm.io_concurrency_level": str(threads)})
-ctx = tiledb.Ctx(cfg)
-times = []
-with tiledb.open(path, ctx=ctx) as A:
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        v = A[:]
-        if isinstance(v, dict):
-            v = v["a"]
-        times.append(time.perf_counter() - t0)
-        nbytes = v.nbytes
-        del v
-times.sort()
-def peak_rss():  # VmHWM: reset by exec, unlike ru_maxrss, which keeps the parent's peak
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return 0
-peak = peak_rss()
-print(json.dumps({"best_s": times[0], "median_s": times[len(times) // 2], "bytes": nbytes,
-                  "peak_added_bytes": max(0, peak - before)}))
-"""
-
-
-def run_json(cmd):
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+# A[:] (a dict for arrays of several attributes).
+TILEDB_READ = tiledb_reader('(lambda r: r["a"] if isinstance(r, dict) else r)(A[:])')
 
 
 def main():
@@ -134,12 +101,7 @@ def main():
             print(f"writing {path} ({cells * (4 if dtype == 'int32' else 8) >> 20} MiB, [{filters}])...", flush=True)
             create(path, dtype, cells, extent, filters)
             print(f"  written in {time.time() - t0:.1f} s", flush=True)
-        # Warm the page cache: both readers then read the files from memory.
-        for root, _, files in os.walk(path):
-            for f in files:
-                with open(os.path.join(root, f), "rb") as fh:
-                    while fh.read(1 << 24):
-                        pass
+        warm(path)
         for threads in thread_counts:
             ours = run_json([args.reader, path, "a", rtype, str(threads), str(args.repeats)])
             theirs = run_json([sys.executable, "-c", TILEDB_READ, path, str(threads), str(args.repeats)])

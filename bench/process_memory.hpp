@@ -1,11 +1,14 @@
-// Memory a benchmark process holds, from /proc (Linux): what the readers'
-// drivers (read_column.cpp, read_query.cpp) report beside their timings.
+// Memory a benchmark process holds, from /proc (Linux), and the JSON line
+// the readers' drivers (read_column.cpp, read_query.cpp) print.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace tilefmt::bench {
 
@@ -31,6 +34,20 @@ inline std::uint64_t peak_resident_bytes() {
     status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
   }
   return 0;
+}
+
+/// Prints the drivers' one JSON object: the best and median of `seconds`,
+/// the bytes read, the peak resident memory added since `before`, and a
+/// checksum of the results (so that the reads cannot be optimised away).
+inline void print_timing(std::vector<double> seconds, std::uint64_t bytes, std::uint64_t before,
+                         std::uint64_t checksum) {
+  std::sort(seconds.begin(), seconds.end());
+  const std::uint64_t peak = peak_resident_bytes();
+  std::printf("{\"best_s\": %.6f, \"median_s\": %.6f, \"bytes\": %llu, \"peak_added_bytes\": %llu, "
+              "\"checksum\": %llu}\n",
+              seconds.front(), seconds[seconds.size() / 2], static_cast<unsigned long long>(bytes),
+              static_cast<unsigned long long>(peak > before ? peak - before : 0),
+              static_cast<unsigned long long>(checksum));
 }
 
 } // namespace tilefmt::bench

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "process_memory.hpp"
@@ -22,7 +23,6 @@
 
 namespace {
 
-using tilefmt::bench::peak_resident_bytes;
 using tilefmt::bench::resident_bytes;
 
 template <class T>
@@ -65,13 +65,7 @@ int main(int argc, char** argv) {
       }
       seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
-    std::sort(seconds.begin(), seconds.end());
-    const std::uint64_t peak = peak_resident_bytes();
-    std::printf("{\"best_s\": %.6f, \"median_s\": %.6f, \"bytes\": %llu, \"peak_added_bytes\": %llu, "
-                "\"checksum\": %llu}\n",
-                seconds.front(), seconds[seconds.size() / 2], static_cast<unsigned long long>(bytes),
-                static_cast<unsigned long long>(peak > before ? peak - before : 0),
-                static_cast<unsigned long long>(checksum));
+    tilefmt::bench::print_timing(std::move(seconds), bytes, before, checksum);
   } catch (const std::exception& e) {
     std::cerr << "bench-read-column: " << e.what() << "\n";
     return 1;

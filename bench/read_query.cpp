@@ -45,13 +45,7 @@ int main(int argc, char** argv) {
       if (!v.empty()) checksum += std::to_integer<std::uint64_t>(v[v.size() / 2]);
       seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
-    std::sort(seconds.begin(), seconds.end());
-    const std::uint64_t peak = tilefmt::bench::peak_resident_bytes();
-    std::printf("{\"best_s\": %.6f, \"median_s\": %.6f, \"bytes\": %llu, \"peak_added_bytes\": %llu, "
-                "\"checksum\": %llu}\n",
-                seconds.front(), seconds[seconds.size() / 2], static_cast<unsigned long long>(bytes),
-                static_cast<unsigned long long>(peak > before ? peak - before : 0),
-                static_cast<unsigned long long>(checksum));
+    tilefmt::bench::print_timing(std::move(seconds), bytes, before, checksum);
   } catch (const std::exception& e) {
     std::cerr << "bench-read-query: " << e.what() << "\n";
     return 1;

@@ -1,0 +1,58 @@
+"""Shared by the drivers that time tilefmt beside TileDB-Py
+(compare_tiledb.py, compare_query.py): the TileDB-Py reader each runs in a
+process of its own, the page-cache warm-up, and reading a reader's JSON."""
+import json
+import os
+import subprocess
+
+# A TileDB-Py reader: argv is PATH THREADS REPEATS [ARGS...]; READ is an
+# expression of `A` and `args` (the extra arguments) giving the numpy result.
+_READER = r"""
+import json, os, sys, time
+import tiledb
+path, threads, repeats, args = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+before = rss()
+cfg = tiledb.Config({"sm.compute_concurrency_level": str(threads),
+                     "sm.io_concurrency_level": str(threads)})
+ctx = tiledb.Ctx(cfg)
+times = []
+with tiledb.open(path, ctx=ctx) as A:
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        v = READ
+        times.append(time.perf_counter() - t0)
+        nbytes = v.nbytes
+        del v
+times.sort()
+def peak_rss():  # VmHWM: reset by exec, unlike ru_maxrss, which keeps the parent's peak
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+peak = peak_rss()
+print(json.dumps({"best_s": times[0], "median_s": times[len(times) // 2], "bytes": nbytes,
+                  "peak_added_bytes": max(0, peak - before)}))
+"""
+
+
+def tiledb_reader(read):
+    """The reader script with `read` as its read expression."""
+    return _READER.replace("READ", read)
+
+
+def warm(path):
+    """Reads every file under `path`, so that both readers read from memory."""
+    for root, _, files in os.walk(path):
+        for f in files:
+            with open(os.path.join(root, f), "rb") as fh:
+                while fh.read(1 << 24):
+                    pass
+
+
+def run_json(cmd):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
