@@ -237,8 +237,9 @@ void compare_aggregates(const recorded_query& q, const array::query& query) {
   }
 }
 
-/// Runs every recorded query of `file`; returns how many were compared.
-std::size_t run_recorded(const std::string& file) {
+/// Runs every recorded query of `file`, reading tiles on `threads`
+/// threads; returns how many were compared.
+std::size_t run_recorded(const std::string& file, unsigned threads) {
   const auto queries = recorded(file);
   std::map<std::string, array::array_reader> opened;
   std::size_t compared = 0;
@@ -253,7 +254,9 @@ std::size_t run_recorded(const std::string& file) {
     CAPTURE(spec);
     auto it = opened.find(q.array);
     if (it == opened.end())
-      it = opened.emplace(q.array, array::open(data / q.array, {.encryption_key = testing::test_array_key(q.array)}))
+      it = opened
+               .emplace(q.array, array::open(data / q.array, {.encryption_key = testing::test_array_key(q.array),
+                                                              .threads = threads}))
                .first;
     auto query = it->second.query();
     if (q.order != 'A') query.layout(layout_of(q.order));
@@ -293,9 +296,20 @@ std::size_t run_recorded(const std::string& file) {
 }
 } // namespace
 
-TEST_CASE("dense queries return what TileDB-Py returns") { CHECK(run_recorded("dense.txt") >= 380); }
+// On one thread, and on four (tiles decoded and copied in parallel).
+TEST_CASE("dense queries return what TileDB-Py returns") {
+  for (unsigned threads : {1u, 4u}) {
+    CAPTURE(threads);
+    CHECK(run_recorded("dense.txt", threads) >= 380);
+  }
+}
 
-TEST_CASE("sparse queries return what TileDB-Py returns") { CHECK(run_recorded("sparse.txt") >= 330); }
+TEST_CASE("sparse queries return what TileDB-Py returns") {
+  for (unsigned threads : {1u, 4u}) {
+    CAPTURE(threads);
+    CHECK(run_recorded("sparse.txt", threads) >= 330);
+  }
+}
 
 namespace {
 /// A 6 x 6 dense array in memory (tiles of 3 x 2 cells, in `order`), one
@@ -443,27 +457,71 @@ TEST_CASE("dense: bad subarrays and unsupported reads are clear errors") {
   CHECK_THROWS_AS((void)r.validity("v"), std::invalid_argument);
 }
 
+/// Every field of a result, in bytes: values, offsets, validity.
+std::vector<std::vector<std::byte>> result_bytes(const array::query_result& r) {
+  std::vector<std::vector<std::byte>> out;
+  for (const auto& name : r.names()) {
+    out.push_back(r.bytes(name));
+    std::vector<std::byte> extra;
+    for (auto o : r.byte_offsets(name))
+      for (int k = 0; k < 8; ++k) extra.push_back(static_cast<std::byte>(o >> (8 * k)));
+    if (r.nullable(name))
+      for (auto v : r.validity(name)) extra.push_back(static_cast<std::byte>(v));
+    out.push_back(std::move(extra));
+  }
+  return out;
+}
+
+// Four threads share one opened array and one query object, and each
+// query spreads its tiles over three more threads (run under
+// ThreadSanitizer by scripts/test.sh).
 TEST_CASE("one opened array, one query, many threads: each gets the single-threaded result") {
-  const fs::path path = data / "tiledb" / "encrypted_dense" / "array";
-  const auto arr = array::open(path, {.encryption_key = testing::test_array_key(path)});
-  const auto q = arr.query().layout(array::query_layout::global_order);
-  const auto expected = q.read();
-  std::vector<int> agree(4, 0);
-  std::vector<std::thread> pool;
-  for (std::size_t w = 0; w < agree.size(); ++w)
-    pool.emplace_back([&, w] {
-      try {
-        const auto r = q.read();
-        agree[w] = r.bytes("a") == expected.bytes("a") && r.bytes("s") == expected.bytes("s") &&
-                           r.byte_offsets("s") == expected.byte_offsets("s")
-                       ? 1
-                       : 2;
-      } catch (...) {
-        agree[w] = 3;
+  struct read_case {
+    const char* array;
+    array::query_layout layout;
+    bool ranges;  // several ranges per dimension
+    bool where;   // a condition on attribute "a"
+  };
+  using enum array::query_layout;
+  for (const auto& c : {read_case{"tiledb/encrypted_dense/array", global_order, false, false},
+                        read_case{"tiledb/encrypted_dense/array", row_major, true, true},
+                        read_case{"tiledb/nullable_dense/array", col_major, false, false},
+                        read_case{"tiledb/encrypted_sparse/array", row_major, true, false},
+                        read_case{"tiledb/sparse_2d_duplicates/array", unordered, false, false},
+                        read_case{"time_travel/sparse_deletes_consolidated/array", global_order, false, false}}) {
+    CAPTURE(c.array);
+    const fs::path path = data / c.array;
+    auto query_of = [&](const array::array_reader& arr) {
+      auto q = arr.query().layout(c.layout);
+      if (c.ranges) {
+        const auto& dims = arr.schema().domain.dimensions.value;
+        for (std::size_t d = 0; d < dims.size(); ++d) {
+          filter::with_integer_type(dims[d].type.value, [&]<class T>() {
+            const auto [lo, hi] = dims[d].template domain_as<T>();
+            q.add_range(d, lo, static_cast<T>(lo + (hi - lo) / 3)).add_range(d, static_cast<T>(hi - (hi - lo) / 2), hi);
+          });
+        }
       }
-    });
-  for (auto& t : pool) t.join();
-  CHECK(agree == std::vector<int>{1, 1, 1, 1});
+      if (c.where) q.where(array::field("a") >= 0);
+      return q;
+    };
+    const auto one = array::open(path, {.encryption_key = testing::test_array_key(path), .threads = 1});
+    const auto expected = result_bytes(query_of(one).read());
+    const auto arr = array::open(path, {.encryption_key = testing::test_array_key(path), .threads = 3});
+    const auto q = query_of(arr);
+    std::vector<int> agree(4, 0);
+    std::vector<std::thread> pool;
+    for (std::size_t w = 0; w < agree.size(); ++w)
+      pool.emplace_back([&, w] {
+        try {
+          agree[w] = result_bytes(q.read()) == expected ? 1 : 2;
+        } catch (...) {
+          agree[w] = 3;
+        }
+      });
+    for (auto& t : pool) t.join();
+    CHECK(agree == std::vector<int>{1, 1, 1, 1});
+  }
 }
 
 namespace {

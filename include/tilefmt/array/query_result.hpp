@@ -57,6 +57,10 @@ public:
     return out;
   }
 
+  /// Whether field `name` is var-size (read with get_var) or nullable (has validity()).
+  bool var_size(std::string_view name) const { return at(name).var; }
+  bool nullable(std::string_view name) const { return at(name).nullable; }
+
   /// A fixed-size field's values (cell_val_num per cell).
   template <class T>
   column<T> get(std::string_view name) const {

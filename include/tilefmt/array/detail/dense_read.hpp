@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "tilefmt/array/dense_grid.hpp"
+#include "tilefmt/array/detail/parallel.hpp"
 #include "tilefmt/array/detail/read_plan.hpp"
 
 namespace tilefmt::array::detail {
@@ -270,6 +271,48 @@ inline void won_runs(const tile_part& p, const cell_box& box, const result_order
   });
 }
 
+/// One space tile of a fragment and the parts of the subarray's ND ranges
+/// in it (box index, part): the unit of work a thread takes, so that each
+/// tile is read once.
+struct tile_work {
+  std::uint64_t tile;
+  std::vector<std::pair<std::size_t, tile_part>> parts;
+};
+
+/// Hands `run(batch)` the tiles of fragment grid `g` that hold cells of
+/// `boxes`, each once. With one ND range the tiles come in batches of about
+/// 2^16 cells, so that a thread pool is busy without the bookkeeping of a
+/// whole fragment held at once; with several, a tile can hold parts of
+/// ranges far apart in the iteration, so all come in one batch.
+template <class F>
+void for_each_tile_batch(const dense_grid& g, const std::vector<cell_box>& boxes, F&& run) {
+  constexpr std::uint64_t batch_cells = std::uint64_t{1} << 16;
+  std::vector<tile_work> batch;
+  if (boxes.size() == 1) {
+    std::uint64_t cells = 0;
+    for_each_tile_part(g, boxes.front(), [&](const tile_part& p) {
+      std::uint64_t c = 1;
+      for (std::size_t d = 0; d < p.cells.dims(); ++d) c *= p.cells.hi[d] - p.cells.lo[d] + 1;
+      cells += c;
+      batch.push_back({p.tile, {{0, p}}});
+      if (cells >= batch_cells) {
+        run(batch);
+        batch.clear();
+        cells = 0;
+      }
+    });
+  } else {
+    std::map<std::uint64_t, std::size_t> at;  // tile -> its place in the batch
+    for (std::size_t b = 0; b < boxes.size(); ++b)
+      for_each_tile_part(g, boxes[b], [&](const tile_part& p) {
+        const auto [it, added] = at.try_emplace(p.tile, batch.size());
+        if (added) batch.push_back({p.tile, {}});
+        batch[it->second].parts.emplace_back(b, p);
+      });
+  }
+  if (!batch.empty()) run(batch);
+}
+
 /// The subarray's ND ranges as boxes of offsets from the domain's lower
 /// bounds, and the result's width along each dimension.
 inline std::pair<std::vector<cell_box>, std::vector<std::uint64_t>> dense_boxes(const subarray& sub) {
@@ -329,7 +372,8 @@ inline void apply_unwritten_condition(const read_plan& plan, const std::vector<s
 }
 
 /// Cells that fail the query's condition read as fill values, as in TileDB:
-/// their winner becomes none.
+/// they are marked in `failed`, and their winner becomes none once every
+/// fragment is tested (until then `winner` is only read, by all threads).
 inline void apply_condition(const read_plan& plan, const std::vector<fragment>& frags,
                             const std::vector<std::optional<dense_grid>>& grids, const std::vector<cell_box>& boxes,
                             const result_order& order, std::vector<std::uint32_t>& winner,
@@ -342,30 +386,95 @@ inline void apply_condition(const read_plan& plan, const std::vector<fragment>& 
     if (!grids[k]) continue;
     const auto& g = *grids[k];
     const std::size_t stride = tile_stride(g, order.run_dim());
-    std::vector<won_run> runs;
-    for (const auto& box : boxes)
-      for_each_tile_part(g, box, [&](const tile_part& p) {
-        won_runs(p, box, order, g, winner, static_cast<std::uint32_t>(k), runs);
-        if (runs.empty()) return;
+    for_each_tile_batch(g, boxes, [&](const std::vector<tile_work>& batch) {
+      parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
+        std::vector<won_run> runs;
         std::vector<std::size_t> result;    // result cells this fragment wins in the tile
         std::vector<std::uint64_t> in_tile;  // and where they are in it
-        for (const auto& r : runs)
-          for (std::size_t j = 0; j < r.len; ++j) result.push_back(r.result + j), in_tile.push_back(r.tile + j * stride);
+        for (const auto& [b, p] : batch[w].parts) {
+          won_runs(p, boxes[b], order, g, winner, static_cast<std::uint32_t>(k), runs);
+          for (const auto& r : runs)
+            for (std::size_t j = 0; j < r.len; ++j) result.push_back(r.result + j), in_tile.push_back(r.tile + j * stride);
+        }
+        if (result.empty()) return;
         std::map<std::string, tile_data, std::less<>> read;
         auto tile_of = [&](const std::string& name) -> const tile_data* {
           if (!has_attribute(frags[k].schema(), name)) return nullptr;
           auto it = read.find(name);
           if (it == read.end()) {
-            const auto tile = static_cast<std::size_t>(p.tile);
+            const auto tile = static_cast<std::size_t>(batch[w].tile);
             it = read.emplace(name, frags[k].read_tile_as_stored(frags[k].field(name), tile)).first;
           }
           return &it->second;
         };
         const auto pass = plan.where->evaluate(in_tile, tile_of);
+        // Each result cell has one winner, in one of its tiles: no two threads write one cell.
         for (std::size_t x = 0; x < result.size(); ++x)
-          if (!pass[x]) winner[result[x]] = none, failed[result[x]] = 1;
+          if (!pass[x]) failed[result[x]] = 1;
       });
+    });
   }
+  for (std::size_t c = 0; c < winner.size(); ++c)
+    if (failed[c]) winner[c] = none;
+}
+
+/// Copies the cells fragment `frag` (index `k`, grid `g`) wins of field `r`
+/// into the result, reading each tile that holds one once, on the array's
+/// threads. Var-size cells are left as views in `var_cells` into tiles
+/// appended to `kept`.
+inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::uint32_t k, const dense_grid& g,
+                           const std::vector<cell_box>& boxes, const result_order& order,
+                           const std::vector<std::uint32_t>& winner, std::span<const std::byte> fill, result_field& r,
+                           std::vector<std::span<const std::byte>>& var_cells, std::deque<tile_data>& kept) {
+  const bool has = has_attribute(frag.schema(), r.name);
+  std::optional<field_info> fi;
+  if (has) fi = frag.field(r.name);
+  const std::size_t stride = tile_stride(g, order.run_dim()), size = fill.size();
+  for_each_tile_batch(g, boxes, [&](const std::vector<tile_work>& batch) {
+    std::vector<std::optional<tile_data>> var_tiles(r.var ? batch.size() : 0);
+    // Each result cell has one winner, in one of its tiles: no two threads write one cell.
+    parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
+      std::vector<won_run> runs;
+      std::optional<tile_data> t;
+      for (const auto& [b, p] : batch[w].parts) {
+        won_runs(p, boxes[b], order, g, winner, k, runs);
+        if (runs.empty()) continue;  // newer fragments cover this part of the tile
+        if (!has) {  // the fragment's schema predates the attribute
+          if (!r.var)
+            for (const auto& run : runs)
+              for (std::size_t j = 0; j < run.len; ++j)
+                std::memcpy(r.values.data() + (run.result + j) * size, fill.data(), size);
+          continue;
+        }
+        if (!t) t = frag.read_tile_as_stored(*fi, static_cast<std::size_t>(batch[w].tile));
+        const std::size_t cells = r.var ? t->offsets.size() : t->values.size() / size;
+        for (const auto& run : runs) {
+          const std::size_t last = run.tile + (run.len - 1) * stride;
+          if (last >= cells || (r.nullable && last >= t->validity.size()))
+            throw format_error("a tile of fragment " + frag.name().str() + ", field " + r.name +
+                                   " holds fewer cells than its space tile",
+                               0);
+          if (r.var) {
+            for (std::size_t j = 0; j < run.len; ++j)
+              var_cells[run.result + j] = var_cell(t->values, t->offsets, run.tile + j * stride);
+          } else if (stride == 1) {
+            std::memcpy(r.values.data() + run.result * size, t->values.data() + run.tile * size, run.len * size);
+          } else {
+            for (std::size_t j = 0; j < run.len; ++j)
+              std::memcpy(r.values.data() + (run.result + j) * size, t->values.data() + (run.tile + j * stride) * size,
+                          size);
+          }
+          if (r.nullable)
+            for (std::size_t j = 0; j < run.len; ++j) r.validity[run.result + j] = t->validity[run.tile + j * stride];
+        }
+      }
+      // Fixed-size values are copied; var-size cells point into the tile.
+      if (r.var && t) var_tiles[w] = std::move(t);
+    });
+    // Moving a tile keeps its buffers where they are: the views stay valid.
+    for (auto& t : var_tiles)
+      if (t) kept.push_back(std::move(*t));
+  });
 }
 
 /// Reads a dense array's subarray: the result's fields and cell count.
@@ -441,71 +550,10 @@ inline read_output read_dense(const read_plan& plan) {
     // Var-size cells are gathered at the end from the tiles they are in.
     std::vector<std::span<const std::byte>> var_cells(r.var ? n : 0, std::span<const std::byte>(fill));
     std::deque<tile_data> kept;
-    for (std::size_t k = 0; k < frags.size(); ++k) {
-      if (!grids[k]) continue;
-      const auto& frag = frags[k];
-      const bool has = has_attribute(frag.schema(), name);
-      const auto& g = *grids[k];
-      const std::size_t stride = tile_stride(g, order.run_dim());
-      std::optional<field_info> fi;
-      if (has) fi = frag.field(name);
-      std::vector<won_run> runs;  // the result cells this fragment wins in a tile
-      // A tile can hold cells of several ND ranges: read once for all.
-      std::vector<std::optional<std::size_t>> tile_at;  // per fragment tile: its place in `kept`, once read
-      const std::size_t size = fill.size();
-      for (const auto& box : boxes)
-        for_each_tile_part(g, box, [&](const tile_part& p) {
-          won_runs(p, box, order, g, winner, static_cast<std::uint32_t>(k), runs);
-          if (runs.empty()) return;  // newer fragments cover this tile's part: not read
-          if (!has) {  // the fragment's schema predates the attribute
-            if (!r.var)
-              for (const auto& run : runs)
-                for (std::size_t j = 0; j < run.len; ++j)
-                  std::memcpy(r.values.data() + (run.result + j) * size, fill.data(), size);
-            return;
-          }
-          const auto tile = static_cast<std::size_t>(p.tile);
-          const tile_data* t = nullptr;
-          if (boxes.size() == 1) {
-            kept.push_back(frag.read_tile_as_stored(*fi, tile));
-            t = &kept.back();
-          } else {
-            if (tile_at.size() <= tile) tile_at.resize(tile + 1);
-            if (!tile_at[tile]) {
-              kept.push_back(frag.read_tile_as_stored(*fi, tile));
-              tile_at[tile] = kept.size() - 1;
-            }
-            t = &kept[*tile_at[tile]];
-          }
-          const std::size_t cells = r.var ? t->offsets.size() : t->values.size() / size;
-          for (const auto& run : runs) {
-            const std::size_t last = run.tile + (run.len - 1) * stride;
-            if (last >= cells || (r.nullable && last >= t->validity.size()))
-              throw format_error("a tile of fragment " + frag.name().str() + ", field " + name +
-                                     " holds fewer cells than its space tile",
-                                 0);
-            if (r.var) {
-              for (std::size_t j = 0; j < run.len; ++j)
-                var_cells[run.result + j] = var_cell(t->values, t->offsets, run.tile + j * stride);
-            } else if (stride == 1) {
-              std::memcpy(r.values.data() + run.result * size, t->values.data() + run.tile * size, run.len * size);
-            } else {
-              for (std::size_t j = 0; j < run.len; ++j)
-                std::memcpy(r.values.data() + (run.result + j) * size, t->values.data() + (run.tile + j * stride) * size,
-                            size);
-            }
-            if (r.nullable)
-              for (std::size_t j = 0; j < run.len; ++j) r.validity[run.result + j] = t->validity[run.tile + j * stride];
-          }
-          // Fixed values are copied already; with one ND range no later
-          // part needs the tile.
-          if (!r.var && boxes.size() == 1) kept.pop_back();
-        });
-      if (!r.var) {
-        kept.clear();
-        tile_at.clear();
-      }
-    }
+    for (std::size_t k = 0; k < frags.size(); ++k)
+      if (grids[k])
+        copy_won_cells(plan, frags[k], static_cast<std::uint32_t>(k), *grids[k], boxes, order, winner, fill, r,
+                       var_cells, kept);
     if (r.var) store_var_cells(r, var_cells);
     out.push_back(std::move(r));
   }

@@ -34,7 +34,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <deque>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -47,6 +46,7 @@
 
 #include "tilefmt/array/detail/condition_eval.hpp"
 #include "tilefmt/array/detail/coordinates.hpp"
+#include "tilefmt/array/detail/parallel.hpp"
 #include "tilefmt/array/detail/read_plan.hpp"
 
 namespace tilefmt::array::detail {
@@ -396,6 +396,13 @@ private:
       const auto &x = hits_[order[a]], &y = hits_[order[b]];
       return x.frag != y.frag ? x.frag < y.frag : x.tile < y.tile;
     });
+    // The groups' bounds: [group[j], group[j + 1]) of by_tile come from one tile.
+    std::vector<std::size_t> group;
+    for (std::size_t b = 0; b < n; ++b)
+      if (b == 0 || hits_[order[by_tile[b]]].frag != hits_[order[by_tile[b - 1]]].frag ||
+          hits_[order[by_tile[b]]].tile != hits_[order[by_tile[b - 1]]].tile)
+        group.push_back(b);
+    group.push_back(n);
     const auto& frags = plan_.arr.fragments();
     for (const auto& name : plan_.names) {
       const auto& attr = plan_.attribute(name);
@@ -405,18 +412,15 @@ private:
       if (r.nullable) r.validity.assign(n, attr.fill_value_validity.value);
       if (!r.var) r.values.resize(n * size);
       std::vector<std::span<const std::byte>> var_cells(r.var ? n : 0, std::span<const std::byte>(fill));
-      std::deque<tile_data> kept;  // var-size cells point into these
-      for (std::size_t b = 0; b < n;) {
-        const hit& first = hits_[order[by_tile[b]]];
-        std::size_t e = b;
-        while (e < n && hits_[order[by_tile[e]]].frag == first.frag && hits_[order[by_tile[e]]].tile == first.tile) ++e;
+      std::vector<std::optional<tile_data>> kept(r.var ? group.size() - 1 : 0);  // var-size cells point into these
+      // Tiles are read on the array's threads; each result cell is written by the one that reads its tile.
+      parallel_for(group.size() - 1, plan_.arr.options().threads, [&](std::size_t j) {
+        const hit& first = hits_[order[by_tile[group[j]]]];
         const auto& frag = frags[first.frag];
-        const tile_data* t = nullptr;
-        if (has_attribute(frag.schema(), name)) {
-          kept.push_back(frag.read_tile(frag.field(name), static_cast<std::size_t>(first.tile)));
-          t = &kept.back();
-        }
-        for (std::size_t x = b; x < e; ++x) {
+        std::optional<tile_data> t;
+        if (has_attribute(frag.schema(), name))
+          t = frag.read_tile(frag.field(name), static_cast<std::size_t>(first.tile));
+        for (std::size_t x = group[j]; x < group[j + 1]; ++x) {
           const std::size_t c = by_tile[x];
           const std::size_t i = hits_[order[c]].pos;
           if (!t) {  // the fragment's schema predates the attribute: its fill value
@@ -434,9 +438,8 @@ private:
           }
           if (r.nullable) r.validity[c] = t->validity.at(i);
         }
-        if (!r.var && t) kept.pop_back();
-        b = e;
-      }
+        if (r.var) kept[j] = std::move(t);
+      });
       if (r.var) store_var_cells(r, var_cells);
       out.push_back(std::move(r));
     }
