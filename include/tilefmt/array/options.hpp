@@ -21,7 +21,7 @@ struct open_options {
   bool skip_damaged_fragments = false;
   /// Skip checksum verification for speed.
   bool verify_checksums = true;
-  /// Threads decoding the tiles of a column (0: one per core).
+  /// Threads decoding the tiles of a column read or a query (0: one per core).
   unsigned threads = 0;
   /// The most bytes one file, tile, decompressed part or whole-column read
   /// may claim. Anything larger is refused before it is allocated: a damaged
