@@ -263,6 +263,10 @@ int run_query(const array::array_reader& arr, const query_args& a, bool json) {
     const auto type = field_type(schema, dim).first;
     const std::string what = "--range " + dim;
     bool added = false;
+    if (type == format::Datatype::STRING_ASCII) {  // string dimensions: the bounds as given
+      q.add_range(dim, std::string_view(lo), std::string_view(hi));
+      continue;
+    }
     format::visit_datatype(type, [&]<class T>() {
       if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char>) {
         q.add_range(dim, parse_number<T>(lo, what), parse_number<T>(hi, what));

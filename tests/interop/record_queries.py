@@ -20,7 +20,9 @@ query, every number decimal, every byte string hex:
     end
 
 <ranges> has the dimensions' ranges separated by ",", the ranges of one
-dimension by "|", each range "lo:hi" (inclusive); e.g. "1:4|8:9,2:3".
+dimension by "|", each range "lo:hi" (inclusive); e.g. "1:4|8:9,2:3". A
+bound is an integer in decimal (dates and times: their int64 count), a
+float as "f" and Python's float.hex(), a string as "s" and its bytes in hex.
 C, F, G and U are TileDB's row-major, column-major, global order and
 unordered. Values, offsets and validity are the result buffers exactly as
 libtiledb filled them (see _keep_buffers). A query TileDB refuses is
@@ -131,8 +133,74 @@ def multi_ranges(rng, domain, max_cells):
         yield sub
 
 
+def bound_text(v):
+    if isinstance(v, float):
+        return "f" + v.hex()
+    if isinstance(v, bytes):
+        return "s" + v.hex()
+    return "%d" % v
+
+
 def spec(sub):
-    return ",".join("|".join("%d:%d" % r for r in ranges) for ranges in sub)
+    return ",".join("|".join("%s:%s" % (bound_text(lo), bound_text(hi)) for lo, hi in ranges) for ranges in sub)
+
+
+def dim_kind(dim):
+    """'i' integers, 't' dates and times (int64 counts), 'f' floats, 's' strings."""
+    if dim.dtype.kind in "SUO" or dim.isvar:
+        return "s"
+    if dim.dtype.kind == "M":
+        return "t"
+    return "f" if dim.dtype.kind == "f" else "i"
+
+
+def as_bound(kind, v):
+    """A coordinate as this script records it (int, float or bytes)."""
+    if kind == "s":
+        return v if isinstance(v, bytes) else str(v).encode("ascii")
+    if kind == "t":
+        return int(np.asarray(v).astype(np.int64))
+    return float(v) if kind == "f" else int(v)
+
+
+def to_tiledb(dim, kind, v):
+    """A recorded bound as TileDB-Py takes it."""
+    if kind == "t":
+        return np.datetime64(v, np.datetime_data(dim.dtype)[0])
+    if kind == "s":
+        return v.decode("ascii")
+    return v
+
+
+def drawn_ranges(rng, A):
+    """Sparse arrays with float, date or string dimensions: ranges between
+    coordinates the array holds (and, for strings, a prefix of one, which
+    sorts before it), then past the last. Yields subarrays."""
+    dims = [A.schema.domain.dim(i) for i in range(A.schema.domain.ndim)]
+    kinds = [dim_kind(d) for d in dims]
+    everything = A.query(attrs=[])[:]
+    coords = [sorted(set(as_bound(k, v) for v in np.asarray(everything[d.name]).ravel())) for d, k in zip(dims, kinds)]
+    if any(not c for c in coords):
+        return
+
+    def one(k, c):
+        i = rng.randrange(len(c))
+        j = min(len(c) - 1, i + rng.randrange(max(1, len(c) // 3)))
+        lo, hi = c[i], c[j]
+        if k == "s" and len(lo) > 1 and rng.random() < 0.5:
+            lo = lo[:-1]
+        return (lo, hi)
+
+    yield [[(c[0], c[-1])] for c in coords]
+    for _ in range(BOXES):
+        yield [[one(k, c)] for k, c in zip(kinds, coords)]
+    for _ in range(2):
+        yield [[one(k, c), one(k, c)] for k, c in zip(kinds, coords)]
+    past = []
+    for k, c in zip(kinds, coords):
+        last = c[-1]
+        past.append([(last + b"~", last + b"~~")] if k == "s" else [(last, last)])
+    yield past
 
 
 def condition_leaves(A):
@@ -158,7 +226,10 @@ def condition_leaves(A):
         at = A.schema.attr(i)
         if at.isnullable or not at.isvar or getattr(at, "enum_label", None) or at.dtype.kind not in "SU":
             continue
-        values = [x if isinstance(x, str) else x.decode("ascii", "replace") for x in np.ma.getdata(everything[at.name]).ravel()]
+        raw_values = np.ma.getdata(everything[at.name]).ravel()
+        if any(isinstance(x, memoryview) for x in raw_values):  # BLOB: no string conditions
+            continue
+        values = [x if isinstance(x, str) else x.decode("ascii", "replace") for x in raw_values]
         plain = sorted(x for x in values if x and x.isascii() and x.isalnum())
         if plain:
             leaves.append((at.name, "==", plain[len(plain) // 2].encode("ascii"), repr(plain[len(plain) // 2])))
@@ -169,8 +240,10 @@ def condition_leaves(A):
 def record(lines, A, rel, sparse, sub, orders, cond=()):
     """One record per order: what A.query(order).multi_index[sub] returns
     (with `cond`, condition_leaves() joined by `and`)."""
-    index = tuple([tuple(r) for r in ranges] for ranges in sub)
-    dims = [A.schema.domain.dim(i).name for i in range(A.schema.domain.ndim)]
+    schema_dims = [A.schema.domain.dim(i) for i in range(A.schema.domain.ndim)]
+    kinds = [dim_kind(d) for d in schema_dims]
+    index = tuple([tuple(to_tiledb(d, k, x) for x in r) for r in ranges] for d, k, ranges in zip(schema_dims, kinds, sub))
+    dims = [d.name for d in schema_dims]
     attrs = [A.schema.attr(i).name for i in range(A.schema.nattr)]
     if not sparse and any(len(ranges) > 1 for ranges in sub):
         # TileDB-Py 0.36.1 corrupts its heap ("realloc(): invalid old size",
@@ -186,7 +259,7 @@ def record(lines, A, rel, sparse, sub, orders, cond=()):
             lines.append("where %s %s %s" % (f, op, value.hex()))
         try:
             q = A.query(order=order, attrs=attrs, cond=cond_text) if cond else A.query(order=order, attrs=attrs)
-            if all(len(ranges) == 1 for ranges in sub):
+            if all(len(ranges) == 1 for ranges in sub) and all(k == "i" for k in kinds):
                 result = q[tuple(slice(r[0][0], r[0][1] + 1) for r in sub)]
                 buffers = {k: tuple(v) for k, v in A.pyquery.results().items()}
             else:
@@ -253,6 +326,14 @@ def main(argv):
         lines = out[array_type]
         with tiledb.open(path, ctx=ctx) as A:
             dom = A.schema.domain
+            if any(dim_kind(dom.dim(i)) != "i" for i in range(dom.ndim)):
+                subs = list(drawn_ranges(rng, A))
+                for sub in subs:
+                    record(lines, A, rel, sparse, sub, "CFGU")
+                cond = condition_leaves(A)
+                if cond and subs:
+                    record(lines, A, rel, sparse, subs[0], "CFGU", cond)
+                continue
             domain = [tuple(int(x) for x in dom.dim(i).domain) for i in range(dom.ndim)]
             nonempty = [tuple(int(x) for x in r) for r in A.nonempty_domain()]
             max_cells = SPARSE_MAX_CELLS if sparse else MAX_CELLS

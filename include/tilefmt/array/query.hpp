@@ -81,6 +81,16 @@ public:
   query& add_range(std::string_view dim, T lo, T hi) {
     return add_range(dimension_index(dim), lo, hi);
   }
+  /// Adds the inclusive range [lo, hi] to string dimension `dim` (strings
+  /// compare bytewise, as in TileDB).
+  query& add_range(std::size_t dim, std::string_view lo, std::string_view hi) {
+    if (ranges_.size() <= dim) ranges_.resize(dim + 1);
+    ranges_[dim].push_back({std::string(lo), std::string(hi)});
+    return *this;
+  }
+  query& add_range(std::string_view dim, std::string_view lo, std::string_view hi) {
+    return add_range(dimension_index(dim), lo, hi);
+  }
 
   /// The attributes to return, in this order; without it, all of them.
   query& attributes(std::vector<std::string> names) {

@@ -41,6 +41,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -54,7 +55,11 @@ namespace tilefmt::array::detail {
 class sparse_reader {
 public:
   explicit sparse_reader(const read_plan& plan)
-      : plan_(plan), dims_(plan.schema().domain.dimensions.value), keys_(dims_.size()), coords_(dims_.size()) {
+      : plan_(plan),
+        dims_(plan.schema().domain.dimensions.value),
+        keys_(dims_.size()),
+        coords_(dims_.size()),
+        strings_(dims_.size()) {
     for (std::size_t d = 0; d < dims_.size(); ++d) keys_.tiled[d] = dims_[d].has_tile_extent();
   }
 
@@ -70,6 +75,7 @@ public:
       throw std::invalid_argument("tilefmt: query: several ranges per dimension cannot be read in global order "
                                   "(TileDB refuses it too)");
     if (!merged.empty()) collect(merged, legacy);
+    rank_strings();
     const auto order = legacy ? legacy_order() : merged_order();
     return {materialize(order), order.size(), {}};
   }
@@ -124,6 +130,11 @@ private:
   bool overlaps(const subarray& sub, const format::MBR& m) const {
     if (m.ranges.size() != dims_.size()) return true;  // not ours to judge: the tiles' coordinates decide
     for (std::size_t d = 0; d < dims_.size(); ++d) {
+      if (text(d)) {
+        const auto [lo, hi] = m.ranges[d].as_strings();
+        if (!sub.dim(d).overlaps_text(lo, hi)) return false;
+        continue;
+      }
       bool meets = true;
       with_coordinate_type(dims_[d].type.value, [&]<class T>() {
         const auto [lo, hi] = m.ranges[d].as<T>();
@@ -179,7 +190,8 @@ private:
         for (std::size_t i = 0; i < cells; ++i) {
           if (!written.empty() && (written[i] < open.timestamp_start || written[i] > open.timestamp_end)) continue;
           bool in = true;
-          for (std::size_t d = 0; d < nd && in; ++d) in = sub.dim(d).contains(cell_key[d][i]);
+          for (std::size_t d = 0; d < nd && in; ++d)
+            in = text(d) ? sub.dim(d).contains_text(text_cell(coords[d], i)) : sub.dim(d).contains(cell_key[d][i]);
           if (in) in_sub.push_back(i);
         }
         if (in_sub.empty()) continue;
@@ -196,7 +208,8 @@ private:
             in_ranges[d].clear();
             const auto& rs = sub.dim(d).ranges;
             for (std::size_t r = 0; r < rs.size(); ++r)
-              if (rs[r].contains(cell_key[d][i])) in_ranges[d].push_back(r);
+              if (text(d) ? sub.dim(d).text[r].contains(text_cell(coords[d], i)) : rs[r].contains(cell_key[d][i]))
+                in_ranges[d].push_back(r);
           }
           std::vector<std::size_t> which(nd, 0);
           for (;;) {
@@ -261,12 +274,29 @@ private:
     return out;
   }
 
-  /// Keys of the `cells` coordinates of dimension `d` in tile `t`.
+  /// A string dimension (the subarray refuses other var-size ones).
+  bool text(std::size_t d) const { return dims_[d].is_var(); }
+
+  /// Cell `i` of a string dimension's tile.
+  static std::string_view text_cell(const tile_data& t, std::size_t i) {
+    const auto s = var_cell(t.values, t.offsets, i);
+    return {reinterpret_cast<const char*>(s.data()), s.size()};
+  }
+
+  /// Keys of the `cells` coordinates of dimension `d` in tile `t` (string
+  /// dimensions get theirs from rank_strings, once every cell is in).
   void tile_keys(std::size_t d, const tile_data& t, std::size_t cells, const fragment& f,
                  std::vector<std::uint64_t>& cell_key, std::vector<std::uint64_t>& tile_key) const {
     const auto& dim = dims_[d];
-    cell_key.resize(cells);
+    cell_key.assign(cells, 0);
     tile_key.resize(cells);
+    if (text(d)) {
+      if (t.offsets.size() != cells)
+        throw format_error("fragment " + f.name().str() + ": a tile of dimension " + dim.name.value + " holds " +
+                               std::to_string(t.offsets.size()) + " coordinates for " + std::to_string(cells) + " cells",
+                           0);
+      return;
+    }
     with_coordinate_type(dim.type.value, [&]<class T>() {
       if (t.values.size() != cells * sizeof(T))
         throw format_error("fragment " + f.name().str() + ": a tile of dimension " + dim.name.value + " holds " +
@@ -298,11 +328,34 @@ private:
            const std::vector<std::vector<std::uint64_t>>& tile_key, std::size_t i) {
     hits_.push_back(h);
     for (std::size_t d = 0; d < dims_.size(); ++d) {
+      if (text(d)) {
+        strings_[d].emplace_back(text_cell(coords[d], i));
+        keys_.cell[d].push_back(0);
+        continue;
+      }
       const std::size_t size = format::datatype_size(dims_[d].type.value);
       const auto* at = coords[d].values.data() + i * size;
       coords_[d].insert(coords_[d].end(), at, at + size);
       keys_.cell[d].push_back(cell_key[d][i]);
       if (keys_.tiled[d]) keys_.tile[d].push_back(tile_key[d][i]);
+    }
+  }
+
+  /// String coordinates' keys: their ranks in bytewise order among the
+  /// cells read (equal strings, equal keys), so that sorting and finding
+  /// equal coordinates compare keys for every dimension.
+  void rank_strings() {
+    for (std::size_t d = 0; d < dims_.size(); ++d) {
+      if (!text(d)) continue;
+      const auto& str = strings_[d];
+      std::vector<std::size_t> idx(str.size());
+      std::iota(idx.begin(), idx.end(), std::size_t{0});
+      std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return str[a] < str[b]; });
+      std::uint64_t rank = 0;
+      for (std::size_t k = 0; k < idx.size(); ++k) {
+        if (k > 0 && str[idx[k]] != str[idx[k - 1]]) ++rank;
+        keys_.cell[d][idx[k]] = rank;
+      }
     }
   }
 
@@ -376,13 +429,22 @@ private:
   std::vector<result_field> materialize(const std::vector<std::size_t>& order) const {
     const std::size_t n = order.size();
     std::uint64_t coord_bytes = 0;
-    for (const auto& dim : dims_) coord_bytes += format::datatype_size(dim.type.value);
+    for (std::size_t d = 0; d < dims_.size(); ++d)
+      coord_bytes += text(d) ? sizeof(std::uint64_t) + 2 * sizeof(void*) : format::datatype_size(dims_[d].type.value);
     plan_.check_size(n, coord_bytes);
     std::vector<result_field> out;
     for (std::size_t d = 0; d < dims_.size(); ++d) {
       result_field r;
       r.name = dims_[d].name.value;
       r.type = dims_[d].type.value;
+      if (text(d)) {
+        r.var = true;
+        std::vector<std::span<const std::byte>> cells(n);
+        for (std::size_t c = 0; c < n; ++c) cells[c] = std::as_bytes(std::span(strings_[d][order[c]]));
+        store_var_cells(r, cells);
+        out.push_back(std::move(r));
+        continue;
+      }
       const std::size_t size = format::datatype_size(r.type);
       r.values.resize(n * size);
       for (std::size_t c = 0; c < n; ++c)
@@ -451,7 +513,8 @@ private:
   std::vector<delete_commit> deletes_;
   std::vector<hit> hits_;
   cell_keys keys_;
-  std::vector<std::vector<std::byte>> coords_;  // per dimension: each hit's coordinate as stored
+  std::vector<std::vector<std::byte>> coords_;  // per fixed-size dimension: each hit's coordinate as stored
+  std::vector<std::vector<std::string>> strings_;  // per string dimension: each hit's coordinate
 };
 
 inline read_output read_sparse(const read_plan& plan) {

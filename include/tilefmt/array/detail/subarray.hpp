@@ -7,6 +7,11 @@
 // coalesces ranges as they are added); ranges of a dense array must lie in
 // the domain, those of a sparse array are cropped to it. The subarray's
 // ranges are the combinations of one range per dimension ("ND ranges").
+//
+// String dimensions have no order keys before their cells are read: their
+// ranges are kept as strings (dimension_ranges::text), compared bytewise as
+// TileDB does, with a placeholder key range each so that counting and
+// combining ranges works the same for every dimension.
 #pragma once
 
 #include <algorithm>
@@ -16,17 +21,19 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <variant>
 #include <vector>
 
 #include "tilefmt/array/detail/coordinates.hpp"
+#include "tilefmt/codec/text.hpp"
 #include "tilefmt/format/array_schema.hpp"
 
 namespace tilefmt::array::detail {
 
 /// A range bound as the caller gave it.
-using range_value = std::variant<std::int64_t, std::uint64_t, double>;
+using range_value = std::variant<std::int64_t, std::uint64_t, double, std::string>;
 
 struct user_range {
   range_value lo, hi;
@@ -39,11 +46,29 @@ struct key_range {
   bool overlaps(const key_range& o) const noexcept { return lo <= o.hi && o.lo <= hi; }
 };
 
+/// An inclusive range of a string dimension (bytewise order); `all`: the
+/// whole dimension (string dimensions have no domain).
+struct text_range {
+  std::string lo, hi;
+  bool all = false;
+  bool contains(std::string_view s) const noexcept { return all || (lo <= s && s <= hi); }
+  bool overlaps(std::string_view l, std::string_view h) const noexcept { return all || (lo <= h && l <= hi); }
+};
+
 /// One dimension of a resolved subarray.
 struct dimension_ranges {
-  std::vector<key_range> ranges;
+  std::vector<key_range> ranges;  // string dimensions: placeholders, as many as `text`
   key_range domain;       // the dimension's domain, as keys
   bool integral = true;   // integer, date or time coordinates
+  bool string = false;    // a string dimension: its ranges are `text`
+  std::vector<text_range> text;
+
+  bool contains_text(std::string_view s) const noexcept {
+    return std::any_of(text.begin(), text.end(), [&](const text_range& r) { return r.contains(s); });
+  }
+  bool overlaps_text(std::string_view lo, std::string_view hi) const noexcept {
+    return std::any_of(text.begin(), text.end(), [&](const text_range& r) { return r.overlaps(lo, hi); });
+  }
 
   bool contains(std::uint64_t k) const noexcept {
     return std::any_of(ranges.begin(), ranges.end(), [&](const key_range& r) { return r.contains(k); });
@@ -68,6 +93,10 @@ public:
     for (std::size_t d = 0; d < dims.size(); ++d) {
       const auto& dim = dims[d];
       auto& out = dims_[d];
+      if (dim.is_var() && dim.type.value == format::Datatype::STRING_ASCII) {
+        string_dimension(dim, d < given.size() ? given[d] : std::vector<user_range>{}, out);
+        continue;
+      }
       const bool fixed = !dim.is_var() && with_coordinate_type(dim.type.value, [&]<class T>() {
         const auto [dlo, dhi] = dim.domain_as<T>();
         out.domain = {order_key(dlo), order_key(dhi)};
@@ -95,7 +124,7 @@ public:
       if (!fixed)
         throw std::invalid_argument("tilefmt: query: dimension \"" + dim.name.value + "\" has " +
                                     std::string(format::codec_enum_name(dim.type.value)) +
-                                    " coordinates; queries read fixed-size dimensions only so far");
+                                    " coordinates; queries read fixed-size and ASCII string dimensions");
     }
   }
 
@@ -112,26 +141,16 @@ public:
     for (const auto& d : dims_) n *= d.ranges.size();
     return n;
   }
-  /// ND range `r`'s range per dimension: the combinations counted in row
-  /// major (the last dimension's ranges fastest) or column major.
-  std::vector<key_range> nd_range(std::uint64_t r, bool row_major) const {
-    const std::size_t nd = dims_.size();
-    std::vector<key_range> out(nd);
-    for (std::size_t k = 0; k < nd; ++k) {
-      const std::size_t d = row_major ? nd - 1 - k : k;
-      const std::size_t n = dims_[d].ranges.size();
-      out[d] = dims_[d].ranges[static_cast<std::size_t>(r % n)];
-      r /= n;
-    }
-    return out;
-  }
-
   /// The same subarray with each dimension's ranges sorted and overlapping
   /// (or, for integers, adjacent) ones merged, as TileDB's global-order and
   /// unordered readers take it.
   subarray merged() const {
     subarray s = *this;
     for (auto& d : s.dims_) {
+      if (d.string) {
+        merge_text(d);
+        continue;
+      }
       auto& rs = d.ranges;
       std::sort(rs.begin(), rs.end(), [](const key_range& a, const key_range& b) { return a.lo < b.lo; });
       std::vector<key_range> out;
@@ -151,6 +170,45 @@ public:
 private:
   subarray() = default;
 
+  /// A string dimension's ranges: strings only, lo <= hi; none given: all.
+  static void string_dimension(const format::Dimension& dim, const std::vector<user_range>& given,
+                               dimension_ranges& out) {
+    out.string = true;
+    out.integral = false;
+    if (given.empty()) out.text.push_back({{}, {}, true});
+    for (const auto& r : given) {
+      const std::string who = "tilefmt: query: range [" + text(r.lo) + ", " + text(r.hi) + "] of dimension \"" +
+                              dim.name.value + "\"";
+      const auto* lo = std::get_if<std::string>(&r.lo);
+      const auto* hi = std::get_if<std::string>(&r.hi);
+      if (!lo || !hi) throw std::invalid_argument(who + ": the dimension's coordinates are strings");
+      if (*lo > *hi) throw std::invalid_argument(who + " is empty (lo > hi)");
+      out.text.push_back({*lo, *hi, false});
+    }
+    out.ranges.assign(out.text.size(), key_range{});
+  }
+
+  /// Sorts a string dimension's ranges (by lo, then hi) and merges those
+  /// that overlap as TileDB does: the merged range ends where the later one
+  /// ends, even when the earlier one reaches further (so ["a", "z"] and
+  /// ["b", "c"] read as ["a", "c"]; TileDB's MergeStrategy for strings).
+  static void merge_text(dimension_ranges& d) {
+    auto& rs = d.text;
+    std::sort(rs.begin(), rs.end(), [](const text_range& a, const text_range& b) {
+      return a.all != b.all ? a.all : a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi;
+    });
+    std::vector<text_range> out;
+    for (const auto& r : rs) {
+      if (!out.empty() && (out.back().all || r.lo <= out.back().hi)) {
+        if (!out.back().all) out.back().hi = r.hi;
+        continue;
+      }
+      out.push_back(r);
+    }
+    rs = std::move(out);
+    d.ranges.assign(rs.size(), key_range{});
+  }
+
   /// An integer range that starts right after the previous one joins it.
   static void add(dimension_ranges& d, key_range r) {
     if (d.integral && !d.ranges.empty() && d.ranges.back().hi != std::numeric_limits<std::uint64_t>::max() &&
@@ -162,16 +220,25 @@ private:
   }
 
   static std::string text(const range_value& v) {
-    return std::visit([](auto x) { return std::to_string(x); }, v);
+    return std::visit(
+        [](const auto& x) -> std::string {
+          if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>)
+            return codec::json_string(x);
+          else
+            return std::to_string(x);
+        },
+        v);
   }
 
   /// `v` as a coordinate of type T, exactly, or an error.
   template <class T>
   static T convert(const range_value& v, const std::string& who) {
     return std::visit(
-        [&](auto x) -> T {
-          using X = decltype(x);
-          if constexpr (std::is_floating_point_v<T>) {
+        [&](const auto& x) -> T {
+          using X = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<X, std::string>) {
+            throw std::invalid_argument(who + ": the dimension's coordinates are numbers, not strings");
+          } else if constexpr (std::is_floating_point_v<T>) {
             if constexpr (std::is_floating_point_v<X>)
               if (std::isnan(x)) throw std::invalid_argument(who + " has a NaN bound");
             return static_cast<T>(x);
