@@ -244,6 +244,9 @@ void whole_array(input in) {
     for (const auto& entry : arr.metadata().entries())
       guarded([&] { (void)arr.metadata().get_string(entry.first); });
     for (const auto& frag : arr.fragments()) read_fragment(frag);
+    // Enumerations (and, below, a condition on each enumerated attribute by label).
+    for (const auto& e : arr.schema().enumerations.value.value)
+      guarded([&] { (void)array::detail::enumeration_values(arr.enumeration(e.name.value)); });
     // Queries over a corner of the domain (at most 16 cells a side for
     // integers), and over that corner and the far end, in each layout.
     array::query corner = arr.query(), two = arr.query();
@@ -263,6 +266,9 @@ void whole_array(input in) {
           two.add_range(d, lo, end).add_range(d, hi, hi);
         });
       });
+    for (const auto& a : arr.schema().attributes.value)
+      if (!a.enumeration_name.value.value.empty())
+        guarded([&] { (void)array::query(corner).where(array::field(a.name.value) != "label").read(); });
     for (auto layout : {array::query_layout::row_major, array::query_layout::col_major,
                         array::query_layout::global_order, array::query_layout::unordered}) {
       guarded([&] { (void)corner.layout(layout).read(); });

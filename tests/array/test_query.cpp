@@ -87,6 +87,7 @@ struct recorded_query {
   std::vector<std::vector<std::pair<bound, bound>>> ranges;  // per dimension
   bool error = false;  // TileDB refused it
   std::vector<format::ConditionNode> where;  // joined by and
+  std::vector<bool> labels;                  // per `where`: its value is an enumeration label
   std::vector<expected_field> fields;
   std::vector<std::tuple<std::string, std::string, std::string>> aggregates;  // order A: field, op, value
 };
@@ -128,10 +129,11 @@ std::vector<recorded_query> recorded(const std::string& file) {
       std::string field, op, value;
       words >> field >> op >> value;
       out.back().aggregates.emplace_back(field, op, value);
-    } else if (kind == "where") {
+    } else if (kind == "where" || kind == "label") {
       std::string field, op, value;
       words >> field >> op >> value;
       out.back().where.push_back(leaf(field, op, unhex(value)));
+      out.back().labels.push_back(kind == "label");
     } else if (kind == "error") {
       out.back().error = true;
     } else if (kind == "attr" || kind == "dim") {
@@ -300,8 +302,8 @@ std::size_t run_recorded(const std::string& file, unsigned threads) {
     for (const auto& f : q.fields)
       if (!f.dimension) attrs.push_back(f.name);
     if (!q.where.empty()) {
-      array::condition c(q.where.front());
-      for (std::size_t i = 1; i < q.where.size(); ++i) c = c && array::condition(q.where[i]);
+      array::condition c(q.where.front(), q.labels.front());
+      for (std::size_t i = 1; i < q.where.size(); ++i) c = c && array::condition(q.where[i], q.labels[i]);
       query.where(c);
       CAPTURE(q.where.size());
     }
@@ -851,6 +853,36 @@ TEST_CASE("conditions on dense arrays: cells that fail read as fill values") {
   CHECK(std::vector<std::int32_t>(v.begin(), v.end()) == std::vector<std::int32_t>{-7, -7, 13, 21, -7, 23});
   const auto s = r.get_var<char>("s");
   CHECK(std::string(s.values.begin(), s.values.end()) == std::string("\0\0", 2) + "0:13" + "0:21" + std::string(1, '\0') + "0:23");
+}
+
+// tests/data/tiledb/enumeration (TileDB-Py 0.36.1): "c" uint8 with the
+// unordered enumeration [red, green, blue, hé], over d = 0..19.
+TEST_CASE("conditions on enumerated attributes: labels become indices, as TileDB rewrites them") {
+  using array::field;
+  const auto arr = array::open(data / "tiledb" / "enumeration" / "array");
+  const auto e = arr.enumeration("colors");
+  CHECK(e.ordered == false);
+  auto c_of = [&](const array::condition& where) {
+    const auto c = arr.query().attributes({"c"}).where(where).read().get<std::uint8_t>("c");
+    return std::vector<std::uint8_t>(c.begin(), c.end());
+  };
+  const auto all = arr.query().attributes({"c"}).read().get<std::uint8_t>("c");
+  const std::vector<std::uint8_t> every(all.begin(), all.end()), none(every.size(), 255);  // 255: the fill value
+  std::vector<std::uint8_t> blue = none;
+  for (std::size_t i = 0; i < every.size(); ++i)
+    if (every[i] == 2) blue[i] = 2;
+  REQUIRE(blue != none);
+  CHECK(c_of(field("c") == "blue") == blue);
+  CHECK(c_of(field("c") == std::uint8_t{2}) == blue);  // numbers compare the indices
+  CHECK(c_of(field("c") == "purple") == none);         // a missing label: == holds nowhere
+  CHECK(c_of(field("c") != "purple") == every);        // and != everywhere
+  CHECK(c_of(field("c").in(std::vector<std::string>{"purple", "blue"})) == blue);
+  CHECK(c_of(!(field("c") != "blue")) == blue);
+  CHECK_THROWS_WITH_AS(c_of(field("c") < "blue"),
+                       "tilefmt: query condition: \"c\" is compared by label with <, <=, > or >=, and its "
+                       "enumeration \"colors\" is not ordered",
+                       std::invalid_argument);
+  CHECK_THROWS_AS((void)arr.enumeration("sizes"), std::invalid_argument);
 }
 
 TEST_CASE("a domain of 2^40 one-cell tiles: refused before anything that size is allocated (fuzz finding)") {

@@ -107,6 +107,27 @@ TEST_CASE("a footer's schema name cannot lead outside the array") {
   CHECK(array::open(root, {.storage = st}).fragments().size() == 2);
 }
 
+TEST_CASE("an enumeration's file name in the schema cannot lead outside the array") {
+  const fs::path root = "/arrays/victim";
+  auto st = load(data / "tiledb/enumeration/array", "victim");
+  storage::copy_tree(storage::local{}, data / "tiledb/enumeration/array", st->inner, "/arrays/other");
+  const auto schema_file = root / "__schema" / st->inner.list(root / "__schema").front().name;
+  const auto tile = filter::read_generic_tile(st->inner.read(schema_file));
+  auto schema = codec::decode<format::ArraySchema>(tile.payload);
+  REQUIRE(schema.enumerations.value.value.size() == 1);
+  const std::string file = schema.enumerations.value.value[0].filename.value;
+  REQUIRE(array::open(root, {.storage = st}).enumeration("colors").name.value == "colors");
+  for (const std::string& name : {"../../../other/__schema/__enumerations/" + file, "/arrays/other/__schema/__enumerations/" + file,
+                                  std::string(".."), std::string("")}) {
+    CAPTURE(name);
+    schema.enumerations.value.value[0].filename.value = name;
+    st->inner.write(schema_file, filter::write_generic_tile(codec::encode(schema), tile.header.version));
+    const auto arr = array::open(root, {.storage = st});
+    CHECK_THROWS_AS((void)arr.enumeration("colors"), format_error);
+    CHECK(st->outside(root).empty());
+  }
+}
+
 TEST_CASE("a truncated v10 fragment metadata file gives an error, not a huge allocation") {
   // Truncated to 1425 bytes, the footer's schema name decoded as empty and
   // the reader used to read the folder __schema/ as a file.

@@ -12,6 +12,7 @@ query, every number decimal, every byte string hex:
 
     query <array folder, relative to tests/data> <C|F|G|U|A> <ranges>
     where <field> <op> <value>                    a condition, if any (several: joined by and)
+    label <field> <op> <value>                    the same, the value an enumeration label
     agg <field> <op> <value>                      order A: aggregates (a number, or null)
     dim <name> <cells> <coordinates>              sparse arrays: each dimension
     attr <name> <cells> <values>                  fixed-size attributes
@@ -80,14 +81,17 @@ def _keep_buffers(pyquery, array):
 tiledb.multirange_indexing._get_pyquery_results = _keep_buffers
 
 
-def raw(buffers, values):
+def raw(buffers, values, cell_size):
     """One field's result buffers: data, offsets (var-size, in bytes),
-    validity (nullable), and the cell count (from TileDB-Py's values)."""
+    validity (nullable), and the cell count (from TileDB-Py's values, or
+    from the bytes when there are none)."""
     data, offsets, validity = buffers[0], buffers[1], buffers[2]
     out = {"values": np.asarray(data).tobytes()}
     if len(offsets) > 0:
         out["offsets"] = [int(o) for o in offsets]
         out["cells"] = len(offsets)
+    elif values is None:
+        out["cells"] = len(out["values"]) // cell_size
     else:
         out["cells"] = np.ma.getdata(values).size
     if len(validity) > 0:
@@ -206,7 +210,9 @@ def drawn_ranges(rng, A):
 def condition_leaves(A):
     """A condition on the array's data: its first non-nullable fixed-size
     numeric attribute greater than its median, and its first var-size ASCII
-    or UTF-8 attribute equal to one of its values. [(field, op, bytes, text)]."""
+    or UTF-8 attribute equal to one of its values, and its first attribute
+    with an enumeration equal to one of its labels.
+    [(field, op, bytes, text, is_label)]."""
     leaves = []
     everything = A.query()[:]
     for i in range(A.schema.nattr):
@@ -220,7 +226,7 @@ def condition_leaves(A):
             break
         v = values[values.size // 2]
         text = repr(int(v)) if at.dtype.kind in "iu" else repr(float(v))
-        leaves.append((at.name, ">", np.asarray(v, dtype=at.dtype).tobytes(), text))
+        leaves.append((at.name, ">", np.asarray(v, dtype=at.dtype).tobytes(), text, False))
         break
     for i in range(A.schema.nattr):
         at = A.schema.attr(i)
@@ -232,7 +238,16 @@ def condition_leaves(A):
         values = [x if isinstance(x, str) else x.decode("ascii", "replace") for x in raw_values]
         plain = sorted(x for x in values if x and x.isascii() and x.isalnum())
         if plain:
-            leaves.append((at.name, "==", plain[len(plain) // 2].encode("ascii"), repr(plain[len(plain) // 2])))
+            leaves.append((at.name, "==", plain[len(plain) // 2].encode("ascii"), repr(plain[len(plain) // 2]), False))
+        break
+    for i in range(A.schema.nattr):
+        at = A.schema.attr(i)
+        if not getattr(at, "enum_label", None):
+            continue
+        labels = [str(x) for x in A.enum(at.enum_label).values()]
+        if labels:
+            label = labels[len(labels) // 2]
+            leaves.append((at.name, "==", label.encode("utf-8"), repr(label), True))
         break
     return leaves
 
@@ -252,24 +267,35 @@ def record(lines, A, rel, sparse, sub, orders, cond=()):
         attrs = [a for a in attrs if not A.schema.attr(a).isvar]
         if not attrs:
             return
-    cond_text = " and ".join("%s %s %s" % (f, op, text) for f, op, _, text in cond)
+    cond_text = " and ".join("%s %s %s" % (f, op, text) for f, op, _, text, _ in cond)
     for order in orders:
         lines.append("query %s %s %s" % (rel, order, spec(sub)))
-        for f, op, value, _ in cond:
-            lines.append("where %s %s %s" % (f, op, value.hex()))
+        for f, op, value, _, is_label in cond:
+            lines.append("%s %s %s %s" % ("label" if is_label else "where", f, op, value.hex()))
+        enumerated = any(getattr(A.schema.attr(a), "enum_label", None) for a in attrs)
         try:
             q = A.query(order=order, attrs=attrs, cond=cond_text) if cond else A.query(order=order, attrs=attrs)
-            if all(len(ranges) == 1 for ranges in sub) and all(k == "i" for k in kinds):
+            if all(len(ranges) == 1 for ranges in sub) and all(k == "i" for k in kinds) and not enumerated:
                 result = q[tuple(slice(r[0][0], r[0][1] + 1) for r in sub)]
                 buffers = {k: tuple(v) for k, v in A.pyquery.results().items()}
             else:
-                result = q.multi_index[index]
+                try:
+                    result = q.multi_index[index]
+                except IndexError:
+                    # TileDB-Py turns an enumerated attribute's indices into
+                    # labels after the read, and fails on the fill value
+                    # (no label): the buffers were kept before that.
+                    if not enumerated:
+                        raise
+                    result = None
                 buffers = dict(_last_buffers)
         except tiledb.TileDBError:
             lines += ["error", "end"]
             continue
         for name in (dims if sparse else []) + attrs:
-            r = raw(buffers[name], result[name])
+            # (No result only for dense arrays with enumerations: attributes of one value a cell.)
+            cell_size = 1 if name in dims else np.dtype(A.schema.attr(name).dtype).itemsize
+            r = raw(buffers[name], None if result is None else result[name], cell_size)
             kind = "dim" if name in dims else "attr"
             line = "%s %s %d %s" % (kind, name, r["cells"], r["values"].hex() or "-")
             if "offsets" in r:
@@ -294,15 +320,15 @@ def record_aggregates(lines, A, rel, sub, cond=()):
         what[at.name] = AGG_OPS + (["null_count"] if at.isnullable else [])
     if not what:
         return
-    cond_text = " and ".join("%s %s %s" % (f, op, text) for f, op, _, text in cond)
+    cond_text = " and ".join("%s %s %s" % (f, op, text) for f, op, _, text, _ in cond)
     q = A.query(cond=cond_text) if cond else A.query()
     try:
         got = q.agg(what)[tuple(slice(r[0][0], r[0][1] + 1) for r in sub)]
     except tiledb.TileDBError:
         return
     lines.append("query %s A %s" % (rel, spec(sub)))
-    for f, op, value, _ in cond:
-        lines.append("where %s %s %s" % (f, op, value.hex()))
+    for f, op, value, _, is_label in cond:
+        lines.append("%s %s %s %s" % ("label" if is_label else "where", f, op, value.hex()))
     for name, ops in what.items():
         values = got[name] if len(what) > 1 or isinstance(got.get(name), dict) else got
         for op in ops:

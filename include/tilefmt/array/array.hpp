@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,7 @@
 #include "tilefmt/array/options.hpp"
 #include "tilefmt/format/array_schema.hpp"
 #include "tilefmt/format/fragment_metadata.hpp"
+#include "tilefmt/format/names.hpp"
 
 namespace tilefmt::array {
 
@@ -74,6 +76,22 @@ public:
   /// A read of a region of the array across its fragments: include
   /// array/query.hpp, which defines it, then `arr.query().subarray({{1, 10}}).read()`.
   tilefmt::array::query query() const;
+  /// The enumeration (labels of an attribute's values) the schema names
+  /// `name`, read from `__schema/__enumerations/` on each call (they can be
+  /// large, and most reads need none).
+  format::Enumeration enumeration(std::string_view name) const {
+    for (const auto& e : schema_->enumerations.value.value) {
+      if (e.name.value != name) continue;
+      // The file name comes from the schema: checked before it becomes a path.
+      naming_file(root_ / "__schema" / "__enumerations", [&] { format::check_file_name(e.filename.value); });
+      const fs::path p = root_ / "__schema" / "__enumerations" / e.filename.value;
+      return naming_file(p, [&] {
+        const auto g = filter::read_generic_tile(storage_->read(p, opt_.max_allocation), tile_options());
+        return codec::decode<format::Enumeration>(g.payload);
+      });
+    }
+    throw std::invalid_argument("tilefmt: the array schema has no enumeration \"" + std::string(name) + "\"");
+  }
   /// With open_options::skip_damaged_fragments: the fragments left out, and why.
   const std::vector<std::pair<timestamped_path, std::string>>& damaged_fragments() const noexcept { return damaged_; }
 

@@ -24,10 +24,9 @@
 // Aggregates (aggregate(), count(); array/aggregate.hpp) summarise the
 // cells a query selects.
 //
-// Not yet: string dimensions, update commits, conditions on enumeration
-// labels, dense fragments consolidated with timestamps read at a
-// time inside their range; each is refused with std::invalid_argument
-// naming it.
+// Not yet: update commits, dense fragments consolidated with timestamps
+// read at a time inside their range; each is refused with
+// std::invalid_argument naming it.
 #pragma once
 
 #include <algorithm>
@@ -144,7 +143,10 @@ private:
     const auto& schema = arr_->schema();
     const detail::subarray sub(schema, ranges_);
     std::optional<detail::condition_eval> where;
-    if (where_) where.emplace(where_->node(), schema);
+    if (where_)
+      where.emplace(detail::resolve_labels(where_->node(), where_->labels(), schema,
+                                           [&](const std::string& name) { return arr_->enumeration(name); }),
+                    schema);
     detail::read_plan plan{*arr_, sub, layout_, std::move(names), where ? &*where : nullptr};
     for (const auto& name : plan.names) (void)plan.attribute(name);
     return schema.is_sparse() ? detail::read_sparse(plan) : detail::read_dense(plan);

@@ -14,18 +14,22 @@
 #pragma once
 
 #include <algorithm>
+#include <ranges>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tilefmt/array/column.hpp"
 #include "tilefmt/array/fragment.hpp"
+#include "tilefmt/filter/stage.hpp"
 #include "tilefmt/format/array_schema.hpp"
 #include "tilefmt/format/query_condition.hpp"
 
@@ -233,5 +237,113 @@ private:
   format::ConditionNode root_;
   std::map<std::string, field_type, std::less<>> fields_;
 };
+
+/// The enumeration's values, as bytes (format::Enumeration: fixed-size
+/// values back to back, or var-size ones with offsets).
+inline std::vector<std::span<const std::byte>> enumeration_values(const format::Enumeration& e) {
+  const std::span<const std::byte> data(e.data.value);
+  std::vector<std::span<const std::byte>> out;
+  if (e.is_var()) {
+    const auto off = e.offset_values();
+    for (std::size_t i = 0; i < off.size(); ++i) {
+      const std::uint64_t end = i + 1 < off.size() ? off[i + 1] : data.size();
+      if (off[i] > end || end > data.size())
+        throw format_error("enumeration " + e.name.value + ": value " + std::to_string(i) + " lies outside its data", 0);
+      out.push_back(data.subspan(static_cast<std::size_t>(off[i]), static_cast<std::size_t>(end - off[i])));
+    }
+    return out;
+  }
+  const std::size_t size = format::datatype_size(e.type) * e.cell_val_num;
+  if (size == 0) throw format_error("enumeration " + e.name.value + ": values of no bytes", 0);
+  for (std::size_t at = 0; at + size <= data.size(); at += size) out.push_back(data.subspan(at, size));
+  return out;
+}
+
+/// `root` with the values of its label tests (labels[k] for the k-th value
+/// node, depth first) turned into tests of the labels' indices, as TileDB
+/// rewrites them (ASTNodeVal::rewrite_for_schema): a label the enumeration
+/// lacks makes == always false and != always true and drops out of IN and
+/// NOT IN; <, <=, > and >= need an ordered enumeration. Value nodes on
+/// fields without an enumeration, and null tests, stay as they are.
+/// `enumeration_of(name)` reads an enumeration.
+template <class EnumerationOf>
+format::ConditionNode resolve_labels(format::ConditionNode root, const std::vector<bool>& labels,
+                                     const format::ArraySchema& schema, EnumerationOf&& enumeration_of) {
+  using Op = format::QueryConditionOp;
+  std::size_t leaf = 0;
+  std::map<std::string, format::Enumeration, std::less<>> read;
+  auto visit = [&](auto&& self, format::ConditionNode& n) -> void {
+    if (n.node_type == format::ConditionNodeType::EXPRESSION) {
+      for (auto& c : n.expression->children.nodes) self(self, c);
+      return;
+    }
+    const bool label = leaf < labels.size() && labels[leaf];
+    ++leaf;
+    auto& v = *n.value;
+    const bool set = v.op == Op::IN || v.op == Op::NOT_IN;
+    if (!label || (!set && v.value.value.empty()) || v.op == Op::ALWAYS_TRUE || v.op == Op::ALWAYS_FALSE) return;
+    const auto* attr = schema.attribute(v.field_name.value);
+    if (!attr || attr->enumeration_name.value.value.empty()) return;
+    const std::string& name = attr->enumeration_name.value.value;
+    auto it = read.find(name);
+    if (it == read.end()) it = read.emplace(name, enumeration_of(name)).first;
+    const auto& e = it->second;
+    if (!e.ordered && (v.op == Op::LT || v.op == Op::LE || v.op == Op::GT || v.op == Op::GE))
+      throw std::invalid_argument("tilefmt: query condition: \"" + v.field_name.value + "\" is compared by label with <, <=, > or >=, "
+                                  "and its enumeration \"" + name + "\" is not ordered");
+    const auto values = enumeration_values(e);
+    auto index_of = [&](std::span<const std::byte> label_bytes) -> std::optional<std::uint64_t> {
+      for (std::size_t i = 0; i < values.size(); ++i)
+        if (std::ranges::equal(values[i], label_bytes)) return i;
+      return std::nullopt;
+    };
+    // An index as the attribute's integer type stores it.
+    auto index_bytes = [&](std::uint64_t i) {
+      std::vector<std::byte> out;
+      const bool integral = filter::with_integer_type(attr->type, [&]<class T>() {
+        if (!std::in_range<T>(i))
+          throw std::invalid_argument("tilefmt: query condition: the index of a label of \"" + v.field_name.value +
+                                      "\" does not fit its type");
+        out.resize(sizeof(T));
+        codec::store_le<T>(out.data(), static_cast<T>(i));
+      });
+      if (!integral)
+        throw std::invalid_argument("tilefmt: query condition: \"" + v.field_name.value +
+                                    "\" has an enumeration but no integer type");
+      return out;
+    };
+    if (!set) {
+      const auto i = index_of(v.value.value);
+      if (!i) {
+        v.op = v.op == Op::NE ? Op::ALWAYS_TRUE : Op::ALWAYS_FALSE;
+        v.value.value = index_bytes(0);
+      } else {
+        v.value.value = index_bytes(*i);
+      }
+      return;
+    }
+    const auto& raw = v.offsets->value;
+    std::vector<std::uint64_t> offsets(raw.size() / 8);
+    codec::load_le_array(raw.data(), offsets.data(), offsets.size());
+    std::vector<std::byte> members, member_offsets;
+    for (std::size_t k = 0; k < offsets.size(); ++k) {
+      const std::uint64_t end = k + 1 < offsets.size() ? offsets[k + 1] : v.value.value.size();
+      if (offsets[k] > end || end > v.value.value.size())
+        throw std::invalid_argument("tilefmt: query condition: the set offsets of \"" + v.field_name.value +
+                                    "\" are out of order or past the values");
+      const auto i = index_of(std::span<const std::byte>(v.value.value).subspan(static_cast<std::size_t>(offsets[k]),
+                                                                              static_cast<std::size_t>(end - offsets[k])));
+      if (!i) continue;
+      const auto b = index_bytes(*i);
+      member_offsets.resize(member_offsets.size() + 8);
+      codec::store_le<std::uint64_t>(member_offsets.data() + member_offsets.size() - 8, members.size());
+      members.insert(members.end(), b.begin(), b.end());
+    }
+    v.value.value = std::move(members);
+    v.offsets->value = std::move(member_offsets);
+  };
+  visit(visit, root);
+  return root;
+}
 
 } // namespace tilefmt::array::detail
