@@ -273,6 +273,11 @@ void whole_array(input in) {
                         array::query_layout::global_order, array::query_layout::unordered}) {
       guarded([&] { (void)corner.layout(layout).read(); });
       guarded([&] { (void)two.layout(layout).read(); });
+      guarded([&] {  // in parts of a few cells
+        auto parts = two.batches(64);
+        for (int i = 0; i < 64 && parts.next(); ++i) {
+        }
+      });
     }
   });
 }

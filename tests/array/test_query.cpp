@@ -264,6 +264,36 @@ void compare_aggregates(const recorded_query& q, const array::query& query) {
   }
 }
 
+/// The recorded query `q` on `arr`: its layout, ranges, condition and
+/// attributes.
+array::query query_of(const array::array_reader& arr, const recorded_query& q) {
+  auto query = arr.query();
+  if (q.order != 'A') query.layout(layout_of(q.order));
+  for (std::size_t d = 0; d < q.ranges.size(); ++d)
+    for (const auto& r : q.ranges[d])
+      std::visit(
+          [&, d](const auto& l) {
+            const auto& h = std::get<std::decay_t<decltype(l)>>(r.second);
+            if constexpr (std::is_same_v<std::decay_t<decltype(l)>, std::string>)
+              query.add_range(d, std::string_view(l), std::string_view(h));
+            else
+              query.add_range(d, l, h);
+          },
+          r.first);
+  if (!q.where.empty()) {
+    array::condition c(q.where.front(), q.labels.front());
+    for (std::size_t i = 1; i < q.where.size(); ++i) c = c && array::condition(q.where[i], q.labels[i]);
+    query.where(c);
+  }
+  if (q.order != 'A') {
+    std::vector<std::string> attrs;
+    for (const auto& f : q.fields)
+      if (!f.dimension) attrs.push_back(f.name);
+    query.attributes(attrs);
+  }
+  return query;
+}
+
 /// Runs every recorded query of `file`, reading tiles on `threads`
 /// threads; returns how many were compared.
 std::size_t run_recorded(const std::string& file, unsigned threads) {
@@ -285,28 +315,8 @@ std::size_t run_recorded(const std::string& file, unsigned threads) {
                .emplace(q.array, array::open(data / q.array, {.encryption_key = testing::test_array_key(q.array),
                                                               .threads = threads}))
                .first;
-    auto query = it->second.query();
-    if (q.order != 'A') query.layout(layout_of(q.order));
-    for (std::size_t d = 0; d < q.ranges.size(); ++d)
-      for (const auto& r : q.ranges[d])
-        std::visit(
-            [&, d](const auto& l) {
-              const auto& h = std::get<std::decay_t<decltype(l)>>(r.second);
-              if constexpr (std::is_same_v<std::decay_t<decltype(l)>, std::string>)
-                query.add_range(d, std::string_view(l), std::string_view(h));
-              else
-                query.add_range(d, l, h);
-            },
-            r.first);
-    std::vector<std::string> attrs;
-    for (const auto& f : q.fields)
-      if (!f.dimension) attrs.push_back(f.name);
-    if (!q.where.empty()) {
-      array::condition c(q.where.front(), q.labels.front());
-      for (std::size_t i = 1; i < q.where.size(); ++i) c = c && array::condition(q.where[i], q.labels[i]);
-      query.where(c);
-      CAPTURE(q.where.size());
-    }
+    auto query = query_of(it->second, q);
+    CAPTURE(q.where.size());
     if (q.error) {
       CHECK_THROWS_AS((void)query.read(), std::invalid_argument);
       continue;
@@ -325,10 +335,69 @@ std::size_t run_recorded(const std::string& file, unsigned threads) {
       ++compared;
       continue;
     }
-    compare(q, query.attributes(attrs).read());
+    compare(q, query.read());
     ++compared;
   }
   return compared;
+}
+
+/// Each cell of a result as one string of bytes: every field's value (and
+/// validity) in turn.
+std::vector<std::string> rows(const array::query_result& r) {
+  std::vector<std::string> out(r.cell_num());
+  for (const auto& name : r.names()) {
+    const auto& bytes = r.bytes(name);
+    const auto& off = r.byte_offsets(name);
+    for (std::size_t c = 0; c < out.size(); ++c) {
+      std::size_t b = 0, e = 0;
+      if (r.var_size(name)) {
+        b = off[c], e = c + 1 < off.size() ? off[c + 1] : bytes.size();
+      } else {
+        const std::size_t size = bytes.size() / out.size();
+        b = c * size, e = b + size;
+      }
+      out[c] += std::to_string(e - b) + ":";
+      out[c].append(reinterpret_cast<const char*>(bytes.data()) + b, e - b);
+      if (r.nullable(name)) out[c] += static_cast<char>(r.validity(name)[c]);
+    }
+  }
+  return out;
+}
+
+/// Reads every recorded query of `file` in batches of `bytes`: the batches
+/// put together must be the whole result (unordered: the same cells).
+/// Returns how many batches were read in all.
+std::size_t run_batched(const std::string& file, std::uint64_t bytes) {
+  std::map<std::string, array::array_reader> opened;
+  std::size_t batches = 0;
+  for (const auto& q : recorded(file)) {
+    if (q.error || q.order == 'A') continue;
+    CAPTURE(q.array);
+    CAPTURE(q.order);
+    CAPTURE(bytes);
+    auto it = opened.find(q.array);
+    if (it == opened.end())
+      it = opened.emplace(q.array, array::open(data / q.array, {.encryption_key = testing::test_array_key(q.array)})).first;
+    const auto query = query_of(it->second, q);
+    const auto whole = rows(query.read());
+    std::vector<std::string> parts;
+    auto b = query.batches(bytes);
+    while (auto part = b.next()) {
+      const auto r = rows(*part);
+      CHECK_FALSE(r.empty());
+      parts.insert(parts.end(), r.begin(), r.end());
+      ++batches;
+    }
+    if (q.order == 'U') {
+      auto w = whole;
+      std::sort(w.begin(), w.end());
+      std::sort(parts.begin(), parts.end());
+      CHECK(parts == w);
+    } else {
+      CHECK(parts == whole);
+    }
+  }
+  return batches;
 }
 } // namespace
 
@@ -344,6 +413,16 @@ TEST_CASE("sparse queries return what TileDB-Py returns") {
   for (unsigned threads : {1u, 4u}) {
     CAPTURE(threads);
     CHECK(run_recorded("sparse.txt", threads) >= 330);
+  }
+}
+
+// Budgets: a row or a row of tiles per batch (1 byte), a few, all.
+TEST_CASE("batches: the recorded queries read in parts, put together, are the whole result") {
+  for (const char* file : {"dense.txt", "sparse.txt"}) {
+    CAPTURE(file);
+    const std::size_t one = run_batched(file, 1), few = run_batched(file, 4096), many = run_batched(file, 1 << 20);
+    CHECK(one > few);
+    CHECK(few > many);
   }
 }
 
@@ -853,6 +932,44 @@ TEST_CASE("conditions on dense arrays: cells that fail read as fill values") {
   CHECK(std::vector<std::int32_t>(v.begin(), v.end()) == std::vector<std::int32_t>{-7, -7, 13, 21, -7, 23});
   const auto s = r.get_var<char>("s");
   CHECK(std::string(s.values.begin(), s.values.end()) == std::string("\0\0", 2) + "0:13" + "0:21" + std::string(1, '\0') + "0:23");
+}
+
+TEST_CASE("batches: a result larger than open_options::max_allocation is read in parts") {
+  auto st = std::make_shared<storage::memory>();
+  array::create("/big",
+                format::make_array_schema({.type = format::ArrayType::DENSE,
+                                           .dimensions = {format::make_dimension<std::int32_t>("r", 0, 255, 32),
+                                                          format::make_dimension<std::int32_t>("c", 0, 255, 32)},
+                                           .attributes = {format::make_attribute({.name = "v"})}}),
+                {.storage = st});
+  array::dense_fragment f("/big", {{0, 255}, {0, 255}}, array::cell_layout::row_major, st);
+  std::vector<std::int32_t> v(256 * 256);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int32_t>(i * 7);
+  f.set("v", v);
+  f.commit({.timestamp = 1});
+  // 256 KiB of results (1 MiB with a global-order read's bookkeeping), 160
+  // KiB allowed at once: enough for a row of space tiles (32 x 256 cells),
+  // the smallest part of a global-order read.
+  const auto small = array::open("/big", {.max_allocation = 160 << 10, .storage = st});
+  CHECK_THROWS_AS((void)small.query().read(), std::invalid_argument);
+  for (auto layout : {array::query_layout::row_major, array::query_layout::col_major,
+                      array::query_layout::global_order}) {
+    CAPTURE(static_cast<int>(layout));
+    const auto whole = array::open("/big", {.storage = st}).query().layout(layout).read().get<std::int32_t>("v");
+    std::vector<std::int32_t> parts;
+    std::size_t n = 0;
+    auto b = small.query().layout(layout).batches(32 << 10);
+    while (auto part = b.next()) {
+      const auto p = part->get<std::int32_t>("v");
+      CHECK(p.size() * 4 <= (32 << 10));
+      parts.insert(parts.end(), p.begin(), p.end());
+      ++n;
+    }
+    // Row- and column-major: 4-byte values and 4 bytes of bookkeeping a
+    // cell, 16 rows a part; global order: a row of space tiles a part.
+    CHECK(n == (layout == array::query_layout::global_order ? 8 : 16));
+    CHECK(parts == std::vector<std::int32_t>(whole.begin(), whole.end()));
+  }
 }
 
 // tests/data/tiledb/enumeration (TileDB-Py 0.36.1): "c" uint8 with the

@@ -43,6 +43,7 @@
 #include "tilefmt/array/aggregate.hpp"
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/condition.hpp"
+#include "tilefmt/array/detail/batches.hpp"
 #include "tilefmt/array/detail/dense_read.hpp"
 #include "tilefmt/array/detail/sparse_read.hpp"
 #include "tilefmt/array/detail/subarray.hpp"
@@ -53,6 +54,8 @@ namespace tilefmt::array {
 /// A read of a region of an array: built by array_reader::query(), run by
 /// read(). Holds a reference to the array, which must outlive it. read() is
 /// const: one query may run on several threads at once.
+class query_batches;
+
 class query {
 public:
   explicit query(const array_reader& arr) : arr_(&arr) {}
@@ -112,6 +115,17 @@ public:
     return query_result(std::move(out.fields), out.cells);
   }
 
+  /// The result in parts of about `bytes` each, in the layout's order
+  /// (TileDB's incomplete queries), for results larger than memory:
+  ///
+  ///   auto parts = arr.query().layout(array::query_layout::row_major).batches(64 << 20);
+  ///   while (auto part = parts.next()) use(*part);
+  ///
+  /// A part's size counts the reader's bookkeeping too, and var-size
+  /// values at the average size of those read so far. See
+  /// detail/batches.hpp for where the subarray is cut.
+  query_batches batches(std::uint64_t bytes) const;
+
   /// Aggregates over the cells the query selects, computed from one read
   /// (array/aggregate.hpp gives TileDB's rules): `{{aggregate_op::sum, "a"},
   /// {aggregate_op::count, ""}}`.
@@ -138,10 +152,15 @@ public:
   std::uint64_t count() const { return std::get<std::uint64_t>(aggregate(aggregate_op::count)); }
 
 private:
+  friend class query_batches;
+
   /// Reads attributes `names` (and, for sparse arrays, the coordinates).
   detail::read_output run(std::vector<std::string> names) const {
+    return run(std::move(names), detail::subarray(arr_->schema(), ranges_));
+  }
+  /// The same, over `sub` instead of the query's ranges.
+  detail::read_output run(std::vector<std::string> names, const detail::subarray& sub) const {
     const auto& schema = arr_->schema();
-    const detail::subarray sub(schema, ranges_);
     std::optional<detail::condition_eval> where;
     if (where_)
       where.emplace(detail::resolve_labels(where_->node(), where_->labels(), schema,
@@ -182,6 +201,55 @@ private:
   query_layout layout_ = query_layout::row_major;
   std::optional<condition> where_;
 };
+
+/// A query read in parts (query::batches).
+class query_batches {
+public:
+  /// The next part of the result, or nullopt once all is read.
+  std::optional<query_result> next() {
+    while (auto slab = cutter_.next(std::max<std::uint64_t>(1, bytes_ / per_cell_))) {
+      auto out = query_.run(names_, *slab);
+      if (out.cells == 0) continue;
+      std::uint64_t size = 0;
+      for (const auto& f : out.fields) size += f.values.size() + 8 * f.offsets.size() + f.validity.size();
+      per_cell_ = std::max<std::uint64_t>(1, size / out.cells) + overhead_;
+      return query_result(std::move(out.fields), out.cells);
+    }
+    return std::nullopt;
+  }
+
+private:
+  friend class query;
+  query_batches(query q, std::uint64_t bytes)
+      : query_(std::move(q)),
+        names_(query_.selected(query_.arr_->schema())),
+        cutter_(*query_.arr_, detail::subarray(query_.arr_->schema(), query_.ranges_), query_.layout_),
+        bytes_(bytes) {
+    // A first estimate of a cell's bytes: fixed-size values as declared,
+    // var-size ones at 16 bytes and their offset; and the reader's own per
+    // cell (dense: the winning fragment, and for global order the cell's
+    // place; sparse: each cell's fragment, tile, position and keys).
+    const auto& schema = query_.arr_->schema();
+    if (schema.is_sparse())
+      overhead_ = 48 + 8 * schema.domain.dimensions.value.size();
+    else
+      overhead_ = 4 + (query_.layout_ == query_layout::global_order ? 8 : 0);
+    per_cell_ = overhead_;
+    if (schema.is_sparse())
+      for (const auto& d : schema.domain.dimensions.value) per_cell_ += d.is_var() ? 24 : d.coord_size();
+    for (const auto& name : names_)
+      if (const auto* a = schema.attribute(name))
+        per_cell_ += (a->is_var() ? 24 : a->cell_size()) + (a->nullable.value ? 1 : 0);
+    per_cell_ = std::max<std::uint64_t>(1, per_cell_);
+  }
+
+  query query_;
+  std::vector<std::string> names_;
+  detail::slab_cutter cutter_;
+  std::uint64_t bytes_, per_cell_ = 1, overhead_ = 0;
+};
+
+inline query_batches query::batches(std::uint64_t bytes) const { return query_batches(*this, bytes); }
 
 inline query array_reader::query() const { return array::query(*this); }
 

@@ -17,6 +17,7 @@
 namespace tilefmt::array {
 
 class query;
+class query_batches;
 
 namespace detail {
 
@@ -102,6 +103,7 @@ public:
 
 private:
   friend class query;
+  friend class query_batches;
   using field = detail::result_field;
 
   /// A reader's output (detail/dense_read.hpp, detail/sparse_read.hpp).

@@ -141,6 +141,14 @@ public:
     for (const auto& d : dims_) n *= d.ranges.size();
     return n;
   }
+  /// The same subarray with dimension `d`'s ranges replaced by `ranges`,
+  /// taken as they are (parts of this subarray's: query batches).
+  subarray with_ranges(std::size_t d, std::vector<key_range> ranges) const {
+    subarray s = *this;
+    s.dims_[d].ranges = std::move(ranges);
+    return s;
+  }
+
   /// The same subarray with each dimension's ranges sorted and overlapping
   /// (or, for integers, adjacent) ones merged, as TileDB's global-order and
   /// unordered readers take it.
