@@ -168,7 +168,7 @@ expected_field returned(const array::query_result& r, const expected_field& e) {
   expected_field g;
   g.name = e.name;
   g.cells = r.cell_num();
-  g.values = r.bytes(e.name);
+  g.values.assign(r.bytes(e.name).begin(), r.bytes(e.name).end());
   if (e.offsets) g.offsets = r.byte_offsets(e.name);
   if (e.validity) {
     const auto& v = r.validity(e.name);
@@ -627,7 +627,7 @@ TEST_CASE("sparse: string dimensions, ranges by name, and TileDB's merge of stri
 std::vector<std::vector<std::byte>> result_bytes(const array::query_result& r) {
   std::vector<std::vector<std::byte>> out;
   for (const auto& name : r.names()) {
-    out.push_back(r.bytes(name));
+    out.emplace_back(r.bytes(name).begin(), r.bytes(name).end());
     std::vector<std::byte> extra;
     for (auto o : r.byte_offsets(name))
       for (int k = 0; k < 8; ++k) extra.push_back(static_cast<std::byte>(o >> (8 * k)));

@@ -26,7 +26,7 @@ struct result_field {
   std::string name;
   format::Datatype type = format::Datatype::INT32;
   bool var = false, nullable = false;
-  std::vector<std::byte> values;
+  column<std::byte> values;            // sized without zeroing: the readers write every byte
   std::vector<std::uint64_t> offsets;  // var: where each cell starts in `values`
   std::vector<std::uint8_t> validity;  // nullable
 };
@@ -94,8 +94,9 @@ public:
     return f.validity;
   }
 
-  /// The values as stored: little-endian bytes, cells back to back.
-  const std::vector<std::byte>& bytes(std::string_view name) const { return at(name).values; }
+  /// The values as stored: little-endian bytes, cells back to back (a
+  /// std::vector whose allocator skips zero-filling, array/column.hpp).
+  const column<std::byte>& bytes(std::string_view name) const { return at(name).values; }
   /// A var-size attribute's byte offsets into bytes(name), one per cell.
   const std::vector<std::uint64_t>& byte_offsets(std::string_view name) const { return at(name).offsets; }
 

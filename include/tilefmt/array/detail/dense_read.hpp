@@ -1,17 +1,21 @@
 // tilefmt — the dense reader of a query: for every cell of the subarray,
 // the value of the newest fragment that wrote it, else the fill value.
 //
-// Fragments are taken oldest first (array_reader::fragments()); each marks
-// the result cells inside its non-empty domain as its own, so the newest
-// writer of a cell is the last to mark it. Then each fragment's tiles that
-// hold a cell it won are read, once, and those cells copied. An attribute
+// Fragments are taken oldest first (array_reader::fragments()); a fragment
+// wins the cells of its non-empty domain that no newer fragment's covers.
+// Those are found as runs of cells, without a per-cell record: along each
+// run of a tile, the newer fragments' domains (boxes) that meet it are cut
+// out. Then each fragment's tiles that hold a cell it won are read, once,
+// and those cells copied. An attribute
 // the winning fragment's schema does not have (added later by schema
 // evolution) reads as its fill value. Every cell a fragment wins lies in
 // its non-empty domain, so tiles are read as stored, without filling the
 // cells outside it.
 //
-// Cells that fail the query's condition read as fill values (TileDB's
-// rule for dense arrays).
+// Cells no fragment wrote hold fill values: when the subarray is not all
+// inside some fragment's domain, the result starts filled. Cells that fail
+// the query's condition read as fill values too (TileDB's rule for dense
+// arrays): they are marked, and filled once the winners are copied.
 //
 // With several ranges per dimension the result is the grid of their
 // cells: along each dimension the cells of its first range, then of its
@@ -247,26 +251,56 @@ inline std::size_t tile_stride(const dense_grid& g, std::size_t dim) {
   return stride;
 }
 
-/// The runs of tile part `p` (of ND range `box`) that fragment `k` wins.
+/// A fragment's non-empty domain as a box of cell offsets (dense_grid's
+/// coordinates), inclusive.
+struct domain_box {
+  std::vector<std::uint64_t> lo, hi;
+  bool meets(const cell_box& b) const noexcept {
+    for (std::size_t d = 0; d < lo.size(); ++d)
+      if (hi[d] < b.lo[d] || lo[d] > b.hi[d]) return false;
+    return true;
+  }
+  bool holds(const cell_box& b) const noexcept {
+    for (std::size_t d = 0; d < lo.size(); ++d)
+      if (lo[d] > b.lo[d] || hi[d] < b.hi[d]) return false;
+    return true;
+  }
+};
+
+/// The runs of tile part `p` (of ND range `box`) that its fragment wins:
+/// every run of the part less the cells of `newer` (the domains of the
+/// newer fragments).
 inline void won_runs(const tile_part& p, const cell_box& box, const result_order& order, const dense_grid& g,
-                     const std::vector<std::uint32_t>& winner, std::uint32_t k, std::vector<won_run>& out) {
+                     std::span<const domain_box* const> newer, std::vector<won_run>& out) {
   out.clear();
   const std::size_t dim = order.run_dim(), stride = tile_stride(g, dim);
   const bool cell_row = g.cell_order() != format::Layout::COL_MAJOR;
+  std::vector<const domain_box*> near;  // the newer domains that meet this part
+  for (const auto* n : newer)
+    if (n->meets(p.cells)) near.push_back(n);
   std::vector<std::uint64_t> in(p.cells.dims());
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> keep, next;  // [from, to) along `dim`
   for_each_run(p.cells, dim, [&](std::span<const std::uint64_t> x, std::uint64_t len) {
+    keep.assign(1, {x[dim], x[dim] + len});
+    for (const auto* n : near) {
+      bool crosses = true;  // the run's row lies in the domain along every other dimension
+      for (std::size_t d = 0; d < in.size() && crosses; ++d)
+        if (d != dim) crosses = n->lo[d] <= x[d] && x[d] <= n->hi[d];
+      if (!crosses) continue;
+      next.clear();
+      for (const auto& [a, e] : keep) {
+        if (n->lo[dim] > a) next.emplace_back(a, std::min(e, n->lo[dim]));
+        if (n->hi[dim] + 1 < e) next.emplace_back(std::max(a, n->hi[dim] + 1), e);
+      }
+      keep.swap(next);
+      if (keep.empty()) return;
+    }
     const auto first = static_cast<std::size_t>(order.index(x, box));
     for (std::size_t d = 0; d < in.size(); ++d) in[d] = x[d] - p.tile_lo[d];
     const auto at = static_cast<std::size_t>(ravel(in, g.extents(), cell_row));
-    for (std::size_t j = 0; j < len;) {
-      if (winner[first + j] != k) {
-        ++j;
-        continue;
-      }
-      std::size_t e = j;
-      while (e < len && winner[first + e] == k) ++e;
-      out.push_back({first + j, at + j * stride, e - j});
-      j = e;
+    for (const auto& [a, e] : keep) {
+      const auto j = static_cast<std::size_t>(a - x[dim]);
+      out.push_back({first + j, at + j * stride, static_cast<std::size_t>(e - a)});
     }
   });
 }
@@ -280,13 +314,16 @@ struct tile_work {
 };
 
 /// Hands `run(batch)` the tiles of fragment grid `g` that hold cells of
-/// `boxes`, each once. With one ND range the tiles come in batches of about
-/// 2^16 cells, so that a thread pool is busy without the bookkeeping of a
-/// whole fragment held at once; with several, a tile can hold parts of
-/// ranges far apart in the iteration, so all come in one batch.
+/// `boxes`, each once. With one ND range the tiles come in batches of at
+/// least 8 a thread and 2^16 cells (at most 2^16 tiles), so that the
+/// threads are busy without the bookkeeping of a whole fragment held at
+/// once; with several, a tile can hold parts of ranges far apart in the
+/// iteration, so all come in one batch.
 template <class F>
-void for_each_tile_batch(const dense_grid& g, const std::vector<cell_box>& boxes, F&& run) {
+void for_each_tile_batch(const dense_grid& g, const std::vector<cell_box>& boxes, unsigned threads, F&& run) {
   constexpr std::uint64_t batch_cells = std::uint64_t{1} << 16;
+  constexpr std::size_t most_tiles = std::size_t{1} << 16;
+  const std::size_t least_tiles = 8 * std::size_t{thread_count(threads)};
   std::vector<tile_work> batch;
   if (boxes.size() == 1) {
     std::uint64_t cells = 0;
@@ -295,7 +332,7 @@ void for_each_tile_batch(const dense_grid& g, const std::vector<cell_box>& boxes
       for (std::size_t d = 0; d < p.cells.dims(); ++d) c *= p.cells.hi[d] - p.cells.lo[d] + 1;
       cells += c;
       batch.push_back({p.tile, {{0, p}}});
-      if (cells >= batch_cells) {
+      if ((cells >= batch_cells && batch.size() >= least_tiles) || batch.size() >= most_tiles) {
         run(batch);
         batch.clear();
         cells = 0;
@@ -348,11 +385,9 @@ inline std::pair<std::vector<cell_box>, std::vector<std::uint64_t>> dense_boxes(
   return {std::move(boxes), std::move(widths)};
 }
 
-/// The cells no fragment wrote hold the fill values: they pass or fail the
-/// condition as the fill values do.
-inline void apply_unwritten_condition(const read_plan& plan, const std::vector<std::uint32_t>& winner,
-                                      std::vector<std::uint8_t>& failed) {
-  constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+/// Whether the fill values pass the query's condition (the cells no
+/// fragment wrote hold them).
+inline bool fill_passes(const read_plan& plan) {
   std::map<std::string, tile_data, std::less<>> fills;
   for (const auto& name : plan.where->field_names()) {
     const auto& a = plan.attribute(name);
@@ -363,36 +398,37 @@ inline void apply_unwritten_condition(const read_plan& plan, const std::vector<s
     fills.emplace(name, std::move(t));
   }
   const std::uint64_t one[] = {0};
-  const bool pass = plan.where->evaluate(one, [&](const std::string& name) -> const tile_data* {
-    return &fills.at(name);
-  })[0] != 0;
-  if (pass) return;
-  for (std::size_t c = 0; c < winner.size(); ++c)
-    if (winner[c] == none) failed[c] = 1;
+  return plan.where->evaluate(one, [&](const std::string& name) -> const tile_data* { return &fills.at(name); })[0] != 0;
 }
 
-/// Cells that fail the query's condition read as fill values, as in TileDB:
-/// they are marked in `failed`, and their winner becomes none once every
-/// fragment is tested (until then `winner` is only read, by all threads).
-inline void apply_condition(const read_plan& plan, const std::vector<fragment>& frags,
-                            const std::vector<std::optional<dense_grid>>& grids, const std::vector<cell_box>& boxes,
-                            const result_order& order, std::vector<std::uint32_t>& winner,
+/// The fragments the query reads: each one's grid (none: it wrote nothing)
+/// and non-empty domain, and for each the domains of the newer ones.
+struct fragment_boxes {
+  std::vector<std::optional<dense_grid>> grids;
+  std::vector<domain_box> domains;
+  std::vector<std::vector<const domain_box*>> newer;  // [k]: the domains of fragments after k
+};
+
+/// Sets `failed` for the cells that fail the query's condition, tile by
+/// tile on the array's threads; cells no fragment wrote are set before, as
+/// the fill values fare.
+inline void apply_condition(const read_plan& plan, const std::vector<fragment>& frags, const fragment_boxes& fb,
+                            const std::vector<cell_box>& boxes, const result_order& order,
                             std::vector<std::uint8_t>& failed) {
   for (const auto& name : plan.where->field_names())
     if (!has_attribute(plan.schema(), name))
       throw std::invalid_argument("tilefmt: query: conditions on the dimensions of dense arrays are not supported yet");
-  constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
   for (std::size_t k = 0; k < frags.size(); ++k) {
-    if (!grids[k]) continue;
-    const auto& g = *grids[k];
+    if (!fb.grids[k]) continue;
+    const auto& g = *fb.grids[k];
     const std::size_t stride = tile_stride(g, order.run_dim());
-    for_each_tile_batch(g, boxes, [&](const std::vector<tile_work>& batch) {
+    for_each_tile_batch(g, boxes, plan.arr.options().threads, [&](const std::vector<tile_work>& batch) {
       parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
         std::vector<won_run> runs;
         std::vector<std::size_t> result;    // result cells this fragment wins in the tile
         std::vector<std::uint64_t> in_tile;  // and where they are in it
         for (const auto& [b, p] : batch[w].parts) {
-          won_runs(p, boxes[b], order, g, winner, static_cast<std::uint32_t>(k), runs);
+          won_runs(p, boxes[b], order, g, fb.newer[k], runs);
           for (const auto& r : runs)
             for (std::size_t j = 0; j < r.len; ++j) result.push_back(r.result + j), in_tile.push_back(r.tile + j * stride);
         }
@@ -409,37 +445,36 @@ inline void apply_condition(const read_plan& plan, const std::vector<fragment>& 
         };
         const auto pass = plan.where->evaluate(in_tile, tile_of);
         // Each result cell has one winner, in one of its tiles: no two threads write one cell.
-        for (std::size_t x = 0; x < result.size(); ++x)
-          if (!pass[x]) failed[result[x]] = 1;
+        for (std::size_t x = 0; x < result.size(); ++x) failed[result[x]] = pass[x] ? 0 : 1;
       });
     });
   }
-  for (std::size_t c = 0; c < winner.size(); ++c)
-    if (failed[c]) winner[c] = none;
 }
 
-/// Copies the cells fragment `frag` (index `k`, grid `g`) wins of field `r`
-/// into the result, reading each tile that holds one once, on the array's
-/// threads. Var-size cells are left as views in `var_cells` into tiles
-/// appended to `kept`.
-inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::uint32_t k, const dense_grid& g,
+/// Copies the cells fragment `frag` (index `k`) wins of field `r` into the
+/// result, reading each tile that holds one once, on the array's threads.
+/// Var-size cells are left as views in `var_cells` into tiles appended to
+/// `kept`.
+inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::size_t k, const fragment_boxes& fb,
                            const std::vector<cell_box>& boxes, const result_order& order,
-                           const std::vector<std::uint32_t>& winner, std::span<const std::byte> fill, result_field& r,
+                           std::span<const std::byte> fill, result_field& r,
                            std::vector<std::span<const std::byte>>& var_cells, std::deque<tile_data>& kept) {
+  const auto& g = *fb.grids[k];
   const bool has = has_attribute(frag.schema(), r.name);
   std::optional<field_info> fi;
   if (has) fi = frag.field(r.name);
   const std::size_t stride = tile_stride(g, order.run_dim()), size = fill.size();
-  for_each_tile_batch(g, boxes, [&](const std::vector<tile_work>& batch) {
+  for_each_tile_batch(g, boxes, plan.arr.options().threads, [&](const std::vector<tile_work>& batch) {
     std::vector<std::optional<tile_data>> var_tiles(r.var ? batch.size() : 0);
     // Each result cell has one winner, in one of its tiles: no two threads write one cell.
     parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
       std::vector<won_run> runs;
       std::optional<tile_data> t;
       for (const auto& [b, p] : batch[w].parts) {
-        won_runs(p, boxes[b], order, g, winner, k, runs);
+        won_runs(p, boxes[b], order, g, fb.newer[k], runs);
         if (runs.empty()) continue;  // newer fragments cover this part of the tile
         if (!has) {  // the fragment's schema predates the attribute
+          // (Validity starts as the fill validity.)
           if (!r.var)
             for (const auto& run : runs)
               for (std::size_t j = 0; j < run.len; ++j)
@@ -502,15 +537,18 @@ inline read_output read_dense(const read_plan& plan) {
       throw std::invalid_argument("tilefmt: query: the subarray has more than 2^64 cells");
     cells *= w;
   }
-  plan.check_size(cells, sizeof(std::uint32_t) + (plan.layout == query_layout::global_order ? 8 : 0));
+  plan.check_size(cells, (plan.where ? 1 : 0) + (plan.layout == query_layout::global_order ? 8 : 0));
   const result_order order(widths, boxes.front(), plan.layout, schema);
   const std::size_t n = static_cast<std::size_t>(order.cell_num());
 
-  // Which fragment each cell comes from: the newest that wrote it.
-  constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+  // Each fragment's grid and domain; the cells it wins are those of its
+  // domain outside the newer ones' (won_runs).
   const auto& frags = plan.arr.fragments();
-  std::vector<std::optional<dense_grid>> grids(frags.size());
-  std::vector<std::uint32_t> winner(n, none);
+  fragment_boxes fb;
+  fb.grids.resize(frags.size());
+  fb.domains.resize(frags.size());
+  fb.newer.resize(frags.size());
+  std::vector<std::size_t> written;  // fragments that wrote something
   for (std::size_t k = 0; k < frags.size(); ++k) {
     const auto& f = frags[k];
     plan.check_fragment(f);
@@ -518,42 +556,56 @@ inline read_output read_dense(const read_plan& plan) {
       throw std::invalid_argument("tilefmt: query: fragment " + f.name().str() +
                                   " of a dense array is sparse; not supported yet");
     if (f.footer().null_non_empty_domain) continue;
-    grids[k].emplace(dense_grid::of_region(f.schema(), f.non_empty_domain()));
-    for (const auto& box : boxes)
-      for_each_tile_part(*grids[k], box, [&](const tile_part& p) {
-        for_each_run(p.cells, order.run_dim(), [&](std::span<const std::uint64_t> x, std::uint64_t len) {
-          std::fill_n(winner.begin() + static_cast<std::ptrdiff_t>(order.index(x, box)), len,
-                      static_cast<std::uint32_t>(k));
-        });
-      });
+    fb.grids[k].emplace(dense_grid::of_region(f.schema(), f.non_empty_domain()));
+    auto& box = fb.domains[k];
+    for (const auto& r : fb.grids[k]->ranges()) box.lo.push_back(r.from), box.hi.push_back(r.from + (r.width - 1));
+    written.push_back(k);
   }
+  for (std::size_t i = 0; i < written.size(); ++i)
+    for (std::size_t j = i + 1; j < written.size(); ++j) fb.newer[written[i]].push_back(&fb.domains[written[j]]);
+  // Cells no fragment wrote: none when each ND range lies in some fragment's domain.
+  bool unwritten = false;
+  for (const auto& box : boxes)
+    unwritten = unwritten || std::none_of(written.begin(), written.end(),
+                                          [&](std::size_t k) { return fb.domains[k].holds(box); });
 
   std::vector<std::uint8_t> failed;
   if (plan.where) {
-    // Cells nothing wrote hold fill values, which are tested too.
-    failed.assign(n, 0);
-    apply_unwritten_condition(plan, winner, failed);
-    apply_condition(plan, frags, grids, boxes, order, winner, failed);
+    // Unwritten cells hold fill values, which are tested too: every cell
+    // starts as the fill values fare, and the cells fragments win are
+    // tested with their values.
+    failed.assign(n, unwritten && !fill_passes(plan) ? 1 : 0);
+    apply_condition(plan, frags, fb, boxes, order, failed);
   }
+  const bool any_failed = std::find(failed.begin(), failed.end(), std::uint8_t{1}) != failed.end();
 
   std::vector<result_field> out;
   for (const auto& name : plan.names) {
     const auto& attr = plan.attribute(name);
     result_field r = plan.attribute_field(name);
     const std::vector<std::byte> fill = attr.fill();
-    if (r.nullable) r.validity.assign(n, attr.fill_value_validity.value);
+    const std::size_t size = fill.size();
+    const std::uint8_t fill_validity = attr.fill_value_validity.value;
+    if (r.nullable) r.validity.assign(n, fill_validity);
     if (!r.var) {
-      r.values.resize(n * fill.size());
-      for (std::size_t c = 0; c < n; ++c)
-        if (winner[c] == none) std::memcpy(r.values.data() + c * fill.size(), fill.data(), fill.size());
+      r.values.resize(n * size);
+      if (unwritten)
+        for (std::size_t c = 0; c < n; ++c) std::memcpy(r.values.data() + c * size, fill.data(), size);
     }
     // Var-size cells are gathered at the end from the tiles they are in.
     std::vector<std::span<const std::byte>> var_cells(r.var ? n : 0, std::span<const std::byte>(fill));
     std::deque<tile_data> kept;
-    for (std::size_t k = 0; k < frags.size(); ++k)
-      if (grids[k])
-        copy_won_cells(plan, frags[k], static_cast<std::uint32_t>(k), *grids[k], boxes, order, winner, fill, r,
-                       var_cells, kept);
+    for (std::size_t k : written) copy_won_cells(plan, frags[k], k, fb, boxes, order, fill, r, var_cells, kept);
+    // Cells that failed the condition read as fill values.
+    if (any_failed)
+      for (std::size_t c = 0; c < n; ++c) {
+        if (!failed[c]) continue;
+        if (r.var)
+          var_cells[c] = std::span<const std::byte>(fill);
+        else
+          std::memcpy(r.values.data() + c * size, fill.data(), size);
+        if (r.nullable) r.validity[c] = fill_validity;
+      }
     if (r.var) store_var_cells(r, var_cells);
     out.push_back(std::move(r));
   }
