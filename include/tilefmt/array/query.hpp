@@ -227,13 +227,14 @@ private:
         bytes_(bytes) {
     // A first estimate of a cell's bytes: fixed-size values as declared,
     // var-size ones at 16 bytes and their offset; and the reader's own per
-    // cell (dense: the winning fragment, and for global order the cell's
-    // place; sparse: each cell's fragment, tile, position and keys).
+    // cell (dense: a byte for the condition's outcome, and for global order
+    // the cell's place; sparse: each cell's fragment, tile, position and
+    // keys).
     const auto& schema = query_.arr_->schema();
     if (schema.is_sparse())
       overhead_ = 48 + 8 * schema.domain.dimensions.value.size();
     else
-      overhead_ = 4 + (query_.layout_ == query_layout::global_order ? 8 : 0);
+      overhead_ = (query_.where_ ? 1 : 0) + (query_.layout_ == query_layout::global_order ? 8 : 0);
     per_cell_ = overhead_;
     if (schema.is_sparse())
       for (const auto& d : schema.domain.dimensions.value) per_cell_ += d.is_var() ? 24 : d.coord_size();
