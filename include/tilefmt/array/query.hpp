@@ -87,7 +87,7 @@ public:
   /// compare bytewise, as in TileDB).
   query& add_range(std::size_t dim, std::string_view lo, std::string_view hi) {
     if (ranges_.size() <= dim) ranges_.resize(dim + 1);
-    ranges_[dim].push_back({std::string(lo), std::string(hi)});
+    ranges_[dim].push_back({0, 0, true, std::string(lo), std::string(hi)});
     return *this;
   }
   query& add_range(std::string_view dim, std::string_view lo, std::string_view hi) {

@@ -33,10 +33,23 @@
 namespace tilefmt::array::detail {
 
 /// A range bound as the caller gave it.
-using range_value = std::variant<std::int64_t, std::uint64_t, double, std::string>;
+using range_value = std::variant<std::int64_t, std::uint64_t, double>;
 
+/// A range as the caller gave it: numbers, or (`text`) strings. (The
+/// strings are not a variant alternative: g++ 12 at -O2 warns that a moved
+/// std::variant holding a std::string may be uninitialised.)
 struct user_range {
   range_value lo, hi;
+  bool text = false;
+  std::string text_lo{}, text_hi{};
+
+  std::string describe() const {
+    return "[" + (text ? codec::json_string(text_lo) : number(lo)) + ", " + (text ? codec::json_string(text_hi) : number(hi)) +
+           "]";
+  }
+  static std::string number(const range_value& v) {
+    return std::visit([](auto x) { return std::to_string(x); }, v);
+  }
 };
 
 /// An inclusive range of order keys.
@@ -106,8 +119,8 @@ public:
           return;
         }
         for (const auto& r : given[d]) {
-          const std::string who = "tilefmt: query: range [" + text(r.lo) + ", " + text(r.hi) + "] of dimension \"" +
-                                  dim.name.value + "\"";
+          const std::string who = "tilefmt: query: range " + r.describe() + " of dimension \"" + dim.name.value + "\"";
+          if (r.text) throw std::invalid_argument(who + ": the dimension's coordinates are numbers, not strings");
           T lo = convert<T>(r.lo, who), hi = convert<T>(r.hi, who);
           if (lo > hi) throw std::invalid_argument(who + " is empty (lo > hi)");
           if (lo < dlo || hi > dhi) {
@@ -185,13 +198,10 @@ private:
     out.integral = false;
     if (given.empty()) out.text.push_back({{}, {}, true});
     for (const auto& r : given) {
-      const std::string who = "tilefmt: query: range [" + text(r.lo) + ", " + text(r.hi) + "] of dimension \"" +
-                              dim.name.value + "\"";
-      const auto* lo = std::get_if<std::string>(&r.lo);
-      const auto* hi = std::get_if<std::string>(&r.hi);
-      if (!lo || !hi) throw std::invalid_argument(who + ": the dimension's coordinates are strings");
-      if (*lo > *hi) throw std::invalid_argument(who + " is empty (lo > hi)");
-      out.text.push_back({*lo, *hi, false});
+      const std::string who = "tilefmt: query: range " + r.describe() + " of dimension \"" + dim.name.value + "\"";
+      if (!r.text) throw std::invalid_argument(who + ": the dimension's coordinates are strings");
+      if (r.text_lo > r.text_hi) throw std::invalid_argument(who + " is empty (lo > hi)");
+      out.text.push_back({r.text_lo, r.text_hi, false});
     }
     out.ranges.assign(out.text.size(), key_range{});
   }
@@ -227,26 +237,13 @@ private:
     d.ranges.push_back(r);
   }
 
-  static std::string text(const range_value& v) {
-    return std::visit(
-        [](const auto& x) -> std::string {
-          if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>)
-            return codec::json_string(x);
-          else
-            return std::to_string(x);
-        },
-        v);
-  }
-
   /// `v` as a coordinate of type T, exactly, or an error.
   template <class T>
   static T convert(const range_value& v, const std::string& who) {
     return std::visit(
-        [&](const auto& x) -> T {
-          using X = std::decay_t<decltype(x)>;
-          if constexpr (std::is_same_v<X, std::string>) {
-            throw std::invalid_argument(who + ": the dimension's coordinates are numbers, not strings");
-          } else if constexpr (std::is_floating_point_v<T>) {
+        [&](auto x) -> T {
+          using X = decltype(x);
+          if constexpr (std::is_floating_point_v<T>) {
             if constexpr (std::is_floating_point_v<X>)
               if (std::isnan(x)) throw std::invalid_argument(who + " has a NaN bound");
             return static_cast<T>(x);
