@@ -51,11 +51,11 @@
 
 namespace tilefmt::array {
 
+class query_batches;
+
 /// A read of a region of an array: built by array_reader::query(), run by
 /// read(). Holds a reference to the array, which must outlive it. read() is
 /// const: one query may run on several threads at once.
-class query_batches;
-
 class query {
 public:
   explicit query(const array_reader& arr) : arr_(&arr) {}
