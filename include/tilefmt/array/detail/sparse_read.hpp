@@ -52,6 +52,14 @@
 
 namespace tilefmt::array::detail {
 
+/// std::stable_sort, skipped when [first, last) is in order already (the
+/// same result): cells come fragment by fragment in global order, so appends
+/// whose fragments follow each other need no sort at all.
+template <class It, class Less>
+void sort_stably(It first, It last, Less less) {
+  if (!std::is_sorted(first, last, less)) std::stable_sort(first, last, less);
+}
+
 class sparse_reader {
 public:
   explicit sparse_reader(const read_plan& plan)
@@ -379,7 +387,7 @@ private:
     std::vector<std::size_t> idx(hits_.size());
     std::iota(idx.begin(), idx.end(), std::size_t{0});
     // Range by range, each in storage order.
-    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return hits_[a].range < hits_[b].range; });
+    sort_stably(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return hits_[a].range < hits_[b].range; });
     const bool row = row_major();
     auto layout_less = [&](std::size_t a, std::size_t b) { return keys_.layout_less(a, b, row); };
     std::vector<bool> dropped(hits_.size(), false);
@@ -393,7 +401,7 @@ private:
         ++e;
       }
       if (several && !dups()) {
-        std::stable_sort(idx.begin() + static_cast<std::ptrdiff_t>(b), idx.begin() + static_cast<std::ptrdiff_t>(e),
+        sort_stably(idx.begin() + static_cast<std::ptrdiff_t>(b), idx.begin() + static_cast<std::ptrdiff_t>(e),
                          layout_less);
         keep_newest(idx, b, e, dropped);
       }
@@ -404,7 +412,7 @@ private:
       if (!dropped[i] && !hits_[i].filtered) out.push_back(i);
     const bool one_fragment =
         std::all_of(out.begin(), out.end(), [&](std::size_t i) { return hits_[i].frag == hits_[out.front()].frag; });
-    if (dims_.size() > 1 || !one_fragment) std::stable_sort(out.begin(), out.end(), layout_less);
+    if (dims_.size() > 1 || !one_fragment) sort_stably(out.begin(), out.end(), layout_less);
     return out;
   }
 
@@ -415,7 +423,7 @@ private:
     if (plan_.layout == query_layout::global_order || !dups()) {
       const bool tile_row = plan_.schema().tile_order != format::Layout::COL_MAJOR;
       const bool cell_row = plan_.schema().cell_order != format::Layout::COL_MAJOR;
-      std::stable_sort(idx.begin(), idx.end(),
+      sort_stably(idx.begin(), idx.end(),
                        [&](std::size_t a, std::size_t b) { return keys_.global_less(a, b, tile_row, cell_row); });
       if (!dups()) keep_newest(idx, 0, idx.size(), dropped);
     }
@@ -454,7 +462,7 @@ private:
     // Result cells grouped by the tile they come from, so that each tile is read once.
     std::vector<std::size_t> by_tile(n);
     std::iota(by_tile.begin(), by_tile.end(), std::size_t{0});
-    std::stable_sort(by_tile.begin(), by_tile.end(), [&](std::size_t a, std::size_t b) {
+    sort_stably(by_tile.begin(), by_tile.end(), [&](std::size_t a, std::size_t b) {
       const auto &x = hits_[order[a]], &y = hits_[order[b]];
       return x.frag != y.frag ? x.frag < y.frag : x.tile < y.tile;
     });
