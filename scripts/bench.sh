@@ -35,6 +35,9 @@ if [ -n "$VENV" ]; then
   say "tilefmt queries vs TileDB-Py (bench/compare_query.py; QUERY_SIDE=16384 for the 1 GiB array)"
   "$VENV/bin/python" bench/compare_query.py --reader build/bench/bench/bench-read-query --dir build/bench/arrays \
     --side "${QUERY_SIDE:-4096}" || status=1
+  say "tilefmt sparse queries vs TileDB-Py (bench/compare_sparse_query.py; SPARSE_CELLS=100000000 for 10^8 cells)"
+  "$VENV/bin/python" bench/compare_sparse_query.py --reader build/bench/bench/bench-read-query --dir build/bench/arrays \
+    --cells "${SPARSE_CELLS:-10000000}" || status=1
 else
   echo "TileDB-Py could not be installed: comparison skipped"
 fi
