@@ -402,7 +402,7 @@ private:
       }
       if (several && !dups()) {
         sort_stably(idx.begin() + static_cast<std::ptrdiff_t>(b), idx.begin() + static_cast<std::ptrdiff_t>(e),
-                         layout_less);
+                    layout_less);
         keep_newest(idx, b, e, dropped);
       }
       b = e;
@@ -424,7 +424,7 @@ private:
       const bool tile_row = plan_.schema().tile_order != format::Layout::COL_MAJOR;
       const bool cell_row = plan_.schema().cell_order != format::Layout::COL_MAJOR;
       sort_stably(idx.begin(), idx.end(),
-                       [&](std::size_t a, std::size_t b) { return keys_.global_less(a, b, tile_row, cell_row); });
+                  [&](std::size_t a, std::size_t b) { return keys_.global_less(a, b, tile_row, cell_row); });
       if (!dups()) keep_newest(idx, 0, idx.size(), dropped);
     }
     std::vector<std::size_t> out;
