@@ -18,14 +18,13 @@ in its own process, so its peak resident memory is its own. Prints both
 throughputs, their ratio, and each reader's peak memory over the result size;
 with --json, the same as JSON on stdout's last line.
 """
-import argparse
 import json
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timing import run_json, tiledb_reader, warm  # noqa: E402
+from timing import parse_comparison_args, run_json, tiledb_reader, warm  # noqa: E402
 
 TILE = 512
 
@@ -59,18 +58,11 @@ TILEDB_READ = tiledb_reader(
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--reader", required=True, help="path of bench-read-query")
-    ap.add_argument("--dir", default=os.path.join("build", "bench", "arrays"), help="where the array lives")
-    ap.add_argument("--side", type=int, default=4096, help="cells per side (4096: 64 MiB; 16384: 1 GiB)")
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--threads", default=None, help="comma-separated thread counts (default: 1 and all cores)")
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args()
+    args, thread_counts = parse_comparison_args(__doc__, "bench-read-query", [
+        (("--side",), {"type": int, "default": 4096, "help": "cells per side (4096: 64 MiB; 16384: 1 GiB)"})])
 
     import tiledb
     cores = os.cpu_count() or 1
-    thread_counts = [int(t) for t in args.threads.split(",")] if args.threads else sorted({1, cores})
     side = args.side
     path = os.path.join(args.dir, "query_int32_%d" % side)
     os.makedirs(args.dir, exist_ok=True)

@@ -19,14 +19,13 @@ process, so its peak resident memory is its own. Prints both throughputs,
 their ratio and tilefmt's peak memory over the decoded column size; with
 --json, the same as JSON on stdout's last line.
 """
-import argparse
 import json
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timing import run_json, tiledb_reader, warm  # noqa: E402
+from timing import parse_comparison_args, run_json, tiledb_reader, warm  # noqa: E402
 
 CASES = [
     # name, numpy dtype, reader type, cells, tile extent, filters
@@ -78,17 +77,10 @@ TILEDB_READ = tiledb_reader('(lambda r: r["a"] if isinstance(r, dict) else r)(A[
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--reader", required=True, help="path of bench-read-column")
-    ap.add_argument("--dir", default=os.path.join("build", "bench", "arrays"), help="where the arrays live")
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--threads", default=None, help="comma-separated thread counts (default: 1 and all cores)")
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args()
+    args, thread_counts = parse_comparison_args(__doc__, "bench-read-column", repeats=5)
 
     import tiledb
     cores = os.cpu_count() or 1
-    thread_counts = [int(t) for t in args.threads.split(",")] if args.threads else sorted({1, cores})
     os.makedirs(args.dir, exist_ok=True)
     print(f"TileDB-Py {tiledb.__version__}, libtiledb {'.'.join(map(str, tiledb.libtiledb.version()))}, "
           f"{cores} cores", flush=True)

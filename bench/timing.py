@@ -56,3 +56,23 @@ def warm(path):
 def run_json(cmd):
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def parse_comparison_args(doc, reader, extra=(), repeats=3):
+    """The command line every comparison script shares (--reader, --dir,
+    --repeats, --threads, --json) plus `extra` (argparse add_argument
+    argument tuples: (args, kwargs)); returns the arguments and the thread
+    counts to run (default: 1 and all cores)."""
+    import argparse
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reader", required=True, help="path of " + reader)
+    ap.add_argument("--dir", default=os.path.join("build", "bench", "arrays"), help="where the arrays live")
+    for a, kw in extra:
+        ap.add_argument(*a, **kw)
+    ap.add_argument("--repeats", type=int, default=repeats)
+    ap.add_argument("--threads", default=None, help="comma-separated thread counts (default: 1 and all cores)")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    cores = os.cpu_count() or 1
+    threads = [int(t) for t in args.threads.split(",")] if args.threads else sorted({1, cores})
+    return args, threads
