@@ -17,6 +17,13 @@ count, tilefmt with array::query and open_options::threads. Each reader runs
 in its own process, so its peak resident memory is its own. Prints both
 throughputs, their ratio, and each reader's peak memory over the result size;
 with --json, the same as JSON on stdout's last line.
+
+Then COUNT and SUM of the attribute over the whole domain: TileDB-Py as
+`A.query(attrs=["a"]).agg(["count", "sum"])[...]`, tilefmt with
+query::aggregate. Both answer the space tiles that one fragment wrote whole
+from the tile metadata stored with them, and read the others. Then the same
+over all but the first column, where no tile is whole and every cell is
+read: the two times differ by what the metadata saves.
 """
 import json
 import os
@@ -55,6 +62,11 @@ def create(path, side):
 # args: r0 r1 c0 c1, inclusive.
 TILEDB_READ = tiledb_reader(
     'A.query(attrs=["a"], order="C")[int(args[0]):int(args[1]) + 1, int(args[2]):int(args[3]) + 1]["a"]')
+
+
+TILEDB_AGGREGATE = tiledb_reader(
+    '__import__("numpy").array([(lambda r: [int(r["count"]), int(r["sum"])])('
+    'A.query(attrs=["a"]).agg(["count", "sum"])[int(args[0]):int(args[1]) + 1, int(args[2]):int(args[3]) + 1])])')
 
 
 def main():
@@ -100,6 +112,26 @@ def main():
                   f"TileDB-Py {r['tiledb_py_mib_s']:8.0f} MiB/s, ratio {r['ratio']:.2f}x; peak memory / result: "
                   f"tilefmt {r['tilefmt_peak_over_result']:.2f}, TileDB-Py {r['tiledb_py_peak_over_result']:.2f}",
                   flush=True)
+    # COUNT and SUM over the whole domain, with the tile metadata and with
+    # every cell read (query::use_tile_metadata(false)): the difference is
+    # what the metadata saves.
+    box = regions[-1][1]
+    for threads in thread_counts:
+        for label, mode in (("whole", "--aggregate"), ("whole, cells", "--aggregate-cells")):
+            ours = run_json([args.reader, mode, path, "a", str(threads), str(args.repeats)] +
+                            [str(x) for x in box])
+            theirs = run_json([sys.executable, "-c", TILEDB_AGGREGATE, path, str(threads), str(args.repeats)] +
+                              [str(x) for x in box])
+            ours_sum = ours["checksum"] - (1 << 64) if ours["checksum"] >= 1 << 63 else ours["checksum"]
+            count = (box[1] - box[0] + 1) * (box[3] - box[2] + 1)
+            if theirs["values"] != [count, ours_sum]:
+                raise SystemExit(f"aggregate {label}: tilefmt COUNT {count} SUM {ours_sum}, "
+                                 f"TileDB-Py {theirs['values']}")
+            r = {"region": "COUNT+SUM " + label, "threads": threads, "tilefmt_s": ours["best_s"],
+                 "tiledb_py_s": theirs["best_s"], "ratio": theirs["best_s"] / ours["best_s"]}
+            results.append(r)
+            print(f"COUNT+SUM {label:12} threads={threads}: tilefmt {ours['best_s'] * 1e3:8.1f} ms, TileDB-Py "
+                  f"{theirs['best_s'] * 1e3:8.1f} ms, ratio {r['ratio']:.2f}x", flush=True)
     if args.json:
         print(json.dumps(results))
 

@@ -476,6 +476,26 @@ def nullable_dense(b):
     b.write(vals, subarray=[(7, 46)], validity=valid)
 
 
+@case("dense_fragments_custom_fill", "dense", "dim_2d", "nullable", "var", "utf8", "custom_fill", "partial_tile",
+      "multi_fragment")
+def dense_fragments_custom_fill(b):
+    """Dense 2D (1..50 x 1..30, tiles 10x10), three overlapping partial writes,
+    custom fill values on a var string ("N/A") and a nullable float (-1.5):
+    space tiles written by one fragment whole or in part, by two, and by
+    none (the cases TileDB aggregates from tile metadata, or not)."""
+    r = rng_for(b)
+    try:
+        attrs = [A("i64", np.int64), A("s", str, var=True, fill="N/A"), A("f", np.float64, nullable=True, fill=-1.5)]
+        schema = S([D("r", 1, 50, 10), D("c", 1, 30, 10)], attrs)
+    except (tiledb.TileDBError, TypeError, ValueError) as e:
+        raise Skip("TileDB-Py %s cannot set these fill values: %s" % (tc.py_version(), e))
+    b.create(schema)
+    for lo_r, hi_r, lo_c, hi_c in ((1, 20, 1, 30), (15, 25, 5, 14), (31, 40, 21, 30)):
+        n = (hi_r - lo_r + 1) * (hi_c - lo_c + 1)
+        vals = {"i64": numeric(r, np.int64, n), "s": utf8_strings(r, n), "f": numeric(r, np.float64, n)}
+        b.write(vals, subarray=[(lo_r, hi_r), (lo_c, hi_c)], validity={"f": validity(r, n)})
+
+
 @case("nullable_sparse", "sparse", "nullable", "var", "utf8", "ascii", "var_numeric")
 def nullable_sparse(b):
     """Sparse 1D nullable attributes (fixed, var strings, var int64)."""

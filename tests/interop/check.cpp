@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -22,12 +23,16 @@
 
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/query.hpp"
+#include "../support/recorded_queries.hpp"
 
 namespace json = boost::json;
 namespace fs = std::filesystem;
 using namespace tilefmt;
 
 namespace {
+
+namespace recorded = tilefmt::testing::recorded;
+std::size_t queries_checked = 0, query_count = 0;  // arrays with recorded queries, and their queries
 
 struct mismatch : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -83,6 +88,11 @@ void check_schema(const format::ArraySchema& s, const json::object& facts) {
     if (auto it = a.find("fill_value_hex"); it != a.end() && it->value().is_string()) {
       if (hex(got.fill()) != str(it->value()))
         throw mismatch("schema: attribute " + got.name.value + " fill value " + hex(got.fill()));
+    }
+    if (auto it = a.find("fill_validity"); it != a.end() && it->value().is_number()) {
+      if (got.fill_value_validity.value != it->value().to_number<int>())
+        throw mismatch("schema: attribute " + got.name.value + " fill validity " +
+                       std::to_string(got.fill_value_validity.value));
     }
   }
   const auto& dims = facts.at("dims").as_array();
@@ -324,6 +334,41 @@ void check_time_travel(const json::object& a, const fs::path& base, const array:
   }
 }
 
+/// The queries the corpus's release answered (VERSION/queries/recorded.txt,
+/// written by record_queries.py --corpus), by array, read once per release.
+const std::map<std::string, std::vector<recorded::recorded_query>>& release_queries(const fs::path& dir) {
+  static std::map<fs::path, std::map<std::string, std::vector<recorded::recorded_query>>> loaded;
+  auto it = loaded.find(dir);
+  if (it != loaded.end()) return it->second;
+  std::map<std::string, std::vector<recorded::recorded_query>> by_array;
+  std::ifstream in(dir / "queries" / "recorded.txt");
+  if (in)
+    for (auto& q : recorded::parse(in)) by_array[q.array].push_back(std::move(q));
+  return loaded.emplace(dir, std::move(by_array)).first->second;
+}
+
+/// Runs the queries TileDB-Py answered on this array (if its release
+/// recorded any) through tilefmt: the same cells, the same aggregates, the
+/// same refusals.
+void check_queries(const array::array_reader& arr, const std::string& path, const fs::path& base) {
+  const auto slash = path.find('/');
+  if (slash == std::string::npos) return;  // a corpus of one release: no queries beside it
+  const auto& queries = release_queries(base / path.substr(0, slash));
+  const auto it = queries.find(path.substr(slash + 1));
+  if (it == queries.end()) return;
+  for (const auto& q : it->second) {
+    std::string why;
+    try {
+      why = recorded::check(arr, q);
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    if (!why.empty()) throw mismatch("query " + q.describe() + ": " + why);
+  }
+  ++queries_checked;
+  query_count += it->second.size();
+}
+
 void check_array(const json::object& a, const fs::path& base) {
   array::open_options opt;
   if (const auto& enc = a.at("encryption"); !enc.is_null()) {
@@ -349,6 +394,7 @@ void check_array(const json::object& a, const fs::path& base) {
     check_fragment(frag, *frags[i], base);
   }
   if (a.contains("time_travel")) check_time_travel(a, base, opt);
+  check_queries(arr, str(a.at("path")), base);
 }
 
 std::vector<std::string> read_patterns(const char* path) {
@@ -410,6 +456,9 @@ int main(int argc, char** argv) {
     }
   }
   std::cout << "interop: " << expected_failures << " arrays listed as unsupported\n";
+  if (query_count)
+    std::cout << "interop: " << query_count << " recorded queries on " << queries_checked
+              << " arrays answered as TileDB-Py answered them\n";
   std::cout << passed << " passed, " << failed << " failed\n";
   return failed ? 1 : 0;
 }

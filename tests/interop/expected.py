@@ -66,15 +66,61 @@ def default_fill(type_name, cell_val_num):
     return one * n
 
 
-def fill_bytes(attr):
-    """The attribute's fill value. TileDB-Py's Attr.fill raises for nullable
-    attributes and crashes for some var-size ones, so it is only asked for
-    fixed-size, non-nullable attributes; the others use libtiledb's default
-    (the corpus sets no custom fill value on them)."""
+def tiledb_fills(A, s, written, **rd):
+    """Each attribute's fill value and fill validity as TileDB reads them: the
+    values of a cell of the domain outside `written` (one (lo, hi) per
+    dimension; None: nothing written), read through TileDB. {} when there is
+    no such cell. TileDB-Py cannot say the fill value of a nullable
+    attribute, and crashes asking some var-size ones: this is how those are
+    learned."""
+    dom = s.domain
+    if s.sparse or any(np.dtype(dom.dim(i).dtype).kind not in "iu" for i in range(dom.ndim)):
+        return {}
+    domain = [tuple(int(x) for x in dom.dim(i).domain) for i in range(dom.ndim)]
+    if written is None:
+        cell = [lo for lo, _ in domain]
+    else:
+        cell = None
+        for d, ((lo, hi), (wlo, whi)) in enumerate(zip(domain, written)):
+            if wlo > lo or whi < hi:
+                cell = [w[0] for w in written]
+                cell[d] = lo if wlo > lo else hi
+                break
+        if cell is None:
+            return {}
+    names = [s.attr(i).name for i in range(s.nattr)]
+    bufs = tc.raw_read(A, s, names, "C", [(int(c), int(c)) for c in cell], **rd)
+    out = {}
+    for n in names:
+        b = bufs[n]
+        validity = None if b.validity is None else int(b.validity[0])
+        out[n] = (bytes(b.data), validity)
+    return out
+
+
+def written_domain(A):
+    """The array's non-empty domain as (lo, hi) integers per dimension, or
+    None when nothing was written (or a dimension is not an integer one)."""
+    ned = A.nonempty_domain()
+    if ned is None:
+        return None
+    try:
+        return [(int(lo), int(hi)) for lo, hi in ned]
+    except (TypeError, ValueError):
+        return None
+
+
+def fill_bytes(attr, fills=None):
+    """The attribute's fill value: as TileDB read it (`fills`, from
+    tiledb_fills) when known; else TileDB-Py's Attr.fill for fixed-size,
+    non-nullable attributes (it raises for nullable attributes and crashes
+    for some var-size ones), and None for the others."""
     t = tc.tdb_type_name(attr)
     cvn = tc.attr_cell_val_num(attr)
+    if fills and attr.name in fills:
+        return fills[attr.name][0]
     if attr.isvar or attr.isnullable:
-        return default_fill(t, cvn)
+        return None
     try:
         f = attr.fill
     except Exception:  # TileDB-Py 0.19 cannot map some multi-value types to numpy
@@ -103,8 +149,9 @@ def describe_dim(d):
     return info
 
 
-def describe_attr(a):
+def describe_attr(a, fills=None):
     t = tc.tdb_type_name(a)
+    fill = fill_bytes(a, fills)
     info = {
         "name": a.name,
         "type": t,
@@ -112,15 +159,19 @@ def describe_attr(a):
         "var": bool(a.isvar),
         "nullable": bool(a.isnullable),
         "filters": tc.describe_filters(a.filters),
-        "fill_value_hex": _hex(fill_bytes(a)),
+        "fill_value_hex": None if fill is None else _hex(fill),
     }
+    if fills and a.name in fills and fills[a.name][1] is not None:
+        info["fill_validity"] = fills[a.name][1]
     enum = getattr(a, "enum_label", None)
     if enum:
         info["enumeration"] = enum
     return info
 
 
-def describe_schema(s):
+def describe_schema(s, fills=None):
+    """The schema's facts; `fills` (tiledb_fills) gives the fill values
+    TileDB-Py cannot say."""
     dom = s.domain
     return {
         "array_type": "sparse" if s.sparse else "dense",
@@ -129,7 +180,7 @@ def describe_schema(s):
         "capacity": int(s.capacity),
         "allows_duplicates": bool(s.allows_duplicates) if s.sparse else False,
         "dims": [describe_dim(dom.dim(i)) for i in range(dom.ndim)],
-        "attrs": [describe_attr(s.attr(i)) for i in range(s.nattr)],
+        "attrs": [describe_attr(s.attr(i), fills) for i in range(s.nattr)],
         "coords_filters": tc.describe_filters(s.coords_filters),
         "offsets_filters": tc.describe_filters(s.offsets_filters),
         "validity_filters": tc.describe_filters(s.validity_filters) if hasattr(s, "validity_filters") else None,
@@ -308,7 +359,9 @@ def fragment_expectations(uri, key, frag, writer, reldir, attrs=None):
         # The layout is derived from a row-major read (which every release
         # gets right) and compared with TileDB's own global-order reads.
         rowmajor = tc.raw_read(A, s, names, "C", clipped, **rd)
-        tiles = _derive_tiles(s, names, coords, clipped, rowmajor)
+        # Read alone, the fragment left every cell outside its domain unwritten.
+        fills = tiledb_fills(A, s, ned, **rd)
+        tiles = _derive_tiles(s, names, coords, clipped, rowmajor, fills)
         nlo = np.array([r[0] for r in ned], dtype=np.int64)
         nhi = np.array([r[1] for r in ned], dtype=np.int64)
         in_ned = np.all((coords >= nlo) & (coords <= nhi), axis=1)
@@ -349,7 +402,7 @@ def _select(buf, facts, mask):
     return _from_cells(keep, validity, facts)
 
 
-def _derive_tiles(s, names, coords, clipped, rowmajor):
+def _derive_tiles(s, names, coords, clipped, rowmajor, fills):
     clo = np.array([c[0] for c in clipped], dtype=np.int64)
     chi = np.array([c[1] for c in clipped], dtype=np.int64)
     shape = chi - clo + 1
@@ -363,14 +416,21 @@ def _derive_tiles(s, names, coords, clipped, rowmajor):
         facts = field_facts(s, n)
         a = s.attr(n)
         src = _cells_of(rowmajor[n], facts)
-        fill = fill_bytes(a)
+        # Cells outside the write hold the fill value and validity TileDB
+        # read; when the write covered the whole domain, the cells it padded
+        # tiles with (TileDB cannot read them) take libtiledb's defaults.
+        fill = fill_bytes(a, fills)
+        if fill is None:
+            fill = default_fill(tc.tdb_type_name(a), tc.attr_cell_val_num(a))
+        fill_validity = fills[n][1] if n in fills and fills[n][1] is not None else 0
         if not facts["var"]:
             fill = (fill * facts["cell_val_num"])[: facts["cell_size"]] if len(fill) < facts["cell_size"] else fill[: facts["cell_size"]]
         cells = [src[i] if ok else fill for i, ok in zip(idx.tolist(), inside.tolist())]
         validity = None
         if facts["nullable"]:
             v = rowmajor[n].validity
-            validity = np.array([v[i] if ok else 0 for i, ok in zip(idx.tolist(), inside.tolist())], dtype=np.uint8)
+            validity = np.array([v[i] if ok else fill_validity for i, ok in zip(idx.tolist(), inside.tolist())],
+                                dtype=np.uint8)
         out[n] = _from_cells(cells, validity, facts)
     return out
 

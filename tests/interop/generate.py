@@ -183,7 +183,7 @@ class Builder:
             f["listed_by_tiledb"] = name in listed
             fragments.append(f)
         with tc.open_array(self.uri, key=self.key) as A:
-            schema = ex.describe_schema(A.schema)
+            schema = ex.describe_schema(A.schema, ex.tiledb_fills(A, A.schema, ex.written_domain(A), uri=self.uri, key=self.key))
         entry = {
             "name": self.name,
             "path": os.path.relpath(self.uri, self.root),

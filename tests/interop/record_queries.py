@@ -85,7 +85,9 @@ def raw(buffers, values, cell_size):
     """One field's result buffers: data, offsets (var-size, in bytes),
     validity (nullable), and the cell count (from TileDB-Py's values, or
     from the bytes when there are none)."""
-    data, offsets, validity = buffers[0], buffers[1], buffers[2]
+    # (TileDB-Py before 0.20 returns no validity buffer.)
+    data, offsets = buffers[0], buffers[1]
+    validity = buffers[2] if len(buffers) > 2 else ()
     out = {"values": np.asarray(data).tobytes()}
     if len(offsets) > 0:
         out["offsets"] = [int(o) for o in offsets]
@@ -222,6 +224,8 @@ def condition_leaves(A):
         if at.dtype.itemsize != np.dtype(at.dtype).itemsize or at.ncells != 1:
             continue
         values = np.sort(np.ma.getdata(everything[at.name]).ravel())
+        if at.dtype.kind == "f":  # TileDB-Py's conditions cannot say nan or inf
+            values = values[np.isfinite(values)]
         if values.size == 0:
             break
         v = values[values.size // 2]
@@ -275,7 +279,11 @@ def record(lines, A, rel, sparse, sub, orders, cond=()):
         enumerated = any(getattr(A.schema.attr(a), "enum_label", None) for a in attrs)
         try:
             q = A.query(order=order, attrs=attrs, cond=cond_text) if cond else A.query(order=order, attrs=attrs)
-            if all(len(ranges) == 1 for ranges in sub) and all(k == "i" for k in kinds) and not enumerated:
+            # (TileDB-Py's slices are wrong below zero: [-10:-5] reads 4
+            # cells of a dense array, and of a sparse one cells far outside;
+            # multi_index reads the inclusive ranges as given.)
+            if (all(len(ranges) == 1 for ranges in sub) and all(k == "i" for k in kinds) and not enumerated
+                    and all(ranges[0][0] >= 0 for ranges in sub) and hasattr(A, "pyquery")):
                 result = q[tuple(slice(r[0][0], r[0][1] + 1) for r in sub)]
                 buffers = {k: tuple(v) for k, v in A.pyquery.results().items()}
             else:
@@ -307,6 +315,17 @@ def record(lines, A, rel, sparse, sub, orders, cond=()):
 
 
 AGG_OPS = ["count", "sum", "min", "max", "mean"]
+# Aggregates return a few numbers: their regions may be larger than MAX_CELLS.
+AGG_MAX_CELLS = 1 << 20
+
+
+def tile_aligned(dim, r):
+    """[lo, hi] widened to the space tiles it touches, inside the domain."""
+    lo, hi = (int(x) for x in dim.domain)
+    e = int(dim.tile)
+    a = lo + (r[0] - lo) // e * e
+    b = lo + ((r[1] - lo) // e + 1) * e - 1
+    return (max(lo, a), min(hi, b))
 
 
 def record_aggregates(lines, A, rel, sub, cond=()):
@@ -322,8 +341,13 @@ def record_aggregates(lines, A, rel, sub, cond=()):
         return
     cond_text = " and ".join("%s %s %s" % (f, op, text) for f, op, _, text, _ in cond)
     q = A.query(cond=cond_text) if cond else A.query()
+    if not hasattr(q, "agg"):  # TileDB-Py before aggregates
+        return
     try:
-        got = q.agg(what)[tuple(slice(r[0][0], r[0][1] + 1) for r in sub)]
+        if all(r[0][0] >= 0 for r in sub):
+            got = q.agg(what)[tuple(slice(r[0][0], r[0][1] + 1) for r in sub)]
+        else:  # TileDB-Py's slices are wrong below zero (see record)
+            got = q.agg(what).multi_index[tuple(slice(r[0][0], r[0][1]) for r in sub)]
     except tiledb.TileDBError:
         return
     lines.append("query %s A %s" % (rel, spec(sub)))
@@ -338,55 +362,150 @@ def record_aggregates(lines, A, rel, sub, cond=()):
     lines.append("end")
 
 
+def record_array(lines, rng, rel, path, array_type, key):
+    """Every query of one array, appended to `lines`; `rel` names the array
+    in the records."""
+    cfg = tiledb.Config({"sm.encryption_type": "AES_256_GCM", "sm.encryption_key": key}) if key else None
+    ctx = tiledb.Ctx(cfg) if cfg else None
+    sparse = array_type == "sparse"
+    with tiledb.open(path, ctx=ctx) as A:
+        dom = A.schema.domain
+        if any(dim_kind(dom.dim(i)) != "i" for i in range(dom.ndim)):
+            subs = list(drawn_ranges(rng, A))
+            for sub in subs:
+                record(lines, A, rel, sparse, sub, "CFGU")
+            cond = condition_leaves(A)
+            if cond and subs:
+                record(lines, A, rel, sparse, subs[0], "CFGU", cond)
+            return
+        domain = [tuple(int(x) for x in dom.dim(i).domain) for i in range(dom.ndim)]
+        if A.nonempty_domain() is None:  # nothing written: the whole domain only
+            record(lines, A, rel, sparse, [[tuple(d)] for d in domain], "CFGU" if sparse else "CFG")
+            return
+        nonempty = [tuple(int(x) for x in r) for r in A.nonempty_domain()]
+        max_cells = SPARSE_MAX_CELLS if sparse else MAX_CELLS
+        orders = "CFGU" if sparse else "CFG"
+        # Sparse arrays hold few cells of their domain: random ranges
+        # are drawn around the non-empty domain, and one box lies past it.
+        around = [(max(d[0], n[0] - 5), min(d[1], n[1] + 5)) for d, n in zip(domain, nonempty)]
+        draw = around if sparse else domain
+        for box in boxes(rng, draw, nonempty, max_cells):
+            record(lines, A, rel, sparse, [[r] for r in box], orders)
+        if sparse and any(n[1] < d[1] for d, n in zip(domain, nonempty)):
+            past = [(n[1] + 1, d[1]) if n[1] < d[1] else tuple(n) for d, n in zip(domain, nonempty)]
+            record(lines, A, rel, sparse, [[r] for r in past], orders)
+        subs = list(multi_ranges(rng, draw, max_cells))
+        for sub in subs:
+            record(lines, A, rel, sparse, sub, orders)
+        # Conditions: over the whole non-empty domain, and over ranges.
+        cond = condition_leaves(A)
+        if cond:
+            record(lines, A, rel, sparse, [[r] for r in nonempty], orders, cond)
+            record(lines, A, rel, sparse, subs[0], orders, cond)
+        # Aggregates: the non-empty domain, a box, with and without the
+        # condition; for dense arrays also the whole domain and the
+        # non-empty domain widened to whole space tiles (TileDB answers
+        # whole tiles from their metadata, and leaves out cells no
+        # fragment wrote).
+        box = next(iter(boxes(random.Random(SEED), draw, nonempty, max_cells)))
+        regions = [[[r] for r in nonempty], [[r] for r in box]]
+        if not sparse:
+            tiled = [tile_aligned(dom.dim(i), n) for i, n in enumerate(nonempty)]
+            for extra in (tiled, domain):
+                cells = 1
+                for lo, hi in extra:
+                    cells *= hi - lo + 1
+                if cells <= AGG_MAX_CELLS and [[r] for r in extra] not in regions:
+                    regions.append([[r] for r in extra])
+        for region in regions:
+            record_aggregates(lines, A, rel, region)
+            if cond:
+                record_aggregates(lines, A, rel, region, cond)
+
+
+def header():
+    return ("# Written by tests/interop/record_queries.py with TileDB-Py %s (libtiledb %s); format in its docstring."
+            % (tiledb.__version__, ".".join(map(str, tiledb.libtiledb.version()))))
+
+
+def corpus_arrays(corpus):
+    with open(os.path.join(corpus, "manifest.json")) as f:
+        m = json.load(f)
+    for a in m["arrays"]:
+        yield a["path"], a["array_type"], (a.get("encryption") or {}).get("key")
+
+
+def record_corpus(corpus, worker=False):
+    """--corpus: every array of a corpus scripts/interop.sh generated, each
+    with its own seed, into CORPUS/queries/: one file per array, then
+    recorded.txt (all of them) and unrecorded.txt (the arrays TileDB-Py
+    could not query, with the reason). Some TileDB-Py releases crash on
+    some queries: the work runs in a child process, and an array the child
+    dies on is listed as unrecorded and the rest done in a new child."""
+    out = os.path.join(corpus, "queries")
+    parts = os.path.join(out, "arrays")
+    os.makedirs(parts, exist_ok=True)
+    progress = os.path.join(out, "in_progress")
+    unrecorded = os.path.join(out, "unrecorded.txt")
+    if not worker:
+        import subprocess
+        for name in os.listdir(parts):
+            os.remove(os.path.join(parts, name))
+        open(unrecorded, "w").close()
+        while True:
+            if os.path.exists(progress):
+                os.remove(progress)
+            child = subprocess.run([sys.executable, os.path.abspath(__file__), "--corpus", corpus, "--worker"])
+            if child.returncode == 0:
+                break
+            if not os.path.exists(progress):
+                raise SystemExit("record_queries: the worker failed before any array (exit %d)" % child.returncode)
+            with open(progress) as f:
+                rel = f.read().strip()
+            with open(unrecorded, "a") as f:
+                f.write("%s: TileDB-Py %s died querying it (exit %d)\n" % (rel, tiledb.__version__, child.returncode))
+            with open(os.path.join(parts, rel.replace("/", "__") + ".txt"), "w") as f:
+                pass  # done: nothing recorded
+        lines = [header()]
+        count = 0
+        for rel, _, _ in corpus_arrays(corpus):
+            part = os.path.join(parts, rel.replace("/", "__") + ".txt")
+            with open(part) as f:
+                text = f.read()
+            count += sum(l.startswith("query ") for l in text.splitlines())
+            lines.append(text.rstrip("\n")) if text.strip() else None
+        with open(os.path.join(out, "recorded.txt"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        with open(unrecorded) as f:
+            skipped = sum(1 for _ in f)
+        print("record_queries: %d queries of %s into %s, %d arrays unrecorded" % (count, corpus, out, skipped))
+        return 0
+    for rel, array_type, key in corpus_arrays(corpus):
+        part = os.path.join(parts, rel.replace("/", "__") + ".txt")
+        if os.path.exists(part):
+            continue
+        with open(progress, "w") as f:
+            f.write(rel)
+        lines = []
+        try:
+            record_array(lines, random.Random("%d %s" % (SEED, rel)), rel, os.path.join(corpus, rel), array_type, key)
+        except Exception as e:  # a TileDB-Py release without something the recorder uses
+            lines = []
+            with open(unrecorded, "a") as f:
+                f.write("%s: %s: %s\n" % (rel, type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
+        with open(part, "w") as f:
+            f.write("\n".join(lines) + ("\n" if lines else ""))
+    return 0
+
+
 def main(argv):
+    if "--corpus" in argv:
+        return record_corpus(argv[argv.index("--corpus") + 1], "--worker" in argv)
     out_dir = argv[1] if len(argv) > 1 else os.path.join(DATA, "queries")
     rng = random.Random(SEED)
-    header = ("# Written by tests/interop/record_queries.py with TileDB-Py %s (libtiledb %s); format in its docstring."
-              % (tiledb.__version__, ".".join(map(str, tiledb.libtiledb.version()))))
-    out = {"dense": [header], "sparse": [header]}
+    out = {"dense": [header()], "sparse": [header()]}
     for rel, array_type, key in arrays():
-        path = os.path.join(DATA, rel)
-        cfg = tiledb.Config({"sm.encryption_type": "AES_256_GCM", "sm.encryption_key": key}) if key else None
-        ctx = tiledb.Ctx(cfg) if cfg else None
-        sparse = array_type == "sparse"
-        lines = out[array_type]
-        with tiledb.open(path, ctx=ctx) as A:
-            dom = A.schema.domain
-            if any(dim_kind(dom.dim(i)) != "i" for i in range(dom.ndim)):
-                subs = list(drawn_ranges(rng, A))
-                for sub in subs:
-                    record(lines, A, rel, sparse, sub, "CFGU")
-                cond = condition_leaves(A)
-                if cond and subs:
-                    record(lines, A, rel, sparse, subs[0], "CFGU", cond)
-                continue
-            domain = [tuple(int(x) for x in dom.dim(i).domain) for i in range(dom.ndim)]
-            nonempty = [tuple(int(x) for x in r) for r in A.nonempty_domain()]
-            max_cells = SPARSE_MAX_CELLS if sparse else MAX_CELLS
-            orders = "CFGU" if sparse else "CFG"
-            # Sparse arrays hold few cells of their domain: random ranges
-            # are drawn around the non-empty domain, and one box lies past it.
-            around = [(max(d[0], n[0] - 5), min(d[1], n[1] + 5)) for d, n in zip(domain, nonempty)]
-            draw = around if sparse else domain
-            for box in boxes(rng, draw, nonempty, max_cells):
-                record(lines, A, rel, sparse, [[r] for r in box], orders)
-            if sparse and any(n[1] < d[1] for d, n in zip(domain, nonempty)):
-                past = [(n[1] + 1, d[1]) if n[1] < d[1] else tuple(n) for d, n in zip(domain, nonempty)]
-                record(lines, A, rel, sparse, [[r] for r in past], orders)
-            subs = list(multi_ranges(rng, draw, max_cells))
-            for sub in subs:
-                record(lines, A, rel, sparse, sub, orders)
-            # Conditions: over the whole non-empty domain, and over ranges.
-            cond = condition_leaves(A)
-            if cond:
-                record(lines, A, rel, sparse, [[r] for r in nonempty], orders, cond)
-                record(lines, A, rel, sparse, subs[0], orders, cond)
-            # Aggregates: the non-empty domain, a box, with and without the condition.
-            box = next(iter(boxes(random.Random(SEED), draw, nonempty, max_cells)))
-            for region in ([[r] for r in nonempty], [[r] for r in box]):
-                record_aggregates(lines, A, rel, region)
-                if cond:
-                    record_aggregates(lines, A, rel, region, cond)
+        record_array(out[array_type], rng, rel, os.path.join(DATA, rel), array_type, key)
     os.makedirs(out_dir, exist_ok=True)
     for kind, lines in out.items():
         path = os.path.join(out_dir, kind + ".txt")

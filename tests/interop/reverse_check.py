@@ -76,7 +76,7 @@ def check_array(entry, root, data_only=False):
         return ["no array at %s" % uri]
     try:
         with tc.open_array(uri, key=key) as A:
-            schema = ex.describe_schema(A.schema)
+            schema = ex.describe_schema(A.schema, ex.tiledb_fills(A, A.schema, ex.written_domain(A), uri=uri, key=key))
     except Exception as e:
         return ["TileDB cannot open the array: %s" % e]
     if "schema" in entry and not data_only:

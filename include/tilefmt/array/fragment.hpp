@@ -31,6 +31,7 @@
 #include "tilefmt/array/directory.hpp"
 #include "tilefmt/array/field.hpp"
 #include "tilefmt/array/options.hpp"
+#include "tilefmt/codec/wire.hpp"
 #include "tilefmt/format/array_schema.hpp"
 #include "tilefmt/format/fragment_metadata.hpp"
 
@@ -41,6 +42,15 @@ struct tile_data {
   std::vector<std::byte> values;          // fixed values, or the var bytes
   std::vector<std::uint64_t> offsets;     // var fields: start of each cell within `values`
   std::vector<std::uint8_t> validity;     // nullable attributes
+};
+
+/// What a fragment (format 11 on) stores about one tile of an attribute,
+/// and TileDB answers aggregates from without reading the tile.
+struct tile_summary {
+  std::uint64_t cell_num = 0;           ///< the tile's cells (dense: the whole space tile)
+  std::uint64_t null_count = 0;         ///< its null cells (nullable attributes)
+  std::span<const std::byte> min, max;  ///< a cell's bytes, a string for var-size fields; empty: not stored
+  std::optional<std::uint64_t> sum;     ///< the bits of an int64, uint64 or double, by the field's type
 };
 
 class fragment {
@@ -200,6 +210,35 @@ public:
     return t;
   }
 
+  /// What the fragment stores about tile `i` of attribute `name`: its
+  /// min, max, sum and null count (array/tile_metadata.hpp says which
+  /// fields have which). std::nullopt for fragments older than format 11,
+  /// which store none. The spans point into the fragment.
+  std::optional<tile_summary> tile_metadata(std::string_view name, std::size_t i) const {
+    if (format_version() < 11) return std::nullopt;
+    const field_info f = field(name);
+    if (!f.is_attribute()) throw std::invalid_argument("tilefmt: \"" + f.name + "\" is not an attribute");
+    return naming_metadata([&] {
+      const auto& md = source_->tile_metadata(f);
+      const std::size_t tiles = tile_num();
+      if (i >= tiles) throw std::out_of_range("tilefmt: fragment " + where_.name.str() + " has no tile " + std::to_string(i));
+      tile_summary out;
+      out.cell_num = tile_cells(i);
+      out.min = stored_extreme(md.min, f, i, tiles, md.min_offset);
+      out.max = stored_extreme(md.max, f, i, tiles, md.max_offset);
+      if (!md.sums.empty()) {
+        if (md.sums.size() != tiles) throw format_error("field " + f.name + ": the tile sums do not match the tiles", 0);
+        out.sum = md.sums[i];
+      }
+      if (f.nullable) {
+        if (md.null_counts.size() != tiles)
+          throw format_error("field " + f.name + ": the tile null counts do not match the tiles", 0);
+        out.null_count = md.null_counts[i];
+      }
+      return out;
+    });
+  }
+
   /// For each cell of dense tile `i`, whether it lies in the fragment's
   /// non-empty domain (the region the write covered). TileDB stores whole
   /// space tiles; the cells outside the written region read as fill values.
@@ -299,6 +338,26 @@ private:
   template <class F>
   auto naming_metadata(F&& f) const -> decltype(f()) {
     return naming_file(where_.path / "__fragment_metadata.tdb", std::forward<F>(f));
+  }
+
+  /// Tile `i`'s min or max in a stored "Tile Mins" or "Tile Maxes"
+  /// section at `offset`: a cell of each tile, or an offset per tile into
+  /// the strings of var-size fields. Empty when the field has none.
+  static std::span<const std::byte> stored_extreme(const format::TileMinMax& s, const field_info& f, std::size_t i,
+                                                   std::size_t tiles, std::uint64_t offset) {
+    if (s.fixed.empty()) return {};
+    const std::size_t size = f.cell_size();
+    auto fail = [&](const std::string& what) {
+      return format_error("field " + f.name + ": the tile " + what, static_cast<std::size_t>(offset));
+    };
+    if (s.fixed.size() / size != tiles || s.fixed.size() % size != 0)
+      throw fail("mins or maxes hold " + std::to_string(s.fixed.size()) + " bytes for " + std::to_string(tiles) +
+                 " tiles");
+    if (!f.var()) return std::span<const std::byte>(s.fixed).subspan(i * size, size);
+    const std::uint64_t begin = codec::load_le<std::uint64_t>(s.fixed.data() + i * 8);
+    const std::uint64_t end = i + 1 < tiles ? codec::load_le<std::uint64_t>(s.fixed.data() + (i + 1) * 8) : s.var.size();
+    if (begin > end || end > s.var.size()) throw fail("min or max strings' offsets are out of order");
+    return std::span<const std::byte>(s.var).subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
   }
 
   /// Refuses a tile of `bytes` before anything that size is allocated, as

@@ -32,7 +32,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -44,6 +46,7 @@
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/condition.hpp"
 #include "tilefmt/array/detail/batches.hpp"
+#include "tilefmt/array/detail/dense_aggregate.hpp"
 #include "tilefmt/array/detail/dense_read.hpp"
 #include "tilefmt/array/detail/sparse_read.hpp"
 #include "tilefmt/array/detail/subarray.hpp"
@@ -103,6 +106,15 @@ public:
     layout_ = l;
     return *this;
   }
+  /// Whether dense aggregates take whole tiles from the metadata stored
+  /// with them, as TileDB does (the default). false aggregates every cell
+  /// instead: slower, independent of the stored metadata (for arrays whose
+  /// metadata is in doubt), and different from TileDB's answers in tiles
+  /// written only in part (see aggregate()).
+  query& use_tile_metadata(bool use) {
+    tile_metadata_ = use;
+    return *this;
+  }
   /// Only cells that satisfy `c` (array/condition.hpp); in dense arrays the
   /// others read as fill values, as in TileDB.
   query& where(condition c) {
@@ -126,23 +138,38 @@ public:
   /// detail/batches.hpp for where the subarray is cut.
   query_batches batches(std::uint64_t bytes) const;
 
-  /// Aggregates over the cells the query selects, computed from one read
-  /// (array/aggregate.hpp gives TileDB's rules): `{{aggregate_op::sum, "a"},
-  /// {aggregate_op::count, ""}}`.
+  /// Aggregates over the cells the query selects (array/aggregate.hpp
+  /// gives TileDB's rules): `{{aggregate_op::sum, "a"}, {aggregate_op::count,
+  /// ""}}`. In dense arrays, space tiles the subarray covers whole and only
+  /// one fragment wrote are answered from the metadata stored with them, as
+  /// TileDB answers them, without reading their cells
+  /// (detail/dense_aggregate.hpp).
   std::vector<aggregate_value> aggregate(const std::vector<std::pair<aggregate_op, std::string>>& what) const {
+    const auto& schema = arr_->schema();
+    const bool dense = !schema.is_sparse();
+    std::vector<detail::aggregator> aggs;
     std::vector<std::string> names;
-    for (const auto& [op, field] : what)
-      if (op != aggregate_op::count && std::find(names.begin(), names.end(), field) == names.end())
-        names.push_back(field);
-    const auto out = run(names);
-    std::vector<aggregate_value> values;
+    bool fixed = true;  // every field fixed-size: dense cells fold straight from the tiles
     for (const auto& [op, field] : what) {
-      detail::aggregate_input in{nullptr, out.cells, &out.failed, !arr_->schema().is_sparse()};
-      if (op != aggregate_op::count)
-        for (const auto& f : out.fields)
-          if (f.name == field) in.field = &f;
-      values.push_back(detail::compute_aggregate(op, in));
+      detail::aggregate_field f;
+      if (op != aggregate_op::count) {
+        const auto& a = attribute(field);
+        f = {field, a.type, a.is_var(), a.nullable.value, a.cell_val_num};
+        fixed = fixed && !a.is_var();
+        if (std::find(names.begin(), names.end(), field) == names.end()) names.push_back(field);
+      }
+      aggs.emplace_back(op, std::move(f), dense);
     }
+    const detail::subarray sub(schema, ranges_);
+    const auto split = dense && tile_metadata_ ? detail::aggregate_split::of(*arr_, sub) : std::nullopt;
+    if (dense && fixed && !where_)
+      fold_tiles(aggs, sub, split ? &*split : nullptr);
+    else if (!split)
+      add_cells(aggs, run(names, sub, true), {});
+    else
+      aggregate_tiles(aggs, what, *split);
+    std::vector<aggregate_value> values;
+    for (const auto& a : aggs) values.push_back(a.value());
     return values;
   }
   aggregate_value aggregate(aggregate_op op, const std::string& field = {}) const {
@@ -154,19 +181,173 @@ public:
 private:
   friend class query_batches;
 
+  /// Dense aggregates of fixed-size fields without a condition, folded
+  /// from the tiles (detail::fold_dense) without a result: the whole tiles
+  /// one fragment wrote (`split`, if any) from their metadata, where it
+  /// answers, the rest from their cells.
+  void fold_tiles(std::vector<detail::aggregator>& aggs, const detail::subarray& sub,
+                  const detail::aggregate_split* split) const {
+    // Folds `sub` into the aggregates `which`, leaving out the tiles `skip` names.
+    auto fold = [&](const std::vector<std::size_t>& which, const detail::subarray& part,
+                    std::function<bool(std::span<const std::uint64_t>)> skip) {
+      std::vector<detail::aggregator> sinks;
+      for (std::size_t a : which) sinks.push_back(aggs[a].empty_copy());
+      // Row-major: the order does not matter to a fold, and global order
+      // would keep a count per space tile.
+      detail::read_plan plan{*arr_, part, query_layout::row_major, {}, nullptr, true, std::move(skip), &sinks};
+      (void)detail::fold_dense(plan);
+      for (std::size_t i = 0; i < which.size(); ++i) aggs[which[i]].merge(sinks[i]);
+    };
+    std::vector<std::size_t> fields;  // the aggregates of a field
+    for (std::size_t a = 0; a < aggs.size(); ++a)
+      if (aggs[a].op() != aggregate_op::count) fields.push_back(a);
+    std::uint64_t cells = 0;  // COUNT: every cell of the subarray
+    std::vector<std::uint8_t> skip;
+    if (split) {
+      skip.assign(split->tile_num(), 0);
+      for (std::size_t n = 0; n < split->tile_num(); ++n) {
+        const auto& src = split->tile_source(n);
+        auto [part, part_cells] = split->part(n);
+        cells += part_cells;
+        if (!src.frag) continue;
+        skip[n] = 1;
+        std::vector<std::size_t> unanswered;
+        for (std::size_t a : fields) {
+          const auto md = stored_for(aggs[a], aggs[a].field_name(), *src.frag, src.tile);
+          if (md)
+            aggs[a].add_tile(*md);
+          else
+            unanswered.push_back(a);
+        }
+        if (!unanswered.empty()) fold(unanswered, part, {});
+      }
+    } else {
+      cells = 1;
+      for (std::size_t d = 0; d < sub.dim_num(); ++d) {
+        std::uint64_t w = 0;
+        for (const auto& r : sub.dim(d).ranges) w += r.hi - r.lo + 1;
+        cells *= w;
+      }
+    }
+    for (auto& a : aggs)
+      if (a.op() == aggregate_op::count) a.add_cells(nullptr, cells);
+    if (fields.empty() || (split && std::find(skip.begin(), skip.end(), std::uint8_t{0}) == skip.end())) return;
+    fold(fields, sub, !split ? std::function<bool(std::span<const std::uint64_t>)>{}
+                             : [&](std::span<const std::uint64_t> tile_lo) {
+                                 const auto n = split->index_of(tile_lo);
+                                 return n && skip[*n] != 0;
+                               });
+  }
+
+  /// Aggregates over the tiles of `split`: the whole tiles one fragment
+  /// wrote from their metadata, the others from one read that leaves those
+  /// out. With a condition, a tile's metadata answers only when none of its
+  /// cells fails it: each qualifying tile is read on its own then.
+  void aggregate_tiles(std::vector<detail::aggregator>& aggs,
+                       const std::vector<std::pair<aggregate_op, std::string>>& what,
+                       const detail::aggregate_split& split) const {
+    std::vector<std::string> names;  // the fields of the aggregates that need cells
+    for (const auto& [op, field] : what)
+      if (op != aggregate_op::count && std::find(names.begin(), names.end(), field) == names.end())
+        names.push_back(field);
+    // COUNT counts every cell of the subarray: the tiles' parts added up.
+    std::uint64_t cells = 0;
+    std::vector<std::uint8_t> skip(split.tile_num(), 0);
+    std::vector<std::optional<tile_summary>> md(aggs.size());
+    for (std::size_t n = 0; n < split.tile_num(); ++n) {
+      const auto& src = split.tile_source(n);
+      auto [part, part_cells] = split.part(n);
+      cells += part_cells;
+      if (!src.frag) continue;
+      skip[n] = 1;
+      std::vector<std::string> read_names;  // fields the metadata does not answer for
+      for (std::size_t a = 0; a < aggs.size(); ++a) {
+        if (aggs[a].op() == aggregate_op::count) continue;
+        md[a] = stored_for(aggs[a], what[a].second, *src.frag, src.tile);
+        if ((!md[a] || where_) && std::find(read_names.begin(), read_names.end(), what[a].second) == read_names.end())
+          read_names.push_back(what[a].second);
+      }
+      if (read_names.empty()) {
+        for (std::size_t a = 0; a < aggs.size(); ++a)
+          if (md[a]) aggs[a].add_tile(*md[a]);
+        continue;
+      }
+      const auto out = run(read_names, part, true);
+      // The metadata answers when the condition filtered none of the cells
+      // the fragment wrote (TileDB does not test the others).
+      for (std::size_t c = 0; c < out.failed.size(); ++c)
+        if (out.failed[c] && (out.unwritten.empty() || !out.unwritten[c])) {
+          std::fill(md.begin(), md.end(), std::nullopt);
+          break;
+        }
+      add_cells(aggs, out, md, false);
+    }
+    for (auto& a : aggs)
+      if (a.op() == aggregate_op::count) a.add_cells(nullptr, cells);
+    if (std::find(skip.begin(), skip.end(), std::uint8_t{0}) == skip.end()) return;
+    // The other tiles: one read of the subarray, the tiles above left out.
+    const auto out = run(names, split.subarray_of(), true, [&](std::span<const std::uint64_t> tile_lo) {
+      const auto n = split.index_of(tile_lo);
+      return n && skip[*n] != 0;
+    });
+    add_cells(aggs, out, {}, false);
+  }
+
+  const format::Attribute& attribute(const std::string& name) const {
+    for (const auto& a : arr_->schema().attributes.value)
+      if (a.name.value == name) return a;
+    throw std::invalid_argument("tilefmt: query: the array has no attribute \"" + name + "\"");
+  }
+
+  /// Feeds a read's cells to the aggregates, or a tile's metadata to those
+  /// `md` answers.
+  static void add_cells(std::vector<detail::aggregator>& aggs, const detail::read_output& out,
+                        const std::vector<std::optional<tile_summary>>& md, bool count = true) {
+    for (std::size_t a = 0; a < aggs.size(); ++a) {
+      if (!count && aggs[a].op() == aggregate_op::count) continue;
+      if (a < md.size() && md[a]) {
+        aggs[a].add_tile(*md[a]);
+        continue;
+      }
+      const detail::result_field* f = nullptr;
+      if (aggs[a].op() != aggregate_op::count)
+        for (const auto& x : out.fields)
+          if (x.name == aggs[a].field_name()) f = &x;
+      aggs[a].add_cells(f, out.cells, &out.failed, &out.unwritten);
+    }
+  }
+
+  /// The metadata `frag` stored for its tile `tile`, if it answers aggregate
+  /// `agg` of attribute `name` (detail/dense_aggregate.hpp says when).
+  static std::optional<tile_summary> stored_for(const detail::aggregator& agg, const std::string& name,
+                                                const fragment& frag, std::size_t tile) {
+    if (agg.op() == aggregate_op::count || !detail::has_attribute(frag.schema(), name)) return std::nullopt;
+    const auto f = frag.field(name);
+    using D = format::Datatype;
+    if ((f.type == D::CHAR || f.type == D::STRING_ASCII) && !f.var() && f.nullable && frag.format_version() <= 20)
+      return std::nullopt;
+    auto md = frag.tile_metadata(name, tile);
+    if (!md || !agg.tile_answers(*md)) return std::nullopt;
+    return md;
+  }
+
   /// Reads attributes `names` (and, for sparse arrays, the coordinates).
   detail::read_output run(std::vector<std::string> names) const {
     return run(std::move(names), detail::subarray(arr_->schema(), ranges_));
   }
-  /// The same, over `sub` instead of the query's ranges.
-  detail::read_output run(std::vector<std::string> names, const detail::subarray& sub) const {
+  /// The same, over `sub` instead of the query's ranges; `aggregating`:
+  /// for aggregates (dense reads mark the cells no fragment wrote, and
+  /// leave the space tiles `skip_tile` names unread).
+  detail::read_output run(std::vector<std::string> names, const detail::subarray& sub, bool aggregating = false,
+                          std::function<bool(std::span<const std::uint64_t>)> skip_tile = {}) const {
     const auto& schema = arr_->schema();
     std::optional<detail::condition_eval> where;
     if (where_)
       where.emplace(detail::resolve_labels(where_->node(), where_->labels(), schema,
                                            [&](const std::string& name) { return arr_->enumeration(name); }),
                     schema);
-    detail::read_plan plan{*arr_, sub, layout_, std::move(names), where ? &*where : nullptr};
+    detail::read_plan plan{*arr_,       sub, layout_, std::move(names), where ? &*where : nullptr,
+                           aggregating, std::move(skip_tile), nullptr};
     for (const auto& name : plan.names) (void)plan.attribute(name);
     return schema.is_sparse() ? detail::read_sparse(plan) : detail::read_dense(plan);
   }
@@ -200,6 +381,7 @@ private:
   std::vector<std::string> names_;
   query_layout layout_ = query_layout::row_major;
   std::optional<condition> where_;
+  bool tile_metadata_ = true;
 };
 
 /// A query read in parts (query::batches).

@@ -31,6 +31,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -428,6 +429,7 @@ inline void apply_condition(const read_plan& plan, const std::vector<fragment>& 
         std::vector<std::size_t> result;    // result cells this fragment wins in the tile
         std::vector<std::uint64_t> in_tile;  // and where they are in it
         for (const auto& [b, p] : batch[w].parts) {
+          if (plan.skips(p.tile_lo)) continue;
           won_runs(p, boxes[b], order, g, fb.newer[k], runs);
           for (const auto& r : runs)
             for (std::size_t j = 0; j < r.len; ++j) result.push_back(r.result + j), in_tile.push_back(r.tile + j * stride);
@@ -446,6 +448,27 @@ inline void apply_condition(const read_plan& plan, const std::vector<fragment>& 
         const auto pass = plan.where->evaluate(in_tile, tile_of);
         // Each result cell has one winner, in one of its tiles: no two threads write one cell.
         for (std::size_t x = 0; x < result.size(); ++x) failed[result[x]] = pass[x] ? 0 : 1;
+      });
+    });
+  }
+}
+
+/// Clears `unwritten` for the cells some fragment wins, on the array's
+/// threads, without reading a tile.
+inline void mark_written(const read_plan& plan, const std::vector<fragment>& frags, const fragment_boxes& fb,
+                         const std::vector<cell_box>& boxes, const result_order& order,
+                         std::vector<std::uint8_t>& unwritten) {
+  for (std::size_t k = 0; k < frags.size(); ++k) {
+    if (!fb.grids[k]) continue;
+    for_each_tile_batch(*fb.grids[k], boxes, plan.arr.options().threads, [&](const std::vector<tile_work>& batch) {
+      parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
+        std::vector<won_run> runs;
+        for (const auto& [b, p] : batch[w].parts) {
+          if (plan.skips(p.tile_lo)) continue;  // left marked
+          won_runs(p, boxes[b], order, *fb.grids[k], fb.newer[k], runs);
+          // Each result cell has one winner, in one of its tiles: no two threads write one cell.
+          for (const auto& r : runs) std::fill_n(unwritten.begin() + static_cast<std::ptrdiff_t>(r.result), r.len, 0);
+        }
       });
     });
   }
@@ -471,6 +494,7 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
       std::vector<won_run> runs;
       std::optional<tile_data> t;
       for (const auto& [b, p] : batch[w].parts) {
+        if (plan.skips(p.tile_lo)) continue;
         won_runs(p, boxes[b], order, g, fb.newer[k], runs);
         if (runs.empty()) continue;  // newer fragments cover this part of the tile
         if (!has) {  // the fragment's schema predates the attribute
@@ -512,62 +536,169 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
   });
 }
 
+/// What both dense passes (reading cells, folding them into aggregates)
+/// start from: the subarray's boxes, the result's order, each fragment's
+/// grid and domain, and whether some cell is written by no fragment.
+struct dense_setup {
+  std::vector<cell_box> boxes;
+  std::optional<result_order> order;
+  fragment_boxes fb;
+  std::vector<std::size_t> written;  // fragments that wrote something
+  bool unwritten = false;
+  std::size_t cells = 0;
+
+  explicit dense_setup(const read_plan& plan) {
+    const auto& schema = plan.schema();
+    for (std::size_t d = 0; d < plan.sub.dim_num(); ++d)
+      if (!plan.sub.dim(d).integral)
+        throw std::invalid_argument("tilefmt: query: dimension \"" + schema.domain.dimensions.value[d].name.value +
+                                    "\" of a dense array is not an integer, date or time dimension");
+    auto [b, widths] = dense_boxes(plan.sub);
+    boxes = std::move(b);
+    if (plan.layout == query_layout::global_order && boxes.size() > 1)
+      throw std::invalid_argument("tilefmt: query: several ranges per dimension cannot be read in global order "
+                                  "(TileDB refuses it too)");
+    if (plan.layout == query_layout::unordered)
+      throw std::invalid_argument("tilefmt: query: a dense array has no unordered layout (TileDB refuses it too)");
+    // The size is checked before result_order allocates its bookkeeping (a
+    // count per space tile, for global order): a damaged schema can declare
+    // a domain of 2^64 cells in tiles of one.
+    std::uint64_t n = 1;
+    for (const auto w : widths) {
+      if (w == 0 || n > std::numeric_limits<std::uint64_t>::max() / w)
+        throw std::invalid_argument("tilefmt: query: the subarray has more than 2^64 cells");
+      n *= w;
+    }
+    plan.check_size(plan.sinks ? 0 : n,
+                    (plan.where ? 1 : 0) + (plan.layout == query_layout::global_order ? 8 : 0));
+    order.emplace(widths, boxes.front(), plan.layout, schema);
+    cells = static_cast<std::size_t>(order->cell_num());
+
+    // Each fragment's grid and domain; the cells it wins are those of its
+    // domain outside the newer ones' (won_runs).
+    const auto& frags = plan.arr.fragments();
+    fb.grids.resize(frags.size());
+    fb.domains.resize(frags.size());
+    fb.newer.resize(frags.size());
+    for (std::size_t k = 0; k < frags.size(); ++k) {
+      const auto& f = frags[k];
+      plan.check_fragment(f);
+      if (!f.dense())
+        throw std::invalid_argument("tilefmt: query: fragment " + f.name().str() +
+                                    " of a dense array is sparse; not supported yet");
+      if (f.footer().null_non_empty_domain) continue;
+      fb.grids[k].emplace(dense_grid::of_region(f.schema(), f.non_empty_domain()));
+      auto& box = fb.domains[k];
+      for (const auto& r : fb.grids[k]->ranges()) box.lo.push_back(r.from), box.hi.push_back(r.from + (r.width - 1));
+      written.push_back(k);
+    }
+    for (std::size_t i = 0; i < written.size(); ++i)
+      for (std::size_t j = i + 1; j < written.size(); ++j) fb.newer[written[i]].push_back(&fb.domains[written[j]]);
+    // Cells no fragment wrote: none when each ND range lies in some fragment's domain.
+    for (const auto& box : boxes)
+      unwritten = unwritten || std::none_of(written.begin(), written.end(),
+                                            [&](std::size_t k) { return fb.domains[k].holds(box); });
+  }
+};
+
+/// Folds the cells of the subarray that fragments won into `plan.sinks`
+/// (the aggregates of fixed-size attributes, without a condition) straight
+/// from the tiles, on the array's threads: no result is materialised, and
+/// the cells no fragment wrote and the tiles plan.skip_tile names are left
+/// out. Returns the subarray's cell count.
+inline std::uint64_t fold_dense(const read_plan& plan) {
+  const dense_setup ds(plan);
+  const auto& frags = plan.arr.fragments();
+  const unsigned threads = plan.arr.options().threads;
+  for (auto& agg : *plan.sinks) {
+    if (agg.op() == aggregate_op::count) continue;
+    const std::string& name = agg.field_name();
+    const auto& attr = plan.attribute(name);
+    const std::size_t size = attr.cell_size();
+    for (std::size_t k : ds.written) {
+      const auto& frag = frags[k];
+      const auto& g = *ds.fb.grids[k];
+      // No result bounds the walk over the tiles, as it bounds reads: the
+      // fragment must store the tiles its domain spans (a damaged domain
+      // could span 2^64).
+      if (g.tile_num() > frag.tile_num())
+        throw format_error("fragment " + frag.name().str() + ": the non-empty domain spans " +
+                               std::to_string(g.tile_num()) + " tiles, the fragment stores " +
+                               std::to_string(frag.tile_num()),
+                           0);
+      const std::size_t stride = tile_stride(g, ds.order->run_dim());
+      if (!has_attribute(frag.schema(), name)) {
+        // The fragment predates the attribute: its cells hold the fill value.
+        const auto fill = attr.fill();
+        const std::uint8_t fv = attr.fill_value_validity.value;
+        for_each_tile_batch(g, ds.boxes, threads, [&](const std::vector<tile_work>& batch) {
+          std::vector<won_run> runs;
+          for (const auto& work : batch)
+            for (const auto& [b, p] : work.parts) {
+              if (plan.skips(p.tile_lo)) continue;
+              won_runs(p, ds.boxes[b], *ds.order, g, ds.fb.newer[k], runs);
+              for (const auto& r : runs)
+                for (std::size_t j = 0; j < r.len; ++j) agg.add_fixed(fill.data(), attr.nullable.value ? &fv : nullptr, 1);
+            }
+        });
+        continue;
+      }
+      const field_info fi = frag.field(name);
+      std::mutex merge;
+      for_each_tile_batch(g, ds.boxes, threads, [&](const std::vector<tile_work>& batch) {
+        parallel_for(batch.size(), threads, [&](std::size_t w) {
+          std::vector<won_run> runs;
+          std::optional<tile_data> t;
+          aggregator local = agg.empty_copy();
+          std::vector<std::byte> gathered;
+          std::vector<std::uint8_t> gathered_validity;
+          for (const auto& [b, p] : batch[w].parts) {
+            if (plan.skips(p.tile_lo)) continue;
+            won_runs(p, ds.boxes[b], *ds.order, g, ds.fb.newer[k], runs);
+            if (runs.empty()) continue;
+            if (!t) t = frag.read_tile_as_stored(fi, static_cast<std::size_t>(batch[w].tile));
+            const std::size_t cells = t->values.size() / size;
+            for (const auto& run : runs) {
+              const std::size_t last = run.tile + (run.len - 1) * stride;
+              if (last >= cells || (attr.nullable.value && last >= t->validity.size()))
+                throw format_error("a tile of fragment " + frag.name().str() + ", field " + name +
+                                       " holds fewer cells than its space tile",
+                                   0);
+              const std::byte* v = t->values.data() + run.tile * size;
+              const std::uint8_t* valid = attr.nullable.value ? t->validity.data() + run.tile : nullptr;
+              if (stride != 1) {  // gathered into a run of its own
+                gathered.resize(run.len * size);
+                for (std::size_t j = 0; j < run.len; ++j)
+                  std::memcpy(gathered.data() + j * size, t->values.data() + (run.tile + j * stride) * size, size);
+                v = gathered.data();
+                if (valid) {
+                  gathered_validity.resize(run.len);
+                  for (std::size_t j = 0; j < run.len; ++j) gathered_validity[j] = t->validity[run.tile + j * stride];
+                  valid = gathered_validity.data();
+                }
+              }
+              local.add_fixed(v, valid, run.len);
+            }
+          }
+          const std::lock_guard<std::mutex> lock(merge);
+          agg.merge(local);
+        });
+      });
+    }
+  }
+  return ds.order->cell_num();
+}
+
 /// Reads a dense array's subarray: the result's fields and cell count.
 inline read_output read_dense(const read_plan& plan) {
-  const auto& schema = plan.schema();
-  for (std::size_t d = 0; d < plan.sub.dim_num(); ++d)
-    if (!plan.sub.dim(d).integral)
-      throw std::invalid_argument("tilefmt: query: dimension \"" + schema.domain.dimensions.value[d].name.value +
-                                  "\" of a dense array is not an integer, date or time dimension");
-  // (Not a structured binding: lambdas below capture the boxes.)
-  const auto boxes_and_widths = dense_boxes(plan.sub);
-  const auto& boxes = boxes_and_widths.first;
-  const auto& widths = boxes_and_widths.second;
-  if (plan.layout == query_layout::global_order && boxes.size() > 1)
-    throw std::invalid_argument("tilefmt: query: several ranges per dimension cannot be read in global order "
-                                "(TileDB refuses it too)");
-  if (plan.layout == query_layout::unordered)
-    throw std::invalid_argument("tilefmt: query: a dense array has no unordered layout (TileDB refuses it too)");
-  // The size is checked before result_order allocates its bookkeeping (a
-  // count per space tile, for global order): a damaged schema can declare
-  // a domain of 2^64 cells in tiles of one.
-  std::uint64_t cells = 1;
-  for (const auto w : widths) {
-    if (w == 0 || cells > std::numeric_limits<std::uint64_t>::max() / w)
-      throw std::invalid_argument("tilefmt: query: the subarray has more than 2^64 cells");
-    cells *= w;
-  }
-  plan.check_size(cells, (plan.where ? 1 : 0) + (plan.layout == query_layout::global_order ? 8 : 0));
-  const result_order order(widths, boxes.front(), plan.layout, schema);
-  const std::size_t n = static_cast<std::size_t>(order.cell_num());
-
-  // Each fragment's grid and domain; the cells it wins are those of its
-  // domain outside the newer ones' (won_runs).
+  const dense_setup ds(plan);
+  const auto& boxes = ds.boxes;
+  const auto& order = *ds.order;
+  const auto& fb = ds.fb;
+  const auto& written = ds.written;
+  const bool unwritten = ds.unwritten;
+  const std::size_t n = ds.cells;
   const auto& frags = plan.arr.fragments();
-  fragment_boxes fb;
-  fb.grids.resize(frags.size());
-  fb.domains.resize(frags.size());
-  fb.newer.resize(frags.size());
-  std::vector<std::size_t> written;  // fragments that wrote something
-  for (std::size_t k = 0; k < frags.size(); ++k) {
-    const auto& f = frags[k];
-    plan.check_fragment(f);
-    if (!f.dense())
-      throw std::invalid_argument("tilefmt: query: fragment " + f.name().str() +
-                                  " of a dense array is sparse; not supported yet");
-    if (f.footer().null_non_empty_domain) continue;
-    fb.grids[k].emplace(dense_grid::of_region(f.schema(), f.non_empty_domain()));
-    auto& box = fb.domains[k];
-    for (const auto& r : fb.grids[k]->ranges()) box.lo.push_back(r.from), box.hi.push_back(r.from + (r.width - 1));
-    written.push_back(k);
-  }
-  for (std::size_t i = 0; i < written.size(); ++i)
-    for (std::size_t j = i + 1; j < written.size(); ++j) fb.newer[written[i]].push_back(&fb.domains[written[j]]);
-  // Cells no fragment wrote: none when each ND range lies in some fragment's domain.
-  bool unwritten = false;
-  for (const auto& box : boxes)
-    unwritten = unwritten || std::none_of(written.begin(), written.end(),
-                                          [&](std::size_t k) { return fb.domains[k].holds(box); });
 
   std::vector<std::uint8_t> failed;
   if (plan.where) {
@@ -578,6 +709,11 @@ inline read_output read_dense(const read_plan& plan) {
     apply_condition(plan, frags, fb, boxes, order, failed);
   }
   const bool any_failed = std::find(failed.begin(), failed.end(), std::uint8_t{1}) != failed.end();
+  std::vector<std::uint8_t> unwritten_cells;
+  if (plan.aggregating && (unwritten || plan.skip_tile)) {
+    unwritten_cells.assign(n, 1);
+    mark_written(plan, frags, fb, boxes, order, unwritten_cells);
+  }
 
   std::vector<result_field> out;
   for (const auto& name : plan.names) {
@@ -609,7 +745,7 @@ inline read_output read_dense(const read_plan& plan) {
     if (r.var) store_var_cells(r, var_cells);
     out.push_back(std::move(r));
   }
-  return {std::move(out), order.cell_num(), std::move(failed)};
+  return {std::move(out), order.cell_num(), std::move(failed), std::move(unwritten_cells)};
 }
 
 } // namespace tilefmt::array::detail

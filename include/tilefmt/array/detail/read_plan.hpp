@@ -6,11 +6,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "tilefmt/array/aggregate.hpp"
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/detail/condition_eval.hpp"
 #include "tilefmt/array/detail/subarray.hpp"
@@ -25,6 +27,11 @@ struct read_output {
   /// Dense reads with a condition: 1 for the cells that failed it (they
   /// hold fill values), which aggregates leave out.
   std::vector<std::uint8_t> failed;
+  /// Dense reads for aggregates (read_plan::aggregating) where some cell of
+  /// the subarray was written by no fragment, or lies in a tile left
+  /// unread (read_plan::skip_tile): 1 for those cells, which aggregates
+  /// leave out (TileDB's leave out the cells no fragment wrote).
+  std::vector<std::uint8_t> unwritten;
 };
 
 struct read_plan {
@@ -33,6 +40,15 @@ struct read_plan {
   query_layout layout;
   std::vector<std::string> names;  // attributes, in the result's order
   const condition_eval* where = nullptr;  // the query's condition, if any
+  bool aggregating = false;               // dense: mark the cells no fragment wrote (read_output::unwritten)
+  /// Dense reads for aggregates: the space tiles (by their first cell, as
+  /// offsets from the domain's start) to leave unread; their cells are
+  /// marked in read_output::unwritten, as no fragment's.
+  std::function<bool(std::span<const std::uint64_t>)> skip_tile{};
+
+  bool skips(std::span<const std::uint64_t> tile_lo) const { return skip_tile && skip_tile(tile_lo); }
+  /// Dense folds (fold_dense): the aggregates the cells go into.
+  std::vector<aggregator>* sinks = nullptr;
 
   const format::ArraySchema& schema() const { return arr.schema(); }
 

@@ -85,7 +85,7 @@ public:
     if (!merged.empty()) collect(merged, legacy);
     rank_strings();
     const auto order = legacy ? legacy_order() : merged_order();
-    return {materialize(order), order.size(), {}};
+    return {materialize(order), order.size(), {}, {}};
   }
 
 private:

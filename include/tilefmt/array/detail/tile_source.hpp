@@ -104,6 +104,35 @@ public:
       return std::vector<std::uint64_t>{};
     });
   }
+  /// A field's tile metadata (format 11 on): per tile its min and max, sum
+  /// and null count, as stored; fields without them have them empty.
+  struct tile_metadata_sections {
+    format::TileMinMax min, max;
+    std::vector<std::uint64_t> sums, null_counts;
+    std::uint64_t min_offset = 0, max_offset = 0;  // where min and max are in the metadata file
+  };
+
+  /// Field `f`'s tile metadata sections, decoded once.
+  const tile_metadata_sections& tile_metadata(const field_info& f) const {
+    return tile_metadata_.get(f.footer_index, [&] {
+      const auto& footer = files_.footer;
+      const std::size_t i = f.footer_index;
+      auto at = [&](const auto& offsets) {
+        if (i >= offsets.value.size())
+          throw format_error("the footer has no tile metadata of field " + f.name, 0);
+        return offsets.value[i];
+      };
+      tile_metadata_sections s;
+      s.min_offset = at(footer.tile_min_offsets);
+      s.max_offset = at(footer.tile_max_offsets);
+      s.min = read_section<format::TileMinMax>(s.min_offset);
+      s.max = read_section<format::TileMinMax>(s.max_offset);
+      s.sums = read_section<format::TileSums>(at(footer.tile_sum_offsets)).sums.value;
+      s.null_counts = read_section<format::TileNullCounts>(at(footer.tile_null_count_offsets)).null_counts.value;
+      return s;
+    });
+  }
+
   /// Stores a section that came from elsewhere (legacy fragment metadata).
   void preload(section_kind k, std::size_t footer_index, std::vector<std::uint64_t> values) {
     sections_.put({k, footer_index}, std::move(values));
@@ -276,6 +305,7 @@ private:
   open_options opt_;
   once_map<std::pair<section_kind, std::size_t>, std::vector<std::uint64_t>> sections_;
   once_map<std::pair<const format::FilterPipeline*, format::Datatype>, filter::runtime_pipeline> pipelines_;
+  once_map<std::size_t, tile_metadata_sections> tile_metadata_;
 };
 
 } // namespace tilefmt::array::detail
