@@ -790,3 +790,39 @@ TEST_CASE("aggregates: whole tiles one fragment wrote are answered from their me
   CHECK(damaged.query().subarray(tile).where(array::field("i64") != std::int64_t{0}).count() == 100);
   fs::remove_all(dir);
 }
+
+// TileDB's Hilbert curve (tiledb/sm/misc/hilbert.h draws its first cells
+// for two dimensions of 4 bits): the order of sparse arrays in Hilbert cell
+// order, read in global order (recorded queries of tiledb/sparse_hilbert).
+TEST_CASE("the Hilbert curve TileDB orders cells by") {
+  using array::detail::hilbert_value;
+  auto h = [](std::uint64_t x, std::uint64_t y) {
+    std::uint64_t p[] = {x, y};
+    return hilbert_value(p, 4);
+  };
+  const std::vector<std::pair<std::pair<int, int>, std::uint64_t>> drawn{
+      {{0, 0}, 0}, {{1, 0}, 1}, {{1, 1}, 2}, {{0, 1}, 3}, {{0, 2}, 4},  {{0, 3}, 5},
+      {{1, 3}, 6}, {{1, 2}, 7}, {{2, 2}, 8}, {{2, 3}, 9}, {{15, 0}, 255}};
+  for (const auto& [xy, want] : drawn) {
+    CAPTURE(xy.first);
+    CAPTURE(xy.second);
+    CHECK(h(static_cast<std::uint64_t>(xy.first), static_cast<std::uint64_t>(xy.second)) == want);
+  }
+  // Every point of the 16 x 16 grid has its own value, and neighbours on the
+  // curve are neighbours in the grid.
+  std::vector<std::pair<int, int>> at(256, {-1, -1});
+  for (int x = 0; x < 16; ++x)
+    for (int y = 0; y < 16; ++y) {
+      const auto v = h(static_cast<std::uint64_t>(x), static_cast<std::uint64_t>(y));
+      REQUIRE(v < 256);
+      CHECK(at[v].first == -1);
+      at[v] = {x, y};
+    }
+  for (std::size_t v = 1; v < 256; ++v)
+    CHECK(std::abs(at[v].first - at[v - 1].first) + std::abs(at[v].second - at[v - 1].second) == 1);
+  // Buckets: numbers spread over the domain, strings by their first bytes.
+  using array::detail::hilbert_bucket;
+  CHECK(hilbert_bucket(std::int32_t{0}, std::int32_t{0}, std::int32_t{1023}, 31) == 0);
+  CHECK(hilbert_bucket(std::int32_t{1023}, std::int32_t{0}, std::int32_t{1023}, 31) == (std::uint64_t{1} << 31) - 1);
+  CHECK(hilbert_bucket(std::string_view("b"), 31) > hilbert_bucket(std::string_view("a"), 31));
+}

@@ -13,7 +13,7 @@
 // of the tiles whose bounding rectangles start in them (the R-tree: no tile
 // is read to plan). Where a cut could change the order, a sparse read is
 // one batch: a string or (for global order) an untiled or float slab
-// dimension, or a one-dimensional row- or column-major read whose ranges
+// dimension, a global order along the Hilbert curve, or a one-dimensional row- or column-major read whose ranges
 // are not sorted and apart (TileDB returns those range by range).
 #pragma once
 
@@ -115,6 +115,7 @@ private:
     const auto& ranges = sub_.dim(dim_).ranges;
     bool cut = !sub_.dim(dim_).string && with_coordinate_type(dim.type.value, []<class>() {});
     if (global && (extent_ == 0 || !sub_.dim(dim_).integral)) cut = false;
+    if (global && arr.schema().cell_order == format::Layout::HILBERT) cut = false;  // the curve crosses every slab
     if (!global && sub_.dim_num() == 1)
       for (std::size_t i = 1; i < ranges.size(); ++i)
         if (ranges[i].lo <= ranges[i - 1].hi) cut = false;  // not sorted and apart

@@ -21,7 +21,9 @@
 //   range. Without duplicates allowed the newest cell of equal coordinates
 //   is kept and the result is in global order (unordered too: TileDB reads
 //   it with its global-order reader); with duplicates allowed, unordered
-//   cells come in storage order.
+//   cells come in storage order. Arrays in Hilbert cell order have no
+//   space tiles in their global order: cells follow the Hilbert curve
+//   (detail/hilbert.hpp), then row-major coordinates.
 // After the newest cells are chosen, these are left out: cells deleted
 // (`__delete_timestamps` of consolidated fragments) at or before the time
 // the array is opened at, cells a delete commit not yet applied to their
@@ -47,6 +49,7 @@
 
 #include "tilefmt/array/detail/condition_eval.hpp"
 #include "tilefmt/array/detail/coordinates.hpp"
+#include "tilefmt/array/detail/hilbert.hpp"
 #include "tilefmt/array/detail/parallel.hpp"
 #include "tilefmt/array/detail/read_plan.hpp"
 
@@ -75,15 +78,13 @@ public:
     deletes_ = load_delete_commits();
     const auto layout = plan_.layout;
     const bool legacy = layout == query_layout::row_major || layout == query_layout::col_major;
-    if (!legacy && plan_.schema().cell_order == format::Layout::HILBERT)
-      throw std::invalid_argument("tilefmt: query: global order and unordered reads of arrays in Hilbert cell order "
-                                  "are not supported yet");
     const subarray merged = legacy ? plan_.sub : plan_.sub.merged();
     if (layout == query_layout::global_order && merged.nd_range_num() > 1)
       throw std::invalid_argument("tilefmt: query: several ranges per dimension cannot be read in global order "
                                   "(TileDB refuses it too)");
     if (!merged.empty()) collect(merged, legacy);
     rank_strings();
+    if (!legacy && plan_.schema().cell_order == format::Layout::HILBERT) hilbert_values();
     const auto order = legacy ? legacy_order() : merged_order();
     return {materialize(order), order.size(), {}, {}};
   }
@@ -416,11 +417,40 @@ private:
     return out;
   }
 
+  /// Each hit's place on the Hilbert curve (detail/hilbert.hpp), which is
+  /// the global order of arrays in Hilbert cell order.
+  void hilbert_values() {
+    const int bits = hilbert_bits(dims_.size());
+    hilbert_.assign(hits_.size(), 0);
+    std::vector<std::uint64_t> x(dims_.size());
+    for (std::size_t i = 0; i < hits_.size(); ++i) {
+      for (std::size_t d = 0; d < dims_.size(); ++d) {
+        if (text(d)) {
+          x[d] = hilbert_bucket(std::string_view(strings_[d][i]), bits);
+          continue;
+        }
+        with_coordinate_type(dims_[d].type.value, [&]<class T>() {
+          const auto [lo, hi] = dims_[d].domain_as<T>();
+          x[d] = hilbert_bucket(codec::load_le<T>(coords_[d].data() + i * sizeof(T)), lo, hi, bits);
+        });
+      }
+      hilbert_[i] = hilbert_value(x, bits);
+    }
+  }
+
   std::vector<std::size_t> merged_order() const {
     std::vector<std::size_t> idx(hits_.size());
     std::iota(idx.begin(), idx.end(), std::size_t{0});
     std::vector<bool> dropped(hits_.size(), false);
-    if (plan_.layout == query_layout::global_order || !dups()) {
+    const bool sorted = plan_.layout == query_layout::global_order || !dups();
+    if (!hilbert_.empty() && sorted) {
+      // TileDB's HilbertCmp: the curve, then row-major coordinates.
+      sort_stably(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+        if (hilbert_[a] != hilbert_[b]) return hilbert_[a] < hilbert_[b];
+        return keys_.layout_less(a, b, true);
+      });
+      if (!dups()) keep_newest(idx, 0, idx.size(), dropped);
+    } else if (sorted && hilbert_.empty()) {
       const bool tile_row = plan_.schema().tile_order != format::Layout::COL_MAJOR;
       const bool cell_row = plan_.schema().cell_order != format::Layout::COL_MAJOR;
       sort_stably(idx.begin(), idx.end(),
@@ -523,6 +553,7 @@ private:
   cell_keys keys_;
   std::vector<std::vector<std::byte>> coords_;  // per fixed-size dimension: each hit's coordinate as stored
   std::vector<std::vector<std::string>> strings_;  // per string dimension: each hit's coordinate
+  std::vector<std::uint64_t> hilbert_;             // Hilbert cell order, global and unordered reads: each hit's value
 };
 
 inline read_output read_sparse(const read_plan& plan) {

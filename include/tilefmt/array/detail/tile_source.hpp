@@ -84,16 +84,18 @@ public:
     });
   }
 
+  /// Field `f`'s entry of a per-field list of section offsets in the footer.
+  static std::uint64_t field_offset(const std::vector<std::uint64_t>& offsets, const field_info& f, const char* what) {
+    if (f.footer_index >= offsets.size())
+      throw format_error(std::string("the footer has no ") + what + " of field " + f.name, 0);
+    return offsets[f.footer_index];
+  }
+
   /// A per-field section, decoded once.
   const std::vector<std::uint64_t>& section(section_kind k, const field_info& f) const {
     return sections_.get({k, f.footer_index}, [&] {
       const auto& footer = files_.footer;
-      const std::size_t i = f.footer_index;
-      auto at = [&](const auto& offsets) {
-        if (i >= offsets.value.size())
-          throw format_error("the footer has no section of field " + f.name, 0);
-        return offsets.value[i];
-      };
+      auto at = [&](const auto& offsets) { return field_offset(offsets.value, f, "section"); };
       switch (k) {
       case section_kind::offsets: return read_section<format::TileOffsets>(at(footer.tile_offsets)).offsets.value;
       case section_kind::var_offsets: return read_section<format::TileOffsets>(at(footer.tile_var_offsets)).offsets.value;
@@ -116,12 +118,7 @@ public:
   const tile_metadata_sections& tile_metadata(const field_info& f) const {
     return tile_metadata_.get(f.footer_index, [&] {
       const auto& footer = files_.footer;
-      const std::size_t i = f.footer_index;
-      auto at = [&](const auto& offsets) {
-        if (i >= offsets.value.size())
-          throw format_error("the footer has no tile metadata of field " + f.name, 0);
-        return offsets.value[i];
-      };
+      auto at = [&](const auto& offsets) { return field_offset(offsets.value, f, "tile metadata"); };
       tile_metadata_sections s;
       s.min_offset = at(footer.tile_min_offsets);
       s.max_offset = at(footer.tile_max_offsets);

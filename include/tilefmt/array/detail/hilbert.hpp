@@ -1,0 +1,81 @@
+// tilefmt — the Hilbert curve TileDB orders the cells of arrays with the
+// HILBERT cell order by (tiledb/sm/misc/hilbert.h, John Skilling's
+// "Programming the Hilbert curve", 2004), and the mapping of a coordinate
+// to the curve's grid (Dimension::map_to_uint64).
+//
+// With n dimensions the curve has (64 - 1) / n bits a dimension. A number
+// coordinate goes to the bucket (v - lo) / (hi - lo) * (2^bits - 1) of its
+// dimension's domain [lo, hi], computed in double and truncated, as TileDB
+// does; a string coordinate to its first eight bytes, big-endian, shifted
+// down to `bits` bits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace tilefmt::array::detail {
+
+/// Bits a dimension of an n-dimensional Hilbert curve has.
+constexpr int hilbert_bits(std::size_t dims) noexcept { return dims == 0 ? 0 : static_cast<int>(63 / dims); }
+
+/// The Hilbert value of grid point `x` (one bucket a dimension, each below
+/// 2^bits); `x` is used as scratch.
+inline std::uint64_t hilbert_value(std::span<std::uint64_t> x, int bits) {
+  const std::size_t n = x.size();
+  if (n == 0 || bits <= 0) return 0;
+  // Skilling's AxesToTranspose: inverse undo, then Gray encode.
+  for (std::uint64_t q = std::uint64_t{1} << (bits - 1); q > 1; q >>= 1) {
+    const std::uint64_t p = q - 1;
+    if (x[0] & q) x[0] ^= p;
+    for (std::size_t i = 1; i < n; ++i) {
+      if (x[i] & q) {
+        x[0] ^= p;
+      } else {
+        const std::uint64_t t = (x[0] ^ x[i]) & p;
+        x[0] ^= t;
+        x[i] ^= t;
+      }
+    }
+  }
+  for (std::size_t i = 1; i < n; ++i) x[i] ^= x[i - 1];
+  std::uint64_t t = x[n - 1];
+  for (int i = 1; i < bits; i <<= 1) x[n - 1] ^= x[n - 1] >> i;
+  t ^= x[n - 1];
+  for (std::size_t i = n - 1; i-- > 0;) x[i] ^= t;
+  // The transpose interleaved into one number, the first dimension's bit
+  // highest at each level.
+  std::uint64_t out = 0, h = 1;
+  for (int j = 0; j < bits; ++j)
+    for (std::size_t i = n; i-- > 0; h <<= 1)
+      if (x[i] & (std::uint64_t{1} << j)) out |= h;
+  return out;
+}
+
+/// The bucket of number `v` in a dimension with domain [lo, hi].
+template <class T>
+std::uint64_t hilbert_bucket(T v, T lo, T hi, int bits) {
+  const double start = static_cast<double>(lo);
+  const double range = static_cast<double>(hi) - start;
+  const std::uint64_t max_bucket = (std::uint64_t{1} << bits) - 1;
+  if (!(range > 0)) return 0;  // a domain of one value (TileDB divides by zero)
+  const double b = (static_cast<double>(v) - start) / range * static_cast<double>(max_bucket);
+  if (!(b > 0)) return 0;
+  if (b >= static_cast<double>(max_bucket)) return max_bucket;
+  return static_cast<std::uint64_t>(b);
+}
+
+/// The bucket of a string coordinate. TileDB widens each byte as a
+/// (signed, on x86) char: a byte from 0x80 on sets every higher bit too.
+/// Reproduced, so that non-ASCII strings sort as TileDB sorts them.
+inline std::uint64_t hilbert_bucket(std::string_view s, int bits) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < 8; ++i) {
+    v <<= 8;
+    if (i < s.size()) v |= static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<signed char>(s[i])));
+  }
+  return bits <= 0 ? 0 : v >> (64 - bits);
+}
+
+} // namespace tilefmt::array::detail
