@@ -731,6 +731,10 @@ TEST_CASE("a domain of 2^40 one-cell tiles: refused before anything that size is
   auto arr = array::open("/h", {.storage = st});
   for (auto layout : {array::query_layout::global_order, array::query_layout::row_major})
     CHECK_THROWS_AS((void)arr.query().layout(layout).read(), std::invalid_argument);
+  // Aggregates fold tiles without a result: nothing is allocated per cell,
+  // and no fragment wrote any of them (SUM of no cells: 0).
+  CHECK(arr.query().count() == (std::uint64_t{1} << 40) + 1);
+  CHECK(std::get<std::int64_t>(arr.query().aggregate(array::aggregate_op::sum, "v")) == 0);
 }
 
 // TileDB answers aggregates over a space tile that the subarray covers whole

@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -223,11 +224,15 @@ private:
       }
     } else {
       cells = 1;
+      bool over = false;
       for (std::size_t d = 0; d < sub.dim_num(); ++d) {
         std::uint64_t w = 0;
-        for (const auto& r : sub.dim(d).ranges) w += r.hi - r.lo + 1;
-        cells *= w;
+        for (const auto& r : sub.dim(d).ranges)
+          over = over || r.hi - r.lo == std::numeric_limits<std::uint64_t>::max() ||
+                 __builtin_add_overflow(w, r.hi - r.lo + 1, &w);
+        over = over || __builtin_mul_overflow(cells, w, &cells);
       }
+      if (over) throw std::invalid_argument("tilefmt: query: the subarray has more than 2^64 cells");
     }
     for (auto& a : aggs)
       if (a.op() == aggregate_op::count) a.add_cells(nullptr, cells);
