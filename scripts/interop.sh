@@ -130,10 +130,10 @@ for line in "${LINES[@]}"; do
     fi
     # What the newest release answers to a seeded set of queries on its own
     # arrays (queries/recorded.txt; interop-check runs them through tilefmt).
-    # Older releases answer some queries otherwise (fixed since in TileDB:
-    # sums of small integers wrapping around, several ranges in global
-    # order), and tilefmt follows the newest; recording theirs waits for
-    # a list of those differences.
+    # Older releases answer some queries otherwise (sums wrapping around in
+    # the attribute's type, several ranges in global order merged
+    # otherwise), and tilefmt follows the newest; recording theirs waits
+    # for a list of those differences.
     if [ "$line" = "${LINES[${#LINES[@]}-1]}" ]; then
         if ! "$PY" "$SRC/record_queries.py" --corpus "$DEST.tmp" | sed 's/^/    /'; then
             say "ERROR: [$PYVER] recording queries failed (see above)"
