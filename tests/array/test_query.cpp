@@ -807,10 +807,11 @@ TEST_CASE("the Hilbert curve TileDB orders cells by") {
   const std::vector<std::pair<std::pair<int, int>, std::uint64_t>> drawn{
       {{0, 0}, 0}, {{1, 0}, 1}, {{1, 1}, 2}, {{0, 1}, 3}, {{0, 2}, 4},  {{0, 3}, 5},
       {{1, 3}, 6}, {{1, 2}, 7}, {{2, 2}, 8}, {{2, 3}, 9}, {{15, 0}, 255}};
-  for (const auto& [xy, want] : drawn) {
-    CAPTURE(xy.first);
-    CAPTURE(xy.second);
-    CHECK(h(static_cast<std::uint64_t>(xy.first), static_cast<std::uint64_t>(xy.second)) == want);
+  for (const auto& point : drawn) {  // (not a structured binding: CAPTURE's lambda takes it)
+    const int x = point.first.first, y = point.first.second;
+    CAPTURE(x);
+    CAPTURE(y);
+    CHECK(h(static_cast<std::uint64_t>(x), static_cast<std::uint64_t>(y)) == point.second);
   }
   // Every point of the 16 x 16 grid has its own value, and neighbours on the
   // curve are neighbours in the grid.

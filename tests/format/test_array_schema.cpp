@@ -1035,7 +1035,9 @@ TEST_CASE("schemas of arrays written by TileDB-Py match their manifest") {
         const std::uint32_t v = s.version.value;
         CHECK(std::string(codec_enum_name(s.array_type)) == (facts.at("array_type") == "sparse" ? "SPARSE" : "DENSE"));
         CHECK(std::string(codec_enum_name(s.cell_order)) == layout_name(facts.at("cell_order").as_string()));
-        CHECK(std::string(codec_enum_name(s.tile_order)) == layout_name(facts.at("tile_order").as_string()));
+        // TileDB-Py reports no tile order for arrays in Hilbert cell order.
+        if (facts.at("tile_order").is_string())
+          CHECK(std::string(codec_enum_name(s.tile_order)) == layout_name(facts.at("tile_order").as_string()));
         CHECK(static_cast<std::int64_t>(s.capacity) == facts.at("capacity").as_int64());
         if (s.is_sparse()) CHECK(s.allows_dups.value == facts.at("allows_duplicates").as_bool());
         check_filters(facts.at("coords_filters"), s.coords_filters, v, true);
