@@ -269,6 +269,23 @@ void whole_array(input in) {
     for (const auto& a : arr.schema().attributes.value)
       if (!a.enumeration_name.value.value.empty())
         guarded([&] { (void)array::query(corner).where(array::field(a.name.value) != "label").read(); });
+    // Aggregates: over the whole domain (whole tiles from their stored
+    // metadata, the rest folded from the tiles), the corner, and every cell;
+    // and the stored tile metadata itself.
+    for (const auto& a : arr.schema().attributes.value) {
+      const std::string& name = a.name.value;
+      using array::aggregate_op;
+      for (auto op : {aggregate_op::sum, aggregate_op::min, aggregate_op::max, aggregate_op::mean,
+                      aggregate_op::null_count}) {
+        guarded([&] { (void)arr.query().aggregate({{op, name}, {aggregate_op::count, ""}}); });
+        guarded([&] { (void)array::query(corner).aggregate(op, name); });
+        guarded([&] { (void)arr.query().use_tile_metadata(false).aggregate(op, name); });
+      }
+      for (const auto& frag : arr.fragments())
+        guarded([&] {
+          for (std::size_t t = 0; t < frag.tile_num() && t < 64; ++t) (void)frag.tile_metadata(name, t);
+        });
+    }
     for (auto layout : {array::query_layout::row_major, array::query_layout::col_major,
                         array::query_layout::global_order, array::query_layout::unordered}) {
       guarded([&] { (void)corner.layout(layout).read(); });

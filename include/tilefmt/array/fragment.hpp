@@ -350,7 +350,7 @@ private:
     auto fail = [&](const std::string& what) {
       return format_error("field " + f.name + ": the tile " + what, static_cast<std::size_t>(offset));
     };
-    if (s.fixed.size() / size != tiles || s.fixed.size() % size != 0)
+    if (size == 0 || s.fixed.size() / size != tiles || s.fixed.size() % size != 0)
       throw fail("mins or maxes hold " + std::to_string(s.fixed.size()) + " bytes for " + std::to_string(tiles) +
                  " tiles");
     if (!f.var()) return std::span<const std::byte>(s.fixed).subspan(i * size, size);
