@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Build the TileDB interop corpus: one Python virtual environment per TileDB-Py
-# release in tests/interop/versions.txt, the generator run in each, and a merged
-# manifest.
+# release in tests/interop/versions.txt, the generator run in each; the older
+# libtiledb releases of tests/interop/c_versions.txt driven through their C
+# API (generate_c.py); and a merged manifest.
 #
 #   scripts/interop.sh [OUTDIR]        (default: build/interop in the repository)
 #
 # Output: OUTDIR/venv/tiledb-<py version>/        virtual environments
+#         OUTDIR/wheels/, OUTDIR/libtiledb/<v>/    older wheels and their libtiledb (C API corpus)
 #         OUTDIR/corpus/<libtiledb version>/      arrays, expected values, manifest.json
 #         OUTDIR/corpus/manifest.json             all versions merged
 #
@@ -147,6 +149,61 @@ for line in "${LINES[@]}"; do
     mv "$DEST.tmp" "$DEST"
     GENERATED=1
 done
+
+# --- older libtiledb through its C API ----------------------------------------
+# Format versions 2-16: the libtiledb inside an older TileDB-Py wheel, driven
+# by generate_c.py (tests/interop/c_versions.txt). Wheels are cached under
+# OUTDIR/wheels, their libraries under OUTDIR/libtiledb/<version>.
+C_VERSIONS="$SRC/c_versions.txt"
+C_HASH=$(cat "$SRC/generate_c.py" "$SRC/libtiledb_c.py" "$C_VERSIONS" | sha256sum | cut -c1-16)
+mapfile -t C_LINES < <(grep -v '^[[:space:]]*\(#\|$\)' "$C_VERSIONS")
+mkdir -p "$OUT/wheels" "$OUT/libtiledb"
+C_START=$(date +%s)
+for line in "${C_LINES[@]}"; do
+    read -r PYVER PYTAG WANT_LIB WANT_FMT _rest <<<"$line"
+    LIBDIR="$OUT/libtiledb/$WANT_LIB"
+    if ! compgen -G "$LIBDIR/libtiledb*.so*" >/dev/null; then
+        if ! compgen -G "$OUT/wheels/tiledb-$PYVER-*.whl" >/dev/null; then
+            check_index "$NEWEST_PY"
+            say "[$PYVER] downloading the wheel for CPython $PYTAG (its libtiledb $WANT_LIB)"
+            if ! "$NEWEST_PY" -m pip download -q --no-deps --only-binary=:all: --python-version "$PYTAG" \
+                    --platform manylinux2014_x86_64 --platform manylinux2010_x86_64 --platform manylinux1_x86_64 \
+                    -d "$OUT/wheels" "tiledb==$PYVER"; then
+                say "ERROR: [$PYVER] pip download failed"
+                exit 1
+            fi
+        fi
+        rm -rf "$LIBDIR" && mkdir -p "$LIBDIR"
+        # The shared libraries only (tiledb/.libs before 0.6, tiledb.libs after).
+        python3 - "$LIBDIR" "$OUT"/wheels/tiledb-"$PYVER"-*.whl <<'PY'
+import os, sys, zipfile
+out, wheel = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(wheel) as z:
+    for n in z.namelist():
+        if n.startswith(("tiledb/.libs/", "tiledb.libs/")) and ".so" in n:
+            with open(os.path.join(out, os.path.basename(n)), "wb") as f:
+                f.write(z.read(n))
+PY
+    fi
+    DEST="$OUT/corpus/$WANT_LIB"
+    KEEP+=("$WANT_LIB")
+    STAMP="$C_HASH tiledb-py=$PYVER libtiledb=$WANT_LIB driver=C"
+    if [ -f "$DEST/.stamp" ] && [ -f "$DEST/manifest.json" ] && [ "$(cat "$DEST/.stamp")" = "$STAMP" ]; then
+        continue
+    fi
+    rm -rf "$DEST.tmp"
+    if ! python3 "$SRC/generate_c.py" --lib "$LIBDIR" --wheel "$PYVER" --out "$DEST.tmp" | sed "s/^/    [$WANT_LIB] /"; then
+        say "ERROR: [$PYVER] libtiledb $WANT_LIB: the C generator failed (see above)"
+        exit 1
+    fi
+    GOT=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["libtiledb_version"], ",".join(map(str, m["format_versions"])))' "$DEST.tmp/manifest.json")
+    [ "$GOT" = "$WANT_LIB $WANT_FMT" ] || say "WARNING: [$PYVER] c_versions.txt says libtiledb $WANT_LIB format $WANT_FMT, got $GOT"
+    echo "$STAMP" > "$DEST.tmp/.stamp"
+    rm -rf "$DEST"
+    mv "$DEST.tmp" "$DEST"
+    GENERATED=1
+done
+say "older libtiledb through the C API: ${#C_LINES[@]} releases in $(( $(date +%s) - C_START ))s"
 
 # Drop corpora of versions no longer listed.
 for d in "$OUT"/corpus/*/; do

@@ -1,9 +1,12 @@
-// Arrays of TileDB 1.3 and 1.4 (tests/data/legacy, from TileDB's test inputs)
+// Arrays of TileDB 1.3 and 1.4 (tests/data/legacy, from TileDB's test inputs) and of
+// every format version 2-16 (tests/data/releases, written by those releases)
 // opened through array::open: legacy fragment metadata, zipped coordinates
 // in one __coords file, data files named after attributes.
 #include "tilefmt/array/array.hpp"
+#include "tilefmt/array/query.hpp"
 
 #include <filesystem>
+#include <map>
 #include <numeric>
 
 #include "../support/testing.hpp"
@@ -94,5 +97,56 @@ TEST_CASE("legacy arrays, damaged: errors naming the file") {
       tilefmt::storage::local{}.write(file, original);
     }
     fs::remove_all(root);
+  }
+}
+
+TEST_CASE("arrays of every format version 2-16, as the libtiledb of that version wrote them (tests/data/releases)") {
+  // libtiledb release -> the format version it writes (tests/interop/c_versions.txt).
+  const std::pair<const char*, std::uint32_t> releases[] = {
+      {"1.5.0", 2},  {"1.6.3", 3},  {"1.7.7", 4},  {"2.0.8", 5},  {"2.1.6", 6},
+      {"2.2.2", 7},  {"2.2.9", 8},  {"2.3.3", 9},  {"2.6.4", 10}, {"2.7.2", 11},
+      {"2.8.3", 12}, {"2.9.5", 13}, {"2.10.4", 14}, {"2.11.3", 15}, {"2.12.3", 16}};
+  const fs::path root = fs::path(TILEFMT_TEST_DATA) / "releases";
+  for (const auto& rel : releases) {
+    const std::string release = rel.first;  // not a structured binding: clang 14 cannot CAPTURE one
+    const std::uint32_t version = rel.second;
+    CAPTURE(release);
+    {
+      auto arr = array::open(root / release / "dense_1d");
+      REQUIRE(arr.fragments().size() == 2);
+      for (const auto& f : arr.fragments()) CHECK(f.format_version() == version);
+      std::vector<std::int32_t> want(100);
+      std::iota(want.begin(), want.end(), 0);
+      std::iota(want.begin() + 10, want.begin() + 40, 1000);
+      CHECK(plain(arr.query().read().get<std::int32_t>("a")) == want);
+    }
+    {
+      auto arr = array::open(root / release / "sparse_2d");
+      REQUIRE(arr.fragments().size() == 2);
+      for (const auto& f : arr.fragments()) CHECK(f.format_version() == version);
+      // The cells as written, keyed by coordinates: (v, s).
+      std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::int32_t, std::string>> want, got;
+      auto word = [](int i) {
+        std::string w;
+        for (int k = 0; k <= i % 4; ++k) w += "w" + std::to_string(i);
+        return w;
+      };
+      for (int i = 0; i < 40; ++i) {
+        want[{37 * i % 100, 11 * i % 50}] = {i, word(i)};
+        want[{37 * i % 100 + 500, 11 * i % 50 + 600}] = {-i, word(39 - i)};
+      }
+      const auto r = arr.query().layout(array::query_layout::unordered).read();
+      const auto x = r.get<std::int64_t>("x");
+      const auto y = r.get<std::int64_t>("y");
+      const auto v = r.get<std::int32_t>("v");
+      const auto& s = r.bytes("s");
+      const auto& off = r.byte_offsets("s");
+      REQUIRE(r.cell_num() == 80);
+      for (std::size_t c = 0; c < 80; ++c) {
+        const std::size_t e = c + 1 < off.size() ? off[c + 1] : s.size();
+        got[{x[c], y[c]}] = {v[c], std::string(reinterpret_cast<const char*>(s.data()) + off[c], e - off[c])};
+      }
+      CHECK(got == want);
+    }
   }
 }

@@ -681,7 +681,7 @@ format::Footer make_footer(std::uint32_t v, const FooterShape& s, std::uint64_t 
   f.tile_validity_offsets.value = values(v >= 7 ? all : 0);
   for (auto* arr : {&f.tile_min_offsets, &f.tile_max_offsets, &f.tile_sum_offsets, &f.tile_null_count_offsets})
     arr->value = values(v >= 11 ? all : 0);
-  if (v >= 11) f.fragment_min_max_sum_null_count_offset.value = g.next<std::uint64_t>();
+  if (v >= 12) f.fragment_min_max_sum_null_count_offset.value = g.next<std::uint64_t>();
   if (v >= 16) f.processed_conditions_offset.value = g.next<std::uint64_t>();
   for (auto id : s.optional_ids) {
     format::OptionalSection sec{id, {}};
@@ -706,7 +706,7 @@ std::size_t expected_footer_size(std::uint32_t v, const format::Footer& f, const
   if (v >= 15) n += 1;
   n += 8 * (all + var + (v >= 7 ? all : 0));
   n += 8 + 8 * (all + 2 * var + (v >= 7 ? all : 0) + (v >= 11 ? 4 * all : 0));
-  if (v >= 11) n += 8;
+  if (v >= 12) n += 8;  // the spec says 11; libtiledb 2.7, which wrote 11, did not (docs/format_notes.md)
   if (v >= 16) n += 8;
   if (v >= 23) {
     n += 4;

@@ -77,6 +77,11 @@ public:
         files.version = legacy->version;
       } else {
         files.footer = format::read_footer(files.metadata, files.ctx);
+        // A `__t1_t2_uuid` name says 4, yet libtiledb 1.6 wrote such names
+        // with version 3 footers; TileDB takes the footer's (the two lay
+        // out alike).
+        if (where_.name.grammar == format::NameGrammar::t1_t2_uuid && files.footer.version == 3)
+          files.version = files.ctx.version = 3;
         files.ctx = format::with_footer_flags(files.ctx, files.footer);
       }
       return 0;

@@ -289,8 +289,9 @@ struct Footer {
   codec::sized<detail::fields_since_11, std::vector<std::uint64_t>> tile_max_offsets;
   codec::sized<detail::fields_since_11, std::vector<std::uint64_t>> tile_sum_offsets;
   codec::sized<detail::fields_since_11, std::vector<std::uint64_t>> tile_null_count_offsets;
-  /// v11 writes no such tile and leaves this slot uninitialized.
-  codec::since<11, std::uint64_t> fragment_min_max_sum_null_count_offset;
+  /// From v12: libtiledb 2.7, the one release writing v11, ends the footer
+  /// after the tile null count offsets (load_generic_tile_offsets_v11).
+  codec::since<12, std::uint64_t> fragment_min_max_sum_null_count_offset;
   codec::since<16, std::uint64_t> processed_conditions_offset;
   codec::since<23, codec::counted<std::uint32_t, std::vector<OptionalSection>>> optional_sections;
 
