@@ -150,6 +150,18 @@ class Builder:
         ned = [[min(coords[d["name"]]), max(coords[d["name"]])] for d in dims]
         self._record(self._new_fragment(before), ned, len(coords[dims[0]["name"]]), sparse=True)
 
+    def consolidate_fragment_metadata(self):
+        """Consolidates the fragments' footers into one `.meta` file."""
+        self.tick()
+        self.ctx.consolidate(self.uri, self.key, {"sm.consolidation.mode": "fragment_meta"})
+        for f in self.fragments:
+            f["has_consolidated_metadata"] = True
+
+    def evolve_add_attribute(self, spec):
+        self.tick()
+        self.ctx.evolve_add_attribute(self.uri, spec)
+        self.spec["attrs"].append(spec)
+
     def consolidate(self):
         """Consolidates the fragments (vacuuming them where the release has
         a separate vacuum), and records the result as the only fragment."""
@@ -206,7 +218,7 @@ class Builder:
         self.fragments.append({
             "name": name, "timestamp_range": list(ts), "format_version": fmt, "sparse": sparse,
             "cell_num": cell_num, "non_empty_domain": ned,
-            "array_schema_name": schemas[-1] if len(schemas) == 1 else None,
+            "array_schema_name": schemas[-1] if schemas else None,  # the newest: names sort by timestamp
             "has_consolidated_metadata": False, "primary": form, "fields": entry_fields,
             "tiledb_global_read_agrees": None if sparse else {"tiles": self.global_read_agrees},
             "to_vacuum": False, "listed_by_tiledb": True,
@@ -444,42 +456,82 @@ def case_types(b):
     b.write_dense([[0, 63]], {"a_" + t.lower(): Field(t, vals[t]) for t in types})
 
 
+# (name, filters, values): "int" INT64, "float" FLOAT64, "str" var STRING_ASCII
 FILTER_SETS = [
-    ("gzip", [("GZIP", 6)]), ("zstd", [("ZSTD", 3)]), ("lz4", [("LZ4", None)]), ("rle", [("RLE", None)]),
-    ("bzip2", [("BZIP2", 5)]), ("double_delta", [("DOUBLE_DELTA", None)]),
-    ("bit_width_reduction", [("BIT_WIDTH_REDUCTION", None)]), ("bitshuffle", [("BITSHUFFLE", None)]),
-    ("byteshuffle", [("BYTESHUFFLE", None)]), ("positive_delta", [("POSITIVE_DELTA", None)]),
-    ("checksum_md5", [("CHECKSUM_MD5", None)]), ("checksum_sha256", [("CHECKSUM_SHA256", None)]),
-    ("byteshuffle_zstd", [("BYTESHUFFLE", None), ("ZSTD", -1)]),
-    ("bitwidth_gzip", [("BIT_WIDTH_REDUCTION", None), ("GZIP", 1)]),
+    ("gzip", [("GZIP", 6)], "int"), ("zstd", [("ZSTD", 3)], "int"), ("lz4", [("LZ4", None)], "int"),
+    ("rle", [("RLE", None)], "int"), ("bzip2", [("BZIP2", 5)], "int"),
+    ("double_delta", [("DOUBLE_DELTA", None)], "int"),
+    ("bit_width_reduction", [("BIT_WIDTH_REDUCTION", None)], "int"), ("bitshuffle", [("BITSHUFFLE", None)], "int"),
+    ("byteshuffle", [("BYTESHUFFLE", None)], "int"), ("positive_delta", [("POSITIVE_DELTA", None)], "int"),
+    ("checksum_md5", [("CHECKSUM_MD5", None)], "int"), ("checksum_sha256", [("CHECKSUM_SHA256", None)], "int"),
+    ("byteshuffle_zstd", [("BYTESHUFFLE", None), ("ZSTD", -1)], "int"),
+    ("bitwidth_gzip", [("BIT_WIDTH_REDUCTION", None), ("GZIP", 1)], "int"),
+    ("xor", [("XOR", None)], "int"), ("xor_float", [("XOR", None), ("ZSTD", 1)], "float"),
+    ("float_scale", [("SCALE_FLOAT", None)], "float"),
+    ("zstd_str", [("ZSTD", 1)], "str"), ("rle_str", [("RLE", None)], "str"),
+    ("dictionary_str", [("DICTIONARY", None)], "str"),
 ]
+KIND_TYPE = {"int": "INT64", "float": "FLOAT64", "str": "STRING_ASCII"}
 
 
 def case_filters(array_type):
-    """One attribute per filter pipeline the release accepts; the others
-    are skipped with libtiledb's reason."""
+    """One attribute per filter pipeline the release accepts on that type;
+    the others are skipped with libtiledb's reason."""
     def run(b):
+        n = 2000
+        dims = [dim("d", "INT64", 0, n - 1, 500)] if array_type == "dense" else [dim("d", "INT64", 0, 10 * n, 1000)]
         attrs = []
-        for name, fl in FILTER_SETS:
-            try:
-                b.ctx.filter_list(fl)
+        for name, fl, kind in FILTER_SETS:
+            a = attr("a_" + name, KIND_TYPE[kind], tl.VAR_NUM if kind == "str" else 1, filters=fl)
+            try:  # a schema of that attribute alone: does this release take it?
+                b.ctx.schema(schema(array_type, dims, [a]))
             except tl.TileDBError as e:
                 b.skip("filter " + name, str(e))
                 continue
-            attrs.append(attr("a_" + name, "INT64", filters=fl))
-        attrs.append(attr("s_zstd", "CHAR", tl.VAR_NUM, filters=[("ZSTD", 1)]))
-        n = 2000
-        values = [1000 + 7 * i + (i * i) % 7 for i in range(n)]  # increasing: positive delta needs that
-        strings = [("k%d" % (i % 13)).encode() * (1 + i % 3) for i in range(n)]
-        fields = {a["name"]: Field("INT64", values) for a in attrs if a["type"] == "INT64"}
-        fields["s_zstd"] = Field("CHAR", strings, var=True)
+            attrs.append(a)
+        values = {
+            "int": Field("INT64", [1000 + 7 * i + (i * i) % 7 for i in range(n)]),  # increasing: positive delta
+            "float": Field("FLOAT64", [i / 8.0 + (i % 5) for i in range(n)]),
+            "str": Field("STRING_ASCII", [("k%d" % (i % 13)).encode() * (1 + i % 3) for i in range(n)], var=True),
+        }
+        kinds = {"a_" + name: kind for name, _, kind in FILTER_SETS}
+        fields = {a["name"]: values[kinds[a["name"]]] for a in attrs}
         if array_type == "dense":
-            b.create(schema("dense", [dim("d", "INT64", 0, n - 1, 500)], attrs))
+            b.create(schema("dense", dims, attrs))
             b.write_dense([[0, n - 1]], fields)
         else:
-            b.create(schema("sparse", [dim("d", "INT64", 0, 10 * n, 1000)], attrs, capacity=300))
+            b.create(schema("sparse", dims, attrs, capacity=300))
             b.write_sparse({"d": [5 * i + i % 3 for i in range(n)]}, fields)
     return run
+
+
+def case_duplicates(b):
+    if not b.lib.has("tiledb_array_schema_set_allows_dups"):
+        raise Unsupported("duplicates (tiledb_array_schema_set_allows_dups) came with libtiledb 2.0")
+    b.create(schema("sparse", [dim("x", "INT32", 0, 99, 10), dim("y", "INT32", 0, 99, 10)], [attr("v", "UINT32")],
+                    capacity=5, dups=True))
+    xs = [i % 7 for i in range(30)]
+    ys = [(i * 3) % 5 for i in range(30)]
+    b.write_sparse({"x": xs, "y": ys}, {"v": Field("UINT32", list(range(30)))})
+    b.write_sparse({"x": [50 + x for x in xs], "y": ys}, {"v": Field("UINT32", list(range(100, 130)))})
+
+
+def case_schema_evolution(b):
+    if not b.lib.has("tiledb_array_evolve"):
+        raise Unsupported("schema evolution (tiledb_array_evolve) came with libtiledb 2.4")
+    b.create(schema("dense", [dim("d", "INT32", 1, 40, 10)], [attr("a", "INT32")]))
+    b.write_dense([[1, 40]], {"a": Field("INT32", list(range(40)))})
+    b.evolve_add_attribute(attr("b", "FLOAT32"))
+    b.write_dense([[11, 30]], {"a": Field("INT32", [100 + i for i in range(20)]),
+                               "b": Field("FLOAT32", [i * 0.25 for i in range(20)])})
+
+
+def case_consolidated_fragment_metadata(b):
+    if b.lib.version < (2, 0, 0):
+        raise Unsupported("fragment metadata consolidation (sm.consolidation.mode=fragment_meta) came with "
+                          "libtiledb 2.0")
+    case_sparse_2d(b)
+    b.consolidate_fragment_metadata()
 
 
 def case_nullable(b):
@@ -542,6 +594,11 @@ CASES = [
      ["dense", "filters"]),
     ("c_filters_sparse", case_filters("sparse"), "Sparse int64 and var char, one attribute per filter pipeline",
      ["sparse", "filters"]),
+    ("c_sparse_duplicates", case_duplicates, "Sparse 2D with duplicates, two fragments", ["sparse", "duplicates"]),
+    ("c_schema_evolution", case_schema_evolution, "Dense 1D, an attribute added between two writes",
+     ["dense", "schema_evolution"]),
+    ("c_consolidated_fragment_metadata", case_consolidated_fragment_metadata,
+     "Sparse 2D, fragment footers consolidated into a .meta file", ["sparse", "consolidated_fragment_metadata"]),
     ("c_nullable_dense", case_nullable, "Dense nullable int32 and nullable var char", ["dense", "nullable"]),
     ("c_metadata", case_metadata, "Dense 1D with array metadata of several types", ["dense", "metadata"]),
     ("c_encrypted_dense", case_encrypted("dense"), "Dense 1D, AES-256-GCM", ["dense", "encryption"]),

@@ -32,7 +32,7 @@ STRUCT_CODE = {
 FILTERS = {
     "NONE": 0, "GZIP": 1, "ZSTD": 2, "LZ4": 3, "RLE": 4, "BZIP2": 5, "DOUBLE_DELTA": 6,
     "BIT_WIDTH_REDUCTION": 7, "BITSHUFFLE": 8, "BYTESHUFFLE": 9, "POSITIVE_DELTA": 10,
-    "CHECKSUM_MD5": 12, "CHECKSUM_SHA256": 13,
+    "CHECKSUM_MD5": 12, "CHECKSUM_SHA256": 13, "DICTIONARY": 14, "SCALE_FLOAT": 15, "XOR": 16,
 }
 FILTER_OPTION_COMPRESSION_LEVEL = 0
 QUERY_READ, QUERY_WRITE = 0, 1
@@ -147,14 +147,7 @@ class Ctx:
             self.call("tiledb_domain_add_dimension", dom, dim)
         self.call("tiledb_array_schema_set_domain", s, dom)
         for a in spec["attrs"]:
-            attr = self.alloc("tiledb_attribute_alloc", a["name"].encode(), C.c_int(DATATYPES[a["type"]]))
-            if a["cell_val_num"] != 1:
-                self.call("tiledb_attribute_set_cell_val_num", attr, C.c_uint32(a["cell_val_num"]))
-            if a["nullable"]:
-                self.call("tiledb_attribute_set_nullable", attr, C.c_uint8(1))
-            if a.get("filter_list"):
-                self.call("tiledb_attribute_set_filter_list", attr, self.filter_list(a["filter_list"]))
-            self.call("tiledb_array_schema_add_attribute", s, attr)
+            self.call("tiledb_array_schema_add_attribute", s, self.attribute(a))
         self.call("tiledb_array_schema_set_cell_order", s, C.c_int(LAYOUTS[spec["cell_order"]]))
         self.call("tiledb_array_schema_set_tile_order", s, C.c_int(LAYOUTS[spec["tile_order"]]))
         if sparse:
@@ -163,6 +156,16 @@ class Ctx:
                 self.call("tiledb_array_schema_set_allows_dups", s, C.c_int(1))
         self.call("tiledb_array_schema_check", s)
         return s
+
+    def attribute(self, a):
+        attr = self.alloc("tiledb_attribute_alloc", a["name"].encode(), C.c_int(DATATYPES[a["type"]]))
+        if a["cell_val_num"] != 1:
+            self.call("tiledb_attribute_set_cell_val_num", attr, C.c_uint32(a["cell_val_num"]))
+        if a["nullable"]:
+            self.call("tiledb_attribute_set_nullable", attr, C.c_uint8(1))
+        if a.get("filter_list"):
+            self.call("tiledb_attribute_set_filter_list", attr, self.filter_list(a["filter_list"]))
+        return attr
 
     def create(self, uri, spec, key=None):
         s = self.schema(spec)
@@ -181,12 +184,31 @@ class Ctx:
                       C.c_uint32(len(key)))
         return Array(self, arr)
 
-    def consolidate(self, uri, key=None):
+    def config(self, settings):
+        """A tiledb_config_t with `settings` ({key: value}), or None."""
+        if not settings:
+            return None
+        cfg, err = C.c_void_p(), C.c_void_p()
+        if self.lib.fn("tiledb_config_alloc")(C.byref(cfg), C.byref(err)) != 0:
+            raise TileDBError("tiledb_config_alloc failed")
+        for k, v in settings.items():
+            if self.lib.fn("tiledb_config_set")(cfg, k.encode(), str(v).encode(), C.byref(err)) != 0:
+                raise TileDBError("tiledb_config_set %s=%s failed" % (k, v))
+        return cfg
+
+    def consolidate(self, uri, key=None, settings=None):
+        cfg = self.config(settings)
         if key is None:
-            self.call("tiledb_array_consolidate", uri.encode(), None)
+            self.call("tiledb_array_consolidate", uri.encode(), cfg)
         else:
             self.call("tiledb_array_consolidate_with_key", uri.encode(), C.c_int(AES_256_GCM), key,
-                      C.c_uint32(len(key)), None)
+                      C.c_uint32(len(key)), cfg)
+
+    def evolve_add_attribute(self, uri, spec):
+        """Schema evolution (2.4 on): adds the attribute `spec` describes."""
+        evo = self.alloc("tiledb_array_schema_evolution_alloc")
+        self.call("tiledb_array_schema_evolution_add_attribute", evo, self.attribute(spec))
+        self.call("tiledb_array_evolve", uri.encode(), evo)
 
     def vacuum(self, uri):
         self.call("tiledb_array_vacuum", uri.encode(), None)
