@@ -104,7 +104,7 @@ TEST_CASE("arrays of every format version 2-16, as the libtiledb of that version
   // libtiledb release -> the format version it writes (tests/interop/c_versions.txt).
   const std::pair<const char*, std::uint32_t> releases[] = {
       {"1.5.0", 2},  {"1.6.3", 3},  {"1.7.7", 4},  {"2.0.8", 5},  {"2.1.6", 6},
-      {"2.2.2", 7},  {"2.2.9", 8},  {"2.3.3", 9},  {"2.6.4", 10}, {"2.7.2", 11},
+      {"2.2.2", 7},  {"2.2.9", 8},  {"2.3.3", 9},  {"2.4.3", 10}, {"2.6.4", 10}, {"2.7.2", 11},
       {"2.8.3", 12}, {"2.9.5", 13}, {"2.10.4", 14}, {"2.11.3", 15}, {"2.12.3", 16}};
   const fs::path root = fs::path(TILEFMT_TEST_DATA) / "releases";
   for (const auto& rel : releases) {

@@ -1,14 +1,17 @@
 // Writing arrays: the files are byte for byte those TileDB 2.30 wrote for
 // the same schema and cells (tests/data/writer/twin, made by
-// tests/data/writer/make_twin.py), they read back, and bad input is refused
-// before anything is written.
+// tests/data/writer/make_twin.py) and, at older format versions, those
+// libtiledb 2.0-2.12 wrote (tests/data/releases); they read back, and bad
+// input is refused before anything is written.
 #include "tilefmt/array/array.hpp"
+#include "tilefmt/array/query.hpp"
 #include "tilefmt/array/writer.hpp"
 
 #include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
+#include <numeric>
 #include <set>
 
 #include "../support/testing.hpp"
@@ -690,5 +693,144 @@ TEST_CASE("dense fragments over partial tiles, cells in row-major order: the fil
   const std::string frag_name = only_dir_in(twin_partial / "__fragments");
   CHECK(f.commit(same_name_as(frag_name)) == frag_name);
   check_same_files(root, twin_partial, 9);
+  fs::remove_all(root);
+}
+
+// ---------------------------------------------------------------------------
+// Older format versions (5-22): the folders and files each libtiledb made,
+// byte for byte where tests/data/releases has that release's own array.
+
+TEST_CASE("create at every format version 5-22: the folders that version's libtiledb made, fragments at that version") {
+  for (std::uint32_t v = format::oldest_written_version; v <= format::written_version; ++v) {
+    CAPTURE(v);
+    const fs::path root = scratch("v" + std::to_string(v));
+    auto schema = format::make_array_schema(
+        {.type = format::ArrayType::DENSE,
+         .dimensions = {format::make_dimension<std::int64_t>("d", 0, 15, 4)},
+         .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::UINT16}),
+                        format::make_attribute({.name = "s",
+                                                .type = format::Datatype::STRING_ASCII,
+                                                .cell_val_num = format::var_num,
+                                                .filters = format::compression_pipeline(format::FilterType::ZSTD, 1)})}});
+    const std::string schema_name = array::create(root, schema, {.timestamp = 1600000000000, .format_version = v});
+    CHECK((schema_name == "__array_schema.tdb") == (v < 10));
+    CHECK(fs::is_regular_file(root / (v < 10 ? fs::path("__array_schema.tdb") : fs::path("__schema") / schema_name)));
+    CHECK(fs::exists(root / "__lock.tdb") == (v < 11));
+    CHECK(fs::is_directory(root / "__fragments") == (v >= 12));
+    CHECK(fs::is_directory(root / "__labels") == (v >= 18));
+    CHECK(fs::is_directory(root / "__schema" / "__enumerations") == (v >= 20));
+
+    std::vector<std::uint16_t> a(16);
+    std::vector<std::string> s(16);
+    for (std::size_t i = 0; i < 16; ++i) {
+      a[i] = static_cast<std::uint16_t>(i * 3);
+      s[i] = std::string(i % 4, static_cast<char>('a' + i));
+    }
+    const std::string name = array::dense_fragment(root, {{0, 15}}, array::cell_layout::storage)
+                                 .set("a", a)
+                                 .set_var("s", s)
+                                 .commit({.timestamp = 1600000000001});
+    const format::TimestampedName n = format::parse_timestamped_name(name);
+    CHECK(n.version == v);
+    CHECK(fs::is_regular_file(v >= 12 ? root / "__commits" / (name + ".wrt") : root / (name + ".ok")));
+    CHECK(fs::is_directory(v >= 12 ? root / "__fragments" / name : root / name));
+    // Data files by attribute name before 9, by index from 9 (as format/data_files.hpp says).
+    CHECK(fs::is_regular_file((v >= 12 ? root / "__fragments" / name : root / name) / (v < 9 ? "a.tdb" : "a0.tdb")));
+
+    const auto arr = array::open(root);
+    CHECK(arr.schema().version.value == v);
+    REQUIRE(arr.fragments().size() == 1);
+    CHECK(arr.fragments()[0].format_version() == v);
+    const auto r = arr.query().read();
+    const auto got = r.get<std::uint16_t>("a");
+    CHECK(std::vector<std::uint16_t>(got.begin(), got.end()) == a);
+    CHECK(r.byte_offsets("s").size() == 16);
+    // The fragment summary, processed conditions and tile metadata exist only
+    // from the versions that have them.
+    const auto& footer = arr.fragments()[0].footer();
+    CHECK(footer.tile_min_offsets.value.empty() == (v < 11));
+    CHECK((footer.fragment_min_max_sum_null_count_offset.value != 0) == (v >= 12));
+    fs::remove_all(root);
+  }
+}
+
+TEST_CASE("create refuses what the target version lacks, and versions it does not write") {
+  const fs::path root = scratch("refuse-version");
+  auto with_attr = [](format::Attribute a) {
+    return format::make_array_schema({.type = format::ArrayType::DENSE,
+                                      .dimensions = {format::make_dimension<std::int32_t>("d", 1, 8, 4)},
+                                      .attributes = {std::move(a)}});
+  };
+  using D = format::Datatype;
+  using FT = format::FilterType;
+  const auto plain = with_attr(format::make_attribute({.name = "a", .type = D::INT32}));
+  CHECK_THROWS_AS(array::create(root, plain, {.format_version = 4}), std::invalid_argument);
+  CHECK_THROWS_AS(array::create(root, plain, {.format_version = 23}), std::invalid_argument);
+  const auto nullable = with_attr(format::make_attribute({.name = "a", .type = D::INT32, .nullable = true}));
+  CHECK_THROWS_AS(array::create(root, nullable, {.format_version = 6}), std::invalid_argument);
+  const auto xor_filter = with_attr(format::make_attribute({.name = "a", .type = D::INT32, .filters = format::compression_pipeline(FT::XOR)}));
+  CHECK_THROWS_AS(array::create(root, xor_filter, {.format_version = 15}), std::invalid_argument);
+  const auto boolean = with_attr(format::make_attribute({.name = "a", .type = D::BOOL}));
+  CHECK_THROWS_AS(array::create(root, boolean, {.format_version = 13}), std::invalid_argument);
+  CHECK_FALSE(fs::exists(root));  // nothing written
+  // The first versions that have them are accepted.
+  CHECK_NOTHROW(array::create(root / "n7", nullable, {.format_version = 7}));
+  CHECK_NOTHROW(array::create(root / "x16", xor_filter, {.format_version = 16}));
+  CHECK_NOTHROW(array::create(root / "b14", boolean, {.format_version = 14}));
+  fs::remove_all(root);
+}
+
+TEST_CASE("dense_1d of every libtiledb 2.0-2.12: tilefmt's twin is byte-identical (tests/data/releases)") {
+  // Same schema, same cells, same timestamps and labels: every file equals
+  // the one that release wrote, fragment metadata included.
+  for (const char* release : {"2.0.8", "2.1.6", "2.2.2", "2.2.9", "2.3.3", "2.4.3", "2.6.4", "2.7.2", "2.8.3",
+                              "2.9.5", "2.10.4", "2.11.3", "2.12.3"}) {
+    CAPTURE(release);
+    const fs::path original = data / "releases" / release / "dense_1d";
+    const auto arr = array::open(original);
+    REQUIRE(arr.fragments().size() == 2);
+    const std::uint32_t v = arr.fragments()[0].format_version();
+    const fs::path root = scratch(std::string("twin-") + release);
+    array::write_options create_opt{.format_version = v};
+    if (v >= 10) {
+      const auto sn = format::parse_timestamped_name(arr.fragments()[0].footer().array_schema_name.value.value);
+      create_opt.timestamp = sn.t1;
+      create_opt.label = sn.uuid;
+    }
+    array::create(root, arr.schema(), create_opt);
+    const std::vector<std::pair<std::int64_t, std::int64_t>> boxes[] = {{{1, 100}}, {{11, 40}}};
+    for (std::size_t w = 0; w < 2; ++w) {
+      const auto& frag = arr.fragments()[w];
+      std::vector<std::int32_t> values(static_cast<std::size_t>(boxes[w][0].second - boxes[w][0].first + 1));
+      std::iota(values.begin(), values.end(), w == 0 ? 0 : 1000);
+      array::dense_fragment(root, boxes[w], array::cell_layout::row_major)
+          .set("a", values)
+          .commit({.timestamp = frag.timestamp_start(), .label = frag.name().uuid});
+    }
+    // Empty folders are not kept by git: compare files only.
+    const auto want = files_under(original);
+    CHECK(files_under(root) == want);
+    for (const auto& f : want) {
+      CAPTURE(f);
+      CHECK(storage::local{}.read(root / f) == storage::local{}.read(original / f));
+    }
+    fs::remove_all(root);
+  }
+}
+
+TEST_CASE("a fragment appended to an array libtiledb 2.3 made keeps its format version 9") {
+  const fs::path root = testing::copy_to_temp(data / "releases" / "2.3.3" / "dense_1d", "append-v9");
+  const std::string name = array::dense_fragment(root, {{41, 50}}).set("a", std::vector<std::int32_t>(10, -7)).commit();
+  CHECK(format::parse_timestamped_name(name).version == 9u);
+  CHECK(fs::is_regular_file(root / (name + ".ok")));
+  const auto arr = array::open(root);
+  REQUIRE(arr.fragments().size() == 3);
+  for (const auto& f : arr.fragments()) CHECK(f.format_version() == 9);
+  std::vector<std::int32_t> want(100);
+  std::iota(want.begin(), want.end(), 0);
+  std::iota(want.begin() + 10, want.begin() + 40, 1000);
+  std::fill(want.begin() + 40, want.begin() + 50, -7);
+  const auto got = arr.query().read().get<std::int32_t>("a");
+  CHECK(std::vector<std::int32_t>(got.begin(), got.end()) == want);
   fs::remove_all(root);
 }

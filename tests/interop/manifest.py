@@ -5,8 +5,10 @@
     manifest.py verify MANIFEST         check every listed file exists with its size and sha256
     manifest.py coverage MANIFEST       print the feature x format-version table (markdown)
     manifest.py summary MANIFEST        one line per TileDB version: arrays, skips, size
+    manifest.py twins MANIFEST OUTDIR   OUTDIR/manifest.json for the twins interop-rewrite wrote there
 """
 
+import copy
 import hashlib
 import json
 import os
@@ -178,7 +180,34 @@ def summary(path):
     return 0
 
 
+def twins(corpus_manifest, outdir):
+    """OUTDIR/manifest.json for the twins interop-rewrite wrote (OUTDIR/twins.txt):
+    each original's entry with the twin's path, the original's expected files
+    (paths relative to OUTDIR) and no metadata or time travel (a twin carries
+    cells only)."""
+    root = os.path.dirname(os.path.abspath(corpus_manifest))
+    outdir = os.path.abspath(outdir)
+    by_id = {a["id"]: a for a in load(corpus_manifest)["arrays"]}
+    arrays = []
+    with open(os.path.join(outdir, "twins.txt")) as f:
+        for line in f:
+            ident, path = line.rstrip("\n").split("\t")
+            e = copy.deepcopy(by_id[ident])
+            e.update(path=path, twin_of=ident, metadata=None)
+            e.pop("time_travel", None)
+            for rec in _walk_files(e["fragments"]):
+                rec["file"] = os.path.relpath(os.path.join(root, rec["file"]), outdir)
+            arrays.append(e)
+    with open(os.path.join(outdir, "manifest.json"), "w") as f:
+        json.dump({"manifest_version": MANIFEST_VERSION, "arrays": arrays}, f, indent=1)
+        f.write("\n")
+    print("manifest: %d twins in %s" % (len(arrays), os.path.join(outdir, "manifest.json")))
+    return 0
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == "twins":
+        return twins(argv[2], argv[3])
     if len(argv) != 3 or argv[1] not in ("merge", "verify", "coverage", "summary"):
         print(__doc__)
         return 2

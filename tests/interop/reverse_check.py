@@ -161,7 +161,7 @@ def _first_difference(a, b):
     return "expected %d bytes, TileDB has %d" % (len(a), len(b))
 
 
-def run(manifest_path, only=None, prefix="", data_only=False, quiet=False):
+def run(manifest_path, only=None, prefix="", data_only=False, quiet=False, release=None):
     with open(manifest_path) as f:
         m = json.load(f)
     root = os.path.dirname(os.path.abspath(manifest_path))
@@ -170,6 +170,8 @@ def run(manifest_path, only=None, prefix="", data_only=False, quiet=False):
     for entry in m["arrays"]:
         name = entry.get("id", entry["name"])
         if only and entry["name"] not in only and name not in only:
+            continue
+        if release and entry.get("libtiledb_version") != release:
             continue
         problems = check_array(entry, root, data_only)
         results[entry["name"]] = not problems
@@ -283,6 +285,8 @@ def main(argv=None):
     ap.add_argument("--only", default="")
     ap.add_argument("--data-only", action="store_true", help="compare fragment values only (cross-release reads)")
     ap.add_argument("--quiet", action="store_true", help="print failures only")
+    ap.add_argument("--libtiledb", help="only the arrays whose libtiledb_version is this (tilefmt's twins of that "
+                                        "release's arrays: interop-rewrite)")
     ap.add_argument("--selftest", action="store_true")
     ap.add_argument("--keep", help="selftest: work in this directory and keep it")
     args = ap.parse_args(argv)
@@ -291,7 +295,7 @@ def main(argv=None):
     if not args.manifest:
         ap.error("a manifest is needed (or --selftest)")
     only = set(x for x in args.only.split(",") if x)
-    passed, failed, _ = run(args.manifest, only, data_only=args.data_only, quiet=args.quiet)
+    passed, failed, _ = run(args.manifest, only, data_only=args.data_only, quiet=args.quiet, release=args.libtiledb)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tilefmt/array/fragment_builder.hpp"
+#include "tilefmt/format/feature_versions.hpp"
 
 namespace tilefmt::array {
 
@@ -81,23 +82,46 @@ inline void check_schema(const format::ArraySchema& s) {
 
 } // namespace detail
 
-/// Creates a new array at `root` with `schema` (written at format version
-/// format::written_version, whatever `schema.version` says). Returns the schema
-/// file's name (`__t_t_label`, in `root/__schema/`). Throws
-/// std::invalid_argument for a schema TileDB would refuse (see
-/// detail::check_schema) and io_error when `root` already holds an array or
-/// a folder cannot be made.
+/// Creates a new array at `root` with `schema`, at format version
+/// `opt.format_version` (format::written_version unless given; from 5 to 22),
+/// whatever `schema.version` says: the folders and schema file the
+/// libtiledb of that version makes (below). Returns the schema file's name:
+/// `__t_t_label` in `root/__schema/` from version 10, `__array_schema.tdb` in
+/// `root` before. Throws std::invalid_argument for a schema TileDB would
+/// refuse (see detail::check_schema) or one the version cannot hold (a
+/// filter, datatype or feature newer than it: format::unsupported_at), and
+/// io_error when `root` already holds an array or a folder cannot be made.
+///
+/// Folders by version: `__meta/` always; `__lock.tdb` (empty) before 11;
+/// `__schema/` from 10; `__commits/`, `__fragments/` and `__fragment_meta/`
+/// from 12; `__labels/` from 18; `__schema/__enumerations/` from 20.
 inline std::string create(const fs::path& root, format::ArraySchema schema, const write_options& opt = {}) {
-  schema.version.value = format::written_version;
+  const std::uint32_t v = opt.format_version;
+  if (v < format::oldest_written_version || v > format::written_version)
+    throw std::invalid_argument("tilefmt: create writes format versions " +
+                                std::to_string(format::oldest_written_version) + " to " +
+                                std::to_string(format::written_version) + ", not " + std::to_string(v));
+  schema.version.value = v;
   detail::check_schema(schema);
+  if (auto why = format::unsupported_at(schema, v); !why.empty()) throw std::invalid_argument("tilefmt: create: " + why);
   auto st = detail::or_local(opt.storage);
   if (is_array(*st, root)) throw io_error(root, "already holds a TileDB array");
   auto [t, label] = detail::name_parts(opt);
   // Encode before touching the disk, so a schema the codec rejects leaves nothing behind.
   std::vector<std::byte> payload = codec::encode(schema);
-  std::vector<std::byte> file = filter::write_generic_tile(payload, format::written_version);
-  for (const char* sub : {"__schema/__enumerations", "__commits", "__fragments", "__fragment_meta", "__meta", "__labels"})
-    st->make_folder(root / sub);
+  std::vector<std::byte> file = filter::write_generic_tile(payload, v);
+  std::vector<std::string> folders{"__meta"};
+  if (v >= 10) folders.push_back("__schema");
+  if (v >= 12) folders.insert(folders.end(), {"__commits", "__fragments", "__fragment_meta"});
+  if (v >= 18) folders.push_back("__labels");
+  if (v >= 20) folders.push_back("__schema/__enumerations");
+  st->make_folder(root);
+  for (const auto& sub : folders) st->make_folder(root / sub);
+  if (v < 11) st->write(root / "__lock.tdb", std::span<const std::byte>{});
+  if (v < 10) {
+    st->write(root / "__array_schema.tdb", file);
+    return "__array_schema.tdb";
+  }
   std::string name = format::make_timestamped_name(t, t, label);
   st->write(root / "__schema" / name, file);
   return name;

@@ -36,6 +36,7 @@
 #include "tilefmt/filter/pipeline.hpp"
 #include "tilefmt/filter/runtime_pipeline.hpp"
 #include "tilefmt/format/array_schema.hpp"
+#include "tilefmt/format/feature_versions.hpp"
 #include "tilefmt/format/fragment_metadata.hpp"
 #include "tilefmt/format/names.hpp"
 
@@ -50,6 +51,11 @@ struct write_options {
   std::optional<std::string> label{};
   /// Where the array's files are (array::create); null: the local file system.
   std::shared_ptr<storage::backend> storage{};
+  /// array::create only: the format version of the new array, from
+  /// format::oldest_written_version (5, libtiledb 2.0) to
+  /// format::written_version (22). Its fragments are written at that version,
+  /// whoever writes them, as TileDB does.
+  std::uint32_t format_version = format::written_version;
 };
 
 namespace detail {
@@ -157,14 +163,15 @@ public:
     schema_name_ = l.latest_schema.filename().string();
     if (schema_.is_sparse() != sparse)
       throw std::invalid_argument(message(std::string("the array is ") + (schema_.is_sparse() ? "sparse" : "dense")));
-    if (schema_.version.value != format::written_version)
-      throw std::invalid_argument(message(std::string("writes format ") + std::to_string(format::written_version) +
-                                          " fragments; the array's schema is version " +
-                                          std::to_string(schema_.version.value) +
-                                          ", whose fragments TileDB writes at that version"));
+    // Fragments take the array's version, as TileDB writes them.
+    version_ = schema_.version.value;
+    if (version_ < format::oldest_written_version || version_ > format::written_version)
+      throw std::invalid_argument(message("writes format versions " + std::to_string(format::oldest_written_version) +
+                                          " to " + std::to_string(format::written_version) +
+                                          "; the array's schema is version " + std::to_string(version_)));
     attrs_.resize(schema_.attributes.size());
     dims_.resize(schema_.domain.dimensions.size());
-    validity_pipeline_.emplace(schema_.validity_filters.value, format::Datatype::UINT8, format::written_version);
+    validity_pipeline_.emplace(schema_.validity_filters.value, format::Datatype::UINT8, version_);
   }
 
   const fs::path& root() const noexcept { return root_; }
@@ -185,8 +192,8 @@ public:
   std::size_t tile_num() const noexcept { return tile_cells_.size(); }
   std::uint64_t cell_num() const noexcept { return tile_cells_.empty() ? 0 : tile_first_.back() + tile_cells_.back(); }
 
-  field_info attribute_spec(std::size_t i) const { return attribute_field(schema_, i, format::written_version); }
-  field_info dimension_spec(std::size_t d) const { return dimension_field(schema_, d, format::written_version); }
+  field_info attribute_spec(std::size_t i) const { return attribute_field(schema_, i, version_); }
+  field_info dimension_spec(std::size_t d) const { return dimension_field(schema_, d, version_); }
 
   /// The attribute called `name`, checked against what set() or set_var()
   /// was given: `n` values (fixed) or offsets (var) of `value_size` bytes
@@ -242,7 +249,7 @@ public:
     std::optional<filter::runtime_pipeline> rp;
     filter::tile_context ctx;
     if (!encoder) {
-      rp.emplace(*f.filters, f.type, format::written_version);
+      rp.emplace(*f.filters, f.type, version_);
       ctx = rp->context(cell_size);
     }
     for (std::size_t t = 0; t < tile_num(); ++t) {
@@ -263,13 +270,13 @@ public:
                   std::span<const std::uint64_t> offsets, std::size_t value_size,
                   std::span<const std::uint8_t> validity) const {
     out = field_tiles{};
-    filter::runtime_pipeline rp(*f.filters, f.type, format::written_version);
+    filter::runtime_pipeline rp(*f.filters, f.type, version_);
     const filter::tile_context ctx = rp.context(format::datatype_size(f.type));
-    filter::runtime_pipeline offsets_rp(schema_.offsets_filters, format::Datatype::UINT64, format::written_version);
+    filter::runtime_pipeline offsets_rp(schema_.offsets_filters, format::Datatype::UINT64, version_);
     const filter::tile_context offsets_ctx = offsets_rp.context(8);
     // RLE and DICTIONARY on strings carry the offsets in the var tile; the
     // offsets file then holds a tile of no chunks (WriterBase::filter_tile).
-    const bool skip_offsets = filter::skip_offsets_filtering(*f.filters, f.type, format::written_version);
+    const bool skip_offsets = filter::skip_offsets_filtering(*f.filters, f.type, version_);
     std::vector<std::uint64_t> tile_offsets;
     std::vector<std::byte> offset_bytes;
     for (std::size_t t = 0; t < tile_num(); ++t) {
@@ -306,23 +313,31 @@ public:
         throw std::invalid_argument(message("commit: attribute \"" + schema_.attributes[i].name.value +
                                             "\" has no cells (TileDB writes every attribute)"));
     auto [t, label] = name_parts(opt);
-    const std::string name = format::make_timestamped_name(t, t, label, format::written_version);
-    const fs::path dir = root_ / "__fragments" / name;
+    const std::string name = format::make_timestamped_name(t, t, label, version_);
+    // Fragments live in `__fragments/` with a `__commits/<name>.wrt` marker
+    // from version 12 (libtiledb 2.8); before, in the array folder, with a
+    // `<name>.ok` marker beside them.
+    const bool folders = version_ >= 12;
+    const fs::path dir = (folders ? root_ / "__fragments" : root_) / name;
     if (storage_->exists(dir)) throw io_error(dir, "already exists");
     std::vector<std::byte> meta = fragment_metadata(shape);
     storage_->make_folder(dir);
     auto write_field = [&](const field_info& f, const field_tiles& t) {
-      storage_->write(dir / f.file_name(format::written_version, format::DataFile::fixed), t.file);
-      if (f.var()) storage_->write(dir / f.file_name(format::written_version, format::DataFile::var), t.var_file);
+      storage_->write(dir / f.file_name(version_, format::DataFile::fixed), t.file);
+      if (f.var()) storage_->write(dir / f.file_name(version_, format::DataFile::var), t.var_file);
       if (f.nullable)
-        storage_->write(dir / f.file_name(format::written_version, format::DataFile::validity), t.validity_file);
+        storage_->write(dir / f.file_name(version_, format::DataFile::validity), t.validity_file);
     };
     for (std::size_t i = 0; i < attrs_.size(); ++i) write_field(attribute_spec(i), attrs_[i]);
     if (!shape.dense)
       for (std::size_t d = 0; d < dims_.size(); ++d) write_field(dimension_spec(d), dims_[d]);
     storage_->write(dir / "__fragment_metadata.tdb", meta);
-    storage_->make_folder(root_ / "__commits");
-    storage_->write(root_ / "__commits" / (name + ".wrt"), std::span<const std::byte>{});
+    if (folders) {
+      storage_->make_folder(root_ / "__commits");
+      storage_->write(root_ / "__commits" / (name + ".wrt"), std::span<const std::byte>{});
+    } else {
+      storage_->write(root_ / (name + ".ok"), std::span<const std::byte>{});
+    }
     committed_ = true;
     return name;
   }
@@ -393,14 +408,14 @@ private:
     return stats;
   }
 
-  /// `__fragment_metadata.tdb` as FragmentMetadata::store writes it at
-  /// format 22: every section a generic tile, then the footer and its
-  /// length.
+  /// `__fragment_metadata.tdb` as FragmentMetadata::store writes it at the
+  /// array's format version: every section a generic tile, then the footer
+  /// (and its length, where the version stores one).
   std::vector<std::byte> fragment_metadata(const fragment_shape& shape) const {
     const auto& dims = schema_.domain.dimensions.value;
     const std::size_t na = schema_.attributes.size(), nd = dims.size();
     format::FragmentContext ctx;
-    ctx.version = format::written_version;
+    ctx.version = version_;
     ctx.num_attributes = na;
     for (const auto& d : dims) ctx.dims.push_back({d.type.value, d.is_var()});
     const std::size_t num = ctx.num_fields();  // attributes, __coords, dimensions
@@ -427,13 +442,13 @@ private:
     std::vector<std::byte> file;
     auto section = [&](const auto& payload) {
       const std::uint64_t at = file.size();
-      auto tile = filter::write_generic_tile(codec::encode(payload, ctx), format::written_version);
+      auto tile = filter::write_generic_tile(codec::encode(payload, ctx), version_);
       file.insert(file.end(), tile.begin(), tile.end());
       return at;
     };
 
     format::Footer f{};
-    f.version = format::written_version;
+    f.version = version_;
     f.array_schema_name.value.value = schema_name_;
     f.dense = shape.dense;
     f.null_non_empty_domain = false;
@@ -444,12 +459,12 @@ private:
     f.has_delete_meta.value = false;
     f.file_sizes.value.assign(num, 0);
     f.file_var_sizes.value.assign(num, 0);
-    f.file_validity_sizes.value.assign(num, 0);
+    if (version_ >= 7) f.file_validity_sizes.value.assign(num, 0);
     for (std::size_t k = 0; k < num; ++k)
       if (const auto* t = tiles_of(k)) {
         f.file_sizes.value[k] = t->file.size();
         f.file_var_sizes.value[k] = t->var_file.size();
-        f.file_validity_sizes.value[k] = t->validity_file.size();
+        if (version_ >= 7) f.file_validity_sizes.value[k] = t->validity_file.size();
       }
 
     f.rtree_offset = section(shape.rtree);
@@ -465,75 +480,89 @@ private:
               f.tile_var_offsets);
     per_field([&](std::size_t k) { return format::TileSizes{{var(k) ? tiles_of(k)->var_sizes : zeros}}; },
               f.tile_var_sizes);
-    per_field([&](std::size_t k) { return format::TileOffsets{{nullable(k) ? attrs_[k].validity_offsets : zeros}}; },
-              f.tile_validity_offsets);
+
+    // Sections a version lacks are not written: validity from 7, tile
+    // metadata from 11, the fragment's summary from 12, processed conditions
+    // from 15.
+    if (version_ >= 7)
+      per_field([&](std::size_t k) { return format::TileOffsets{{nullable(k) ? attrs_[k].validity_offsets : zeros}}; },
+                f.tile_validity_offsets);
 
     // `__coords` is not a dimension to TileDB's metadata generator: it gets
     // zero-filled min/max cells (all coordinates of a cell) and zero sums.
     // Dimensions get sums (sparse only) but never min/max.
     const bool coords_min_max = has_min_max(coord_type, 1);
     const bool coords_sum = has_sum(coord_type, 1);
-    auto min_max = [&](bool want_min) {
-      return [&, want_min](std::size_t k) {
-        format::TileMinMax m{};
-        if (var(k) && k < na) {
-          // Var fields: a u64 offset per tile into the concatenated strings.
-          if (has_var_min_max(schema_.attributes[k].type)) {
-            m.fixed.resize(tiles * 8);
-            for (std::size_t t = 0; t < tiles; ++t) {
-              const auto& v = want_min ? var_slots[k][t].min : var_slots[k][t].max;
-              codec::store_le<std::uint64_t>(m.fixed.data() + t * 8, m.var.size());
-              m.var.insert(m.var.end(), v.begin(), v.end());
+    if (version_ >= 11) {
+      auto min_max = [&](bool want_min) {
+        return [&, want_min](std::size_t k) {
+          format::TileMinMax m{};
+          if (var(k) && k < na) {
+            // Var fields: a u64 offset per tile into the concatenated strings.
+            if (has_var_min_max(schema_.attributes[k].type)) {
+              m.fixed.resize(tiles * 8);
+              for (std::size_t t = 0; t < tiles; ++t) {
+                const auto& v = want_min ? var_slots[k][t].min : var_slots[k][t].max;
+                codec::store_le<std::uint64_t>(m.fixed.data() + t * 8, m.var.size());
+                m.var.insert(m.var.end(), v.begin(), v.end());
+              }
             }
+          } else if (k < na && has_min_max(schema_.attributes[k].type, schema_.attributes[k].cell_val_num)) {
+            for (const auto& s : attrs_[k].stats) {
+              const auto& v = want_min ? s.min : s.max;
+              m.fixed.insert(m.fixed.end(), v.begin(), v.end());
+            }
+          } else if (k == coords && coords_min_max) {
+            m.fixed.assign(tiles * nd * coord_size, std::byte{0});
           }
-        } else if (k < na && has_min_max(schema_.attributes[k].type, schema_.attributes[k].cell_val_num)) {
-          for (const auto& s : attrs_[k].stats) {
-            const auto& v = want_min ? s.min : s.max;
-            m.fixed.insert(m.fixed.end(), v.begin(), v.end());
-          }
-        } else if (k == coords && coords_min_max) {
-          m.fixed.assign(tiles * nd * coord_size, std::byte{0});
-        }
-        return m;
+          return m;
+        };
       };
-    };
-    per_field(min_max(true), f.tile_min_offsets);
-    per_field(min_max(false), f.tile_max_offsets);
-    per_field(
-        [&](std::size_t k) {
-          format::TileSums s{};
-          const auto* t = tiles_of(k);
-          if (t && !var(k) && has_sum(spec_of(k).type, spec_of(k).cell_val_num))
-            for (const auto& st : t->stats) s.sums.value.push_back(st.sum);
-          if (k == coords && coords_sum) s.sums.value = zeros;
-          return s;
-        },
-        f.tile_sum_offsets);
-    per_field(
-        [&](std::size_t k) {
-          format::TileNullCounts n{};
-          if (nullable(k))
-            for (const auto& st : attrs_[k].stats) n.null_counts.value.push_back(st.null_count);
-          return n;
-        },
-        f.tile_null_count_offsets);
+      per_field(min_max(true), f.tile_min_offsets);
+      per_field(min_max(false), f.tile_max_offsets);
+      per_field(
+          [&](std::size_t k) {
+            format::TileSums s{};
+            const auto* t = tiles_of(k);
+            if (t && !var(k) && has_sum(spec_of(k).type, spec_of(k).cell_val_num))
+              for (const auto& st : t->stats) s.sums.value.push_back(st.sum);
+            if (k == coords && coords_sum) s.sums.value = zeros;
+            return s;
+          },
+          f.tile_sum_offsets);
+      per_field(
+          [&](std::size_t k) {
+            format::TileNullCounts n{};
+            if (nullable(k))
+              for (const auto& st : attrs_[k].stats) n.null_counts.value.push_back(st.null_count);
+            return n;
+          },
+          f.tile_null_count_offsets);
 
-    format::FragmentMinMaxSumNullCount summary;
-    for (std::size_t k = 0; k < num; ++k) {
-      format::FieldMinMaxSumNullCount e{};
-      if (k < na) {
-        e = fold_stats(schema_.attributes[k], var(k) ? var_slots[k] : attrs_[k].stats, tile_cells_);
-      } else if (k == coords && coords_min_max) {
-        // The fold reads the zero cells as values of the first dimension's type.
-        e.min.value.assign(coord_size, std::byte{0});
-        e.max.value.assign(coord_size, std::byte{0});
-      } else if (const auto* t = tiles_of(k)) {
-        e.sum = fold_dimension_sum(spec_of(k).type, t->stats);
-      }
-      summary.fields.value.push_back(std::move(e));
     }
-    f.fragment_min_max_sum_null_count_offset.value = section(summary);
-    f.processed_conditions_offset.value = section(format::ProcessedConditions{});
+    if (version_ >= 12) {
+      format::FragmentMinMaxSumNullCount summary;
+      for (std::size_t k = 0; k < num; ++k) {
+        format::FieldMinMaxSumNullCount e{};
+        if (k < na) {
+          e = fold_stats(schema_.attributes[k], var(k) ? var_slots[k] : attrs_[k].stats, tile_cells_);
+        } else if (k == coords && coords_min_max) {
+          // The fold reads the zero cells as values of the first dimension's type.
+          e.min.value.assign(coord_size, std::byte{0});
+          e.max.value.assign(coord_size, std::byte{0});
+        } else if (const auto* t = tiles_of(k)) {
+          e.sum = fold_dimension_sum(spec_of(k).type, t->stats);
+        }
+        summary.fields.value.push_back(std::move(e));
+      }
+      f.fragment_min_max_sum_null_count_offset.value = section(summary);
+    }
+    // libtiledb 2.11 (version 15) writes the processed conditions tile too,
+    // but not its offset, which the footer has from 16.
+    if (version_ >= 15) {
+      const std::uint64_t at = section(format::ProcessedConditions{});
+      if (version_ >= 16) f.processed_conditions_offset.value = at;
+    }
 
     auto footer = format::write_footer(f, ctx);
     file.insert(file.end(), footer.begin(), footer.end());
@@ -545,6 +574,7 @@ private:
   std::shared_ptr<storage::backend> storage_;
   format::ArraySchema schema_;
   std::string schema_name_;
+  std::uint32_t version_ = format::written_version;  // the array's, and so the fragment's
   std::vector<std::uint64_t> tile_cells_, tile_first_;
   slab_plan slabs_;
   std::optional<filter::runtime_pipeline> validity_pipeline_;  // built once: every nullable tile uses it

@@ -34,6 +34,17 @@
 // labels in file names are the only differences, and both can be passed in
 // (write_options).
 //
+// Older format versions: `array::create(root, schema, {.format_version = N})`
+// for N from 5 (libtiledb 2.0) to 22 makes the array that version's
+// libtiledb made (`__array_schema.tdb` and `__lock.tdb` before 10, fragments
+// in the array folder with `<name>.ok` markers before 12, data files named
+// after attributes before 9, no tile metadata before 11, ...), refusing a
+// schema the version cannot hold (format::unsupported_at: a filter,
+// datatype or order newer than it, nullable attributes before 7, ...).
+// Fragments take the array's version, also when appended to an array an old
+// libtiledb created. Each version's arrays are read back by that version's
+// libtiledb (tests/interop/twins_check.sh).
+//
 // A write is crash-safe as TileDB's is: data files first, fragment metadata
 // next, the commit marker last, each written under a temporary name and
 // renamed. A fragment without its marker is invisible to readers. On the

@@ -1,0 +1,253 @@
+// Writes tilefmt's twin of every corpus array it can: the same schema at the
+// array's own format version, each fragment's cells through tilefmt's
+// writer with the original's timestamp and label, so that the libtiledb of
+// that version can read the twin (reverse_check_c.py, reverse_check.py)
+// and the files can be compared byte for byte with TileDB's.
+//
+//   interop-rewrite MANIFEST OUTDIR [MIN_VERSION MAX_VERSION]
+//
+// OUTDIR/twins.txt lists the twins (`manifest.py twins` makes their manifest,
+// in the corpus manifest's form, from the originals' entries). Per array one
+// line: `twin`, with how many of the original's files are
+// byte-identical, or `skip` with the reason (a feature the writer does not
+// write: encryption, consolidation, schema evolution, deletes, string or
+// Hilbert-ordered sparse arrays). Exit status 1 when a twin cannot be written
+// for any other reason.
+#include <boost/json/src.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tilefmt/array/array.hpp"
+#include "tilefmt/array/query.hpp"
+#include "tilefmt/array/writer.hpp"
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+using namespace tilefmt;
+
+namespace {
+
+struct skip : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string str(const json::value& v) { return std::string(v.as_string().c_str()); }
+
+/// A field's cells in storage order, as the fragment's tiles hold them.
+struct cells {
+  std::vector<std::byte> values;
+  std::vector<std::uint64_t> offsets;  // var: byte offset of each cell in values
+  std::vector<std::uint8_t> validity;
+};
+
+cells read_field(const array::fragment& frag, const std::string& name) {
+  cells out;
+  const auto f = frag.field(name);
+  for (std::size_t t = 0, n = frag.tile_num(); t < n; ++t) {
+    const auto tile = frag.read_tile(f, t);
+    const std::size_t count = static_cast<std::size_t>(frag.tile_cells(t));
+    if (f.var())
+      for (std::size_t c = 0; c < count; ++c) out.offsets.push_back(out.values.size() + tile.offsets.at(c));
+    out.values.insert(out.values.end(), tile.values.begin(), tile.values.end());
+    out.validity.insert(out.validity.end(), tile.validity.begin(), tile.validity.end());
+  }
+  return out;
+}
+
+/// Calls f.template operator()<U>() with U an unsigned integer of `size` bytes.
+template <class F>
+void with_size(std::size_t size, F&& f) {
+  switch (size) {
+  case 1: f.template operator()<std::uint8_t>(); break;
+  case 2: f.template operator()<std::uint16_t>(); break;
+  case 4: f.template operator()<std::uint32_t>(); break;
+  case 8: f.template operator()<std::uint64_t>(); break;
+  default: throw skip("values of " + std::to_string(size) + " bytes");
+  }
+}
+
+template <class U>
+std::vector<U> as_values(std::span<const std::byte> bytes) {
+  std::vector<U> v(bytes.size() / sizeof(U));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = codec::load_le<U>(bytes.data() + i * sizeof(U));
+  return v;
+}
+
+/// Sets every attribute of `out` (a dense_fragment or sparse_fragment) from
+/// `cells_of(name)`: the values' bytes as unsigned integers of the
+/// attribute's value size (the writer checks sizes only).
+template <class Fragment, class Cells>
+void set_attributes(Fragment& out, const format::ArraySchema& schema, Cells&& cells_of) {
+  for (const auto& a : schema.attributes) {
+    const cells c = cells_of(a.name.value);
+    with_size(format::datatype_size(a.type), [&]<class U>() {
+      const auto values = as_values<U>(c.values);
+      if (a.is_var()) {
+        std::vector<std::uint64_t> offsets(c.offsets.size());
+        for (std::size_t i = 0; i < offsets.size(); ++i) offsets[i] = c.offsets[i] / sizeof(U);
+        out.template set_var<U>(a.name.value, std::span<const U>(values), std::span<const std::uint64_t>(offsets),
+                                c.validity);
+      } else {
+        out.template set<U>(a.name.value, std::span<const U>(values), c.validity);
+      }
+    });
+  }
+}
+
+template <class F>
+void with_coordinate_type(format::Datatype t, F&& f) {
+  if (t == format::Datatype::FLOAT32) return f.template operator()<float>();
+  if (t == format::Datatype::FLOAT64) return f.template operator()<double>();
+  with_size(format::datatype_size(t), f);
+}
+
+void write_twin(const array::array_reader& arr, const fs::path& root, const array::open_options& open_opt,
+                const fs::path& out, std::uint32_t version) {
+  const auto& schema = arr.schema();
+  if (schema.cell_order == format::Layout::HILBERT) throw skip("Hilbert order");
+  for (const auto& d : schema.domain.dimensions)
+    if (d.is_var()) throw skip("a string dimension");
+  // The schema's name (its timestamp and label) where the version has one.
+  array::write_options create_opt{.format_version = version};
+  const auto& first = arr.fragments().at(0);
+  if (version >= 10) {
+    const auto n = format::parse_timestamped_name(first.footer().array_schema_name.value.value);
+    create_opt.timestamp = n.t1;
+    create_opt.label = n.uuid;
+  }
+  array::create(out, schema, create_opt);
+  for (const auto& frag : arr.fragments()) {
+    if (frag.timestamp_start() != frag.timestamp_end()) throw skip("a consolidated fragment");
+    if (frag.schema().attributes.size() != schema.attributes.size()) throw skip("schema evolution");
+    if (frag.has_timestamps() || frag.has_delete_meta()) throw skip("per-cell timestamps or delete metadata");
+    const array::write_options opt{.timestamp = frag.timestamp_start(), .label = frag.name().uuid};
+    if (frag.dense()) {
+      // The cells the fragment wrote, read alone at its timestamp, row-major
+      // over its non-empty domain: the writer fills the rest of its tiles as
+      // TileDB did.
+      std::vector<std::pair<std::int64_t, std::int64_t>> box;
+      for (std::size_t d = 0; d < schema.domain.dimensions.size(); ++d)
+        filter::with_integer_type(schema.domain.dimensions[d].type.value, [&]<class T>() {
+          auto [lo, hi] = frag.non_empty_domain().ranges.at(d).template as<T>();
+          box.emplace_back(static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi));
+        });
+      array::open_options alone = open_opt;
+      alone.timestamp_start = alone.timestamp_end = frag.timestamp_end();
+      const auto only = array::open(root, alone);
+      if (only.fragments().size() != 1) throw skip("fragments sharing a timestamp");
+      const auto r = only.query().subarray(box).layout(array::query_layout::row_major).read();
+      array::dense_fragment df(out, box, array::cell_layout::row_major);
+      set_attributes(df, schema, [&](const std::string& name) {
+        cells c;
+        const auto& bytes = r.bytes(name);
+        c.values.assign(bytes.begin(), bytes.end());
+        if (r.var_size(name)) c.offsets = r.byte_offsets(name);
+        if (r.nullable(name)) c.validity.assign(r.validity(name).begin(), r.validity(name).end());
+        return c;
+      });
+      df.commit(opt);
+    } else {
+      array::sparse_fragment sf(out);
+      for (const auto& d : schema.domain.dimensions) {
+        const cells c = read_field(frag, d.name.value);
+        with_coordinate_type(d.type.value, [&]<class T>() {
+          std::vector<T> v(c.values.size() / sizeof(T));
+          for (std::size_t i = 0; i < v.size(); ++i) v[i] = codec::load_le<T>(c.values.data() + i * sizeof(T));
+          sf.set_coords<T>(d.name.value, v);
+        });
+      }
+      set_attributes(sf, schema, [&](const std::string& name) { return read_field(frag, name); });
+      sf.commit(opt);
+    }
+  }
+}
+
+/// Files of `original` that `twin` has with the same bytes, and all files.
+std::pair<std::size_t, std::size_t> identical_files(const fs::path& original, const fs::path& twin,
+                                                    std::vector<std::string>& differing) {
+  std::size_t same = 0, all = 0;
+  for (const auto& e : fs::recursive_directory_iterator(original)) {
+    if (!e.is_regular_file()) continue;
+    ++all;
+    const fs::path rel = fs::relative(e.path(), original);
+    const fs::path other = twin / rel;
+    if (fs::exists(other) && storage::local{}.read(e.path()) == storage::local{}.read(other))
+      ++same;
+    else
+      differing.push_back(rel.string());
+  }
+  return {same, all};
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3 && argc != 5) {
+    std::cerr << "usage: interop-rewrite MANIFEST OUTDIR [MIN_VERSION MAX_VERSION]\n";
+    return 2;
+  }
+  const fs::path manifest_path = fs::absolute(argv[1]);
+  if (!fs::exists(manifest_path)) {
+    std::cout << "interop-rewrite: no corpus at " << manifest_path.string() << " (run scripts/interop.sh); skipping\n";
+    return 77;
+  }
+  const fs::path base = manifest_path.parent_path();
+  const fs::path out = fs::absolute(argv[2]);
+  const std::uint32_t lo = argc == 5 ? static_cast<std::uint32_t>(std::stoul(argv[3])) : format::oldest_written_version;
+  const std::uint32_t hi = argc == 5 ? static_cast<std::uint32_t>(std::stoul(argv[4])) : format::written_version;
+  fs::remove_all(out);
+  fs::create_directories(out);
+  auto text = storage::local{}.read(manifest_path);
+  auto manifest = json::parse(std::string_view(reinterpret_cast<const char*>(text.data()), text.size())).as_object();
+
+  // The twins, one "id<TAB>path" per line; manifest.py twins makes their
+  // manifest from the corpus's (in Python: its floats round-trip exactly).
+  std::ofstream twins(out / "twins.txt");
+  std::map<std::uint32_t, std::pair<std::size_t, std::size_t>> files_by_version;  // identical, all
+  int twins_written = 0, skipped = 0, failed = 0;
+  for (const auto& av : manifest.at("arrays").as_array()) {
+    const auto& a = av.as_object();
+    const std::string id = a.contains("id") ? str(a.at("id")) : str(a.at("name"));
+    if (!a.at("format_version").is_number()) continue;
+    const auto version = a.at("format_version").to_number<std::uint32_t>();
+    if (version < lo || version > hi) continue;
+    const fs::path twin = out / "arrays" / id;
+    try {
+      if (!a.at("encryption").is_null()) throw skip("encryption");
+      if (a.contains("schema_files") && a.at("schema_files").as_array().size() > 1) throw skip("schema evolution");
+      const auto arr = array::open(base / str(a.at("path")));
+      if (arr.fragments().empty()) throw skip("no fragments");
+      if (arr.fragments().size() != a.at("fragments").as_array().size()) throw skip("fragments TileDB no longer lists");
+      fs::create_directories(twin.parent_path());
+      write_twin(arr, base / str(a.at("path")), {}, twin, version);
+      std::vector<std::string> differing;
+      auto [same, all] = identical_files(base / str(a.at("path")), twin, differing);
+      files_by_version[version].first += same;
+      files_by_version[version].second += all;
+      std::cout << "twin    " << id << " (format " << version << "): " << same << " of " << all
+                << " files byte-identical";
+      for (std::size_t i = 0; i < differing.size() && i < 3; ++i) std::cout << (i ? ", " : "; differ: ") << differing[i];
+      std::cout << (differing.size() > 3 ? ", ..." : "") << "\n";
+      twins << id << "\t" << fs::relative(twin, out).string() << "\n";
+      ++twins_written;
+    } catch (const skip& s) {
+      fs::remove_all(twin);
+      std::cout << "skip    " << id << ": " << s.what() << "\n";
+      ++skipped;
+    } catch (const std::exception& e) {
+      std::cout << "FAIL    " << id << ": " << e.what() << "\n";
+      ++failed;
+    }
+  }
+  for (const auto& [v, f] : files_by_version)
+    std::cout << "interop-rewrite: format " << v << ": " << f.first << " of " << f.second
+              << " files byte-identical with TileDB's\n";
+  std::cout << "interop-rewrite: " << twins_written << " twins written, " << skipped << " skipped, " << failed
+            << " failed\n";
+  return failed ? 1 : 0;
+}
