@@ -22,11 +22,15 @@ if [ ! -f "$manifest" ]; then
 fi
 out=$(mktemp -d "${TMPDIR:-/tmp}/tilefmt-twins.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-"$rewrite" "$manifest" "$out" | grep -v '^twin' || exit 1
+"$rewrite" "$manifest" "$out" > "$out/rewrite.log"
+status=$?
+grep -v '^twin' "$out/rewrite.log"
+[ $status -eq 0 ] || exit 1
 python3 "$src/tests/interop/manifest.py" twins "$manifest" "$out" || exit 1
 rc=0
 echo "== tilefmt reads the twins"
-"$check" "$out/manifest.json" | grep -v '^ok' || rc=1
+"$check" "$out/manifest.json" > "$out/check.log" || rc=1
+grep -v '^ok' "$out/check.log"
 if [ -d "$dir/libtiledb" ]; then
   echo "== libtiledb 2.0-2.12 (C API) read the twins of their own arrays"
   python3 "$src/tests/interop/reverse_check_c.py" --libs "$dir/libtiledb" "$out/manifest.json" || rc=1
