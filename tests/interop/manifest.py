@@ -183,8 +183,8 @@ def summary(path):
 def twins(corpus_manifest, outdir):
     """OUTDIR/manifest.json for the twins interop-rewrite wrote (OUTDIR/twins.txt):
     each original's entry with the twin's path, the original's expected files
-    (paths relative to OUTDIR) and no metadata or time travel (a twin carries
-    cells only)."""
+    (paths relative to OUTDIR) and its metadata, without time travel (a twin is
+    read as it is now)."""
     root = os.path.dirname(os.path.abspath(corpus_manifest))
     outdir = os.path.abspath(outdir)
     by_id = {a["id"]: a for a in load(corpus_manifest)["arrays"]}
@@ -193,7 +193,7 @@ def twins(corpus_manifest, outdir):
         for line in f:
             ident, path = line.rstrip("\n").split("\t")
             e = copy.deepcopy(by_id[ident])
-            e.update(path=path, twin_of=ident, metadata=None)
+            e.update(path=path, twin_of=ident)
             e.pop("time_travel", None)
             for rec in _walk_files(e["fragments"]):
                 rec["file"] = os.path.relpath(os.path.join(root, rec["file"]), outdir)

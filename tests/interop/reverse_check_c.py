@@ -73,6 +73,18 @@ def check_array(lib, entry, root):
     uri = os.path.join(root, entry["path"])
     spec = _spec(entry)
     problems = []
+    if entry.get("metadata"):
+        with ctx.open(uri, tl.QUERY_READ) as arr:
+            for key, want in entry["metadata"]["entries"].items():
+                got = arr.get_metadata(key)
+                if got is None:
+                    problems.append("metadata %r: missing" % key)
+                elif (got[0], got[2].hex()) != (want["type"], want["hex"]):
+                    problems.append("metadata %r: expected %s %s, libtiledb has %s %s" % (
+                        key, want["type"], want["hex"], got[0], got[2].hex()))
+            for key in entry["metadata"].get("deleted_keys", []):
+                if arr.get_metadata(key) is not None:
+                    problems.append("metadata %r: deleted, but libtiledb still has it" % key)
     for frag in entry["fragments"]:
         got = _read_fragment(ctx, lib, uri, spec, frag)
         for name, facts in frag["fields"].items():

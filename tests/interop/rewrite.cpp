@@ -2,7 +2,8 @@
 // array's own format version, each fragment's cells through tilefmt's
 // writer with the original's timestamp and label, so that the libtiledb of
 // that version can read the twin (reverse_check_c.py, reverse_check.py)
-// and the files can be compared byte for byte with TileDB's.
+// and the files can be compared byte for byte with TileDB's. The array
+// metadata is copied file by file too.
 //
 //   interop-rewrite MANIFEST OUTDIR [MIN_VERSION MAX_VERSION]
 //
@@ -11,7 +12,7 @@
 // line: `twin`, with how many of the original's files are
 // byte-identical, or `skip` with the reason (a feature the writer does not
 // write: encryption, consolidation, schema evolution, deletes, string or
-// Hilbert-ordered sparse arrays). Exit status 1 when a twin cannot be written
+// Hilbert-ordered sparse arrays, consolidated array metadata). Exit status 1 when a twin cannot be written
 // for any other reason.
 #include <boost/json/src.hpp>
 
@@ -167,6 +168,24 @@ void write_twin(const array::array_reader& arr, const fs::path& root, const arra
   }
 }
 
+/// The original's array metadata files, written again entry by entry with
+/// their timestamps and labels (oldest first, as readers apply them).
+void copy_metadata(const fs::path& original, const fs::path& out) {
+  if (!fs::is_directory(original / "__meta")) return;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(original / "__meta"))
+    if (e.is_regular_file()) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    const auto n = format::parse_timestamped_name(f.filename().string());
+    if (n.t1 != n.t2) throw skip("consolidated array metadata");
+    const auto tile = filter::read_generic_tile(storage::local{}.read(f));
+    array::metadata_writer m(out);
+    for (const auto& e : codec::decode<format::ArrayMetadata>(tile.payload).entries.value) m.put(e);
+    m.commit({.timestamp = n.t1, .label = n.uuid});
+  }
+}
+
 /// Files of `original` that `twin` has with the same bytes, and all files.
 std::pair<std::size_t, std::size_t> identical_files(const fs::path& original, const fs::path& twin,
                                                     std::vector<std::string>& differing) {
@@ -225,6 +244,7 @@ int main(int argc, char** argv) {
       if (arr.fragments().size() != a.at("fragments").as_array().size()) throw skip("fragments TileDB no longer lists");
       fs::create_directories(twin.parent_path());
       write_twin(arr, base / str(a.at("path")), {}, twin, version);
+      copy_metadata(base / str(a.at("path")), twin);
       std::vector<std::string> differing;
       auto [same, all] = identical_files(base / str(a.at("path")), twin, differing);
       files_by_version[version].first += same;

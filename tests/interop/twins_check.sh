@@ -20,17 +20,18 @@ if [ ! -f "$manifest" ]; then
   echo "no corpus at $manifest (run scripts/interop.sh or set TILEFMT_INTEROP_DIR): skipped"
   exit 77
 fi
-out=$(mktemp -d "${TMPDIR:-/tmp}/tilefmt-twins.XXXXXX")
-trap 'rm -rf "$out"' EXIT
-"$rewrite" "$manifest" "$out" > "$out/rewrite.log"
+work=$(mktemp -d "${TMPDIR:-/tmp}/tilefmt-twins.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+out=$work/twins  # interop-rewrite empties it first
+"$rewrite" "$manifest" "$out" > "$work/rewrite.log"
 status=$?
-grep -v '^twin' "$out/rewrite.log"
+grep -v '^twin' "$work/rewrite.log"
 [ $status -eq 0 ] || exit 1
 python3 "$src/tests/interop/manifest.py" twins "$manifest" "$out" || exit 1
 rc=0
 echo "== tilefmt reads the twins"
-"$check" "$out/manifest.json" > "$out/check.log" || rc=1
-grep -v '^ok' "$out/check.log"
+"$check" "$out/manifest.json" > "$work/check.log" || rc=1
+grep -v '^ok' "$work/check.log"
 if [ -d "$dir/libtiledb" ]; then
   echo "== libtiledb 2.0-2.12 (C API) read the twins of their own arrays"
   python3 "$src/tests/interop/reverse_check_c.py" --libs "$dir/libtiledb" "$out/manifest.json" || rc=1

@@ -70,4 +70,5 @@
 
 #include "tilefmt/array/create.hpp"
 #include "tilefmt/array/dense_writer.hpp"
+#include "tilefmt/array/metadata_writer.hpp"
 #include "tilefmt/array/sparse_writer.hpp"
