@@ -3,7 +3,7 @@
 // writer with the original's timestamp and label, so that the libtiledb of
 // that version can read the twin (reverse_check_c.py, reverse_check.py)
 // and the files can be compared byte for byte with TileDB's. The array
-// metadata is copied file by file too.
+// metadata and delete commits are copied file by file too.
 //
 //   interop-rewrite MANIFEST OUTDIR [MIN_VERSION MAX_VERSION]
 //
@@ -186,6 +186,24 @@ void copy_metadata(const fs::path& original, const fs::path& out) {
   }
 }
 
+/// The original's delete commits, written again from their conditions with
+/// their timestamps and labels (TileDB stores the negated condition).
+void copy_deletes(const fs::path& original, const fs::path& out) {
+  if (!fs::is_directory(original / "__commits")) return;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(original / "__commits")) {
+    if (e.path().extension() == ".del") files.push_back(e.path());
+    if (e.path().extension() == ".upd") throw skip("update commits");
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    const auto n = format::parse_timestamped_name(f.stem().string());
+    auto stored = codec::decode<format::ConditionNode>(filter::read_generic_tile(storage::local{}.read(f)).payload);
+    array::delete_cells(out, array::condition(array::detail::negated(std::move(stored)), true),
+                        {.timestamp = n.t1, .label = n.uuid});
+  }
+}
+
 /// Files of `original` that `twin` has with the same bytes, and all files.
 std::pair<std::size_t, std::size_t> identical_files(const fs::path& original, const fs::path& twin,
                                                     std::vector<std::string>& differing) {
@@ -245,6 +263,7 @@ int main(int argc, char** argv) {
       fs::create_directories(twin.parent_path());
       write_twin(arr, base / str(a.at("path")), {}, twin, version);
       copy_metadata(base / str(a.at("path")), twin);
+      copy_deletes(base / str(a.at("path")), twin);
       std::vector<std::string> differing;
       auto [same, all] = identical_files(base / str(a.at("path")), twin, differing);
       files_by_version[version].first += same;

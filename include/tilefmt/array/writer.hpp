@@ -62,13 +62,15 @@
 // dimensions in row- or column-major cell order; no encryption. Anything
 // else is rejected with std::invalid_argument before a file is written.
 //
-// This header includes the three parts of the writer: create.hpp (create),
-// dense_writer.hpp (cell_layout, dense_fragment) and sparse_writer.hpp
-// (sparse_fragment); each may be included alone. All three write through
+// This header includes the parts of the writer: create.hpp (create),
+// dense_writer.hpp (cell_layout, dense_fragment), sparse_writer.hpp
+// (sparse_fragment), metadata_writer.hpp (array metadata) and
+// delete_writer.hpp (delete_cells); each may be included alone. All three write through
 // detail::fragment_builder (fragment_builder.hpp).
 #pragma once
 
 #include "tilefmt/array/create.hpp"
+#include "tilefmt/array/delete_writer.hpp"
 #include "tilefmt/array/dense_writer.hpp"
 #include "tilefmt/array/metadata_writer.hpp"
 #include "tilefmt/array/sparse_writer.hpp"

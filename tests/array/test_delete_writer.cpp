@@ -1,0 +1,119 @@
+// Deleting cells: the delete commits are byte for byte those TileDB wrote
+// for the same conditions (tests/data/time_travel/sparse_deletes, written by
+// TileDB-Py 0.36.1), readers hide the cells, and what TileDB refuses is
+// refused.
+#include "tilefmt/array/delete_writer.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "../support/testing.hpp"
+#include "tilefmt/array/array.hpp"
+#include "tilefmt/array/query.hpp"
+#include "tilefmt/array/writer.hpp"
+
+using namespace tilefmt;
+namespace fs = std::filesystem;
+using array::field;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("tilefmt-delete-writer-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(p);
+  return p;
+}
+
+/// Every cell of a sparse read, as its field bytes joined.
+std::vector<std::string> cells_of(const array::query_result& r) {
+  std::vector<std::string> out(r.cell_num());
+  for (const auto& name : r.names()) {
+    const auto& bytes = r.bytes(name);
+    const auto& off = r.byte_offsets(name);
+    for (std::size_t c = 0; c < out.size(); ++c) {
+      std::size_t b = 0, e = 0;
+      if (r.var_size(name)) {
+        b = off[c], e = c + 1 < off.size() ? off[c + 1] : bytes.size();
+      } else {
+        b = c * (bytes.size() / out.size()), e = b + bytes.size() / out.size();
+      }
+      out[c].append(reinterpret_cast<const char*>(bytes.data()) + b, e - b);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("the delete commits TileDB-Py wrote are written again byte for byte, and hide the same cells") {
+  const fs::path original = fs::path(TILEFMT_TEST_DATA) / "time_travel" / "sparse_deletes" / "array";
+  const fs::path root = testing::copy_to_temp(original, "delete-twin");
+  std::vector<fs::path> dels;
+  for (const auto& e : fs::directory_iterator(root / "__commits"))
+    if (e.path().extension() == ".del") dels.push_back(e.path());
+  std::sort(dels.begin(), dels.end());
+  REQUIRE(dels.size() == 2);
+  storage::local st;
+  for (const auto& d : dels) {
+    CAPTURE(d.filename().string());
+    const auto bytes = st.read(d);
+    fs::remove(d);
+    // TileDB stores the negated condition: negate it back to the one deleted by.
+    auto stored = codec::decode<format::ConditionNode>(filter::read_generic_tile(bytes).payload);
+    const array::condition c(array::detail::negated(std::move(stored)));
+    const auto name = format::parse_timestamped_name(d.stem().string());
+    CHECK(array::delete_cells(root, c, {.timestamp = name.t1, .label = name.uuid}) == d.filename().string());
+    CHECK(st.read(d) == bytes);
+  }
+  const auto layout = array::query_layout::unordered;
+  CHECK(cells_of(array::open(root).query().layout(layout).read()) ==
+        cells_of(array::open(original).query().layout(layout).read()));
+  fs::remove_all(root);
+}
+
+TEST_CASE("delete_cells hides the cells from readers at or after its timestamp; TileDB's refusals") {
+  const fs::path root = scratch("api");
+  auto schema = format::make_array_schema(
+      {.type = format::ArrayType::SPARSE,
+       .dimensions = {format::make_dimension<std::int64_t>("t", 0, 1000, 100)},
+       .attributes = {format::make_attribute({.name = "v", .type = format::Datatype::INT32}),
+                      format::make_attribute(
+                          {.name = "s", .type = format::Datatype::STRING_ASCII, .cell_val_num = format::var_num})}});
+  array::create(root, schema, {.timestamp = 1700000000000});
+  std::vector<std::int64_t> t;
+  std::vector<std::int32_t> v;
+  std::vector<std::string> s;
+  for (int i = 0; i < 20; ++i) {
+    t.push_back(i * 10);
+    v.push_back(i);
+    s.push_back(i % 2 ? "odd" : "even");
+  }
+  array::sparse_fragment(root).set_coords("t", t).set("v", v).set_var("s", s).commit({.timestamp = 1700000000001});
+  array::delete_cells(root, field("v") < std::int32_t{5} || (field("s") == "odd" && field("t") >= std::int64_t{150}),
+                      {.timestamp = 1700000000002});
+  // v < 5: 0..4; odd with t >= 150: 15, 17, 19.
+  const auto after = array::open(root).query().layout(array::query_layout::row_major).read();
+  const auto got = after.get<std::int32_t>("v");
+  CHECK(std::vector<std::int32_t>(got.begin(), got.end()) ==
+        std::vector<std::int32_t>{5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 18});
+  CHECK(array::open(root, {.timestamp_end = 1700000000001}).query().read().cell_num() == 20);
+
+  CHECK_THROWS_AS(array::delete_cells(root, field("nope") == 1), std::invalid_argument);
+  CHECK_THROWS_AS(array::delete_cells(root, !(field("v") == std::int32_t{1})), std::invalid_argument);
+  CHECK_THROWS_AS(array::delete_cells(root, field("v") == std::int64_t{1}), std::invalid_argument);  // 8 bytes for an int32
+
+  const fs::path dense = scratch("dense");
+  array::create(dense, format::make_array_schema(
+                           {.type = format::ArrayType::DENSE,
+                            .dimensions = {format::make_dimension<std::int32_t>("d", 1, 4, 2)},
+                            .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32})}}));
+  CHECK_THROWS_AS(array::delete_cells(dense, field("a") == std::int32_t{1}), std::invalid_argument);
+  const fs::path old = scratch("v15");
+  array::create(old, schema, {.format_version = 15});
+  CHECK_THROWS_AS(array::delete_cells(old, field("v") == std::int32_t{1}), std::invalid_argument);
+  fs::remove_all(root);
+  fs::remove_all(dense);
+  fs::remove_all(old);
+}
