@@ -65,8 +65,8 @@
 // This header includes the parts of the writer: create.hpp (create),
 // dense_writer.hpp (cell_layout, dense_fragment), sparse_writer.hpp
 // (sparse_fragment), metadata_writer.hpp (array metadata) and
-// delete_writer.hpp (delete_cells); each may be included alone. All three write through
-// detail::fragment_builder (fragment_builder.hpp).
+// delete_writer.hpp (delete_cells); each may be included alone. Fragments
+// are written through detail::fragment_builder (fragment_builder.hpp).
 #pragma once
 
 #include "tilefmt/array/create.hpp"
