@@ -2,8 +2,9 @@
 // array's own format version, each fragment's cells through tilefmt's
 // writer with the original's timestamp and label, so that the libtiledb of
 // that version can read the twin (reverse_check_c.py, reverse_check.py)
-// and the files can be compared byte for byte with TileDB's. The array
-// metadata and delete commits are copied file by file too.
+// and the files can be compared byte for byte with TileDB's. Schema
+// evolutions, the array metadata and delete commits are copied file by file
+// too.
 //
 //   interop-rewrite MANIFEST OUTDIR [MIN_VERSION MAX_VERSION]
 //
@@ -11,8 +12,8 @@
 // in the corpus manifest's form, from the originals' entries). Per array one
 // line: `twin`, with how many of the original's files are
 // byte-identical, or `skip` with the reason (a feature the writer does not
-// write: encryption, consolidation, schema evolution, deletes, string or
-// Hilbert-ordered sparse arrays, consolidated array metadata). Exit status 1 when a twin cannot be written
+// write: encryption, consolidation, string or Hilbert-ordered sparse arrays,
+// consolidated array metadata). Exit status 1 when a twin cannot be written
 // for any other reason.
 #include <boost/json/src.hpp>
 
@@ -26,6 +27,8 @@
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/query.hpp"
 #include "tilefmt/array/writer.hpp"
+
+#include <tuple>
 
 namespace json = boost::json;
 namespace fs = std::filesystem;
@@ -107,24 +110,63 @@ void with_coordinate_type(format::Datatype t, F&& f) {
   with_size(format::datatype_size(t), f);
 }
 
+/// The schema files of an array from format 10 (oldest first), or none.
+std::vector<fs::path> schema_files(const fs::path& root) {
+  std::vector<fs::path> out;
+  if (fs::is_directory(root / "__schema"))
+    for (const auto& e : fs::directory_iterator(root / "__schema"))
+      if (e.is_regular_file()) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+format::ArraySchema schema_of_file(const fs::path& p) {
+  return codec::decode<format::ArraySchema>(filter::read_generic_tile(storage::local{}.read(p)).payload);
+}
+
+/// The evolution from schema `a` to schema `b`: attributes added and dropped.
+array::schema_evolution evolution(const format::ArraySchema& a, const format::ArraySchema& b) {
+  array::schema_evolution e;
+  for (const auto& x : b.attributes)
+    if (!a.attribute(x.name.value)) e.add_attribute(x);
+  for (const auto& x : a.attributes)
+    if (!b.attribute(x.name.value)) e.drop_attribute(x.name.value);
+  return e;
+}
+
 void write_twin(const array::array_reader& arr, const fs::path& root, const array::open_options& open_opt,
                 const fs::path& out, std::uint32_t version) {
-  const auto& schema = arr.schema();
-  if (schema.cell_order == format::Layout::HILBERT) throw skip("Hilbert order");
-  for (const auto& d : schema.domain.dimensions)
+  if (arr.schema().cell_order == format::Layout::HILBERT) throw skip("Hilbert order");
+  for (const auto& d : arr.schema().domain.dimensions)
     if (d.is_var()) throw skip("a string dimension");
-  // The schema's name (its timestamp and label) where the version has one.
+  // The schema files with their names (timestamps and labels) from version
+  // 10; the array's one schema before.
+  const std::vector<fs::path> schemas = version >= 10 ? schema_files(root) : std::vector<fs::path>{};
   array::write_options create_opt{.format_version = version};
-  const auto& first = arr.fragments().at(0);
-  if (version >= 10) {
-    const auto n = format::parse_timestamped_name(first.footer().array_schema_name.value.value);
+  format::ArraySchema first = arr.schema();
+  if (!schemas.empty()) {
+    const auto n = format::parse_timestamped_name(schemas[0].filename().string());
     create_opt.timestamp = n.t1;
     create_opt.label = n.uuid;
+    first = schema_of_file(schemas[0]);
   }
-  array::create(out, schema, create_opt);
-  for (const auto& frag : arr.fragments()) {
+  array::create(out, first, create_opt);
+  // Schema evolutions and fragments, in timestamp order (a schema before a
+  // fragment of the same millisecond: it is in force for it).
+  std::vector<std::tuple<std::uint64_t, int, std::size_t>> events;
+  for (std::size_t i = 1; i < schemas.size(); ++i)
+    events.emplace_back(format::parse_timestamped_name(schemas[i].filename().string()).t1, 0, i);
+  for (std::size_t i = 0; i < arr.fragments().size(); ++i) events.emplace_back(arr.fragments()[i].timestamp_start(), 1, i);
+  std::sort(events.begin(), events.end());
+  for (const auto& [t, kind, i] : events) {
+    if (kind == 0) {
+      const auto n = format::parse_timestamped_name(schemas[i].filename().string());
+      evolution(schema_of_file(schemas[i - 1]), schema_of_file(schemas[i])).evolve(out, {.timestamp = n.t1, .label = n.uuid});
+      continue;
+    }
+    const auto& frag = arr.fragments()[i];
+    const auto& schema = frag.schema();
     if (frag.timestamp_start() != frag.timestamp_end()) throw skip("a consolidated fragment");
-    if (frag.schema().attributes.size() != schema.attributes.size()) throw skip("schema evolution");
     if (frag.has_timestamps() || frag.has_delete_meta()) throw skip("per-cell timestamps or delete metadata");
     const array::write_options opt{.timestamp = frag.timestamp_start(), .label = frag.name().uuid};
     if (frag.dense()) {
@@ -256,7 +298,6 @@ int main(int argc, char** argv) {
     const fs::path twin = out / "arrays" / id;
     try {
       if (!a.at("encryption").is_null()) throw skip("encryption");
-      if (a.contains("schema_files") && a.at("schema_files").as_array().size() > 1) throw skip("schema evolution");
       const auto arr = array::open(base / str(a.at("path")));
       if (arr.fragments().empty()) throw skip("no fragments");
       if (arr.fragments().size() != a.at("fragments").as_array().size()) throw skip("fragments TileDB no longer lists");

@@ -64,8 +64,9 @@
 //
 // This header includes the parts of the writer: create.hpp (create),
 // dense_writer.hpp (cell_layout, dense_fragment), sparse_writer.hpp
-// (sparse_fragment), metadata_writer.hpp (array metadata) and
-// delete_writer.hpp (delete_cells); each may be included alone. Fragments
+// (sparse_fragment), metadata_writer.hpp (array metadata),
+// delete_writer.hpp (delete_cells) and schema_evolution.hpp; each may be
+// included alone. Fragments
 // are written through detail::fragment_builder (fragment_builder.hpp).
 #pragma once
 
@@ -73,4 +74,5 @@
 #include "tilefmt/array/delete_writer.hpp"
 #include "tilefmt/array/dense_writer.hpp"
 #include "tilefmt/array/metadata_writer.hpp"
+#include "tilefmt/array/schema_evolution.hpp"
 #include "tilefmt/array/sparse_writer.hpp"

@@ -1,0 +1,134 @@
+// Evolving a schema: the new schema file is byte for byte the one TileDB
+// wrote for the same evolution (tests/data/time_travel/schema_evolution_sparse,
+// written by TileDB-Py 0.36.1); fragments before and after read as TileDB
+// reads them; what TileDB refuses is refused.
+#include "tilefmt/array/schema_evolution.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "../support/testing.hpp"
+#include "tilefmt/array/array.hpp"
+#include "tilefmt/array/query.hpp"
+#include "tilefmt/array/writer.hpp"
+
+using namespace tilefmt;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("tilefmt-evolution-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(p);
+  return p;
+}
+
+format::ArraySchema schema_file(const fs::path& p) {
+  return codec::decode<format::ArraySchema>(filter::read_generic_tile(storage::local{}.read(p)).payload);
+}
+
+} // namespace
+
+TEST_CASE("the schema TileDB-Py evolved is written again byte for byte") {
+  const fs::path original = fs::path(TILEFMT_TEST_DATA) / "time_travel" / "schema_evolution_sparse" / "array";
+  std::vector<fs::path> schemas;
+  for (const auto& e : fs::directory_iterator(original / "__schema"))
+    if (e.is_regular_file()) schemas.push_back(e.path());
+  std::sort(schemas.begin(), schemas.end());
+  REQUIRE(schemas.size() == 2);
+  const auto first = schema_file(schemas[0]), second = schema_file(schemas[1]);
+  REQUIRE(second.attributes.size() == first.attributes.size() + 1);
+
+  const fs::path root = scratch("twin");
+  const auto n1 = format::parse_timestamped_name(schemas[0].filename().string());
+  array::create(root, first, {.timestamp = n1.t1, .label = n1.uuid, .format_version = first.version.value});
+  CHECK(storage::local{}.read(root / "__schema" / schemas[0].filename()) == storage::local{}.read(schemas[0]));
+  const auto n2 = format::parse_timestamped_name(schemas[1].filename().string());
+  const std::string name = array::schema_evolution()
+                               .add_attribute(second.attributes.value.back())
+                               .evolve(root, {.timestamp = n2.t1, .label = n2.uuid});
+  CHECK(name == schemas[1].filename().string());
+  CHECK(storage::local{}.read(root / "__schema" / name) == storage::local{}.read(schemas[1]));
+  fs::remove_all(root);
+}
+
+TEST_CASE("fragments before and after an evolution: each names its schema, reads fill the added attribute") {
+  const fs::path root = scratch("api");
+  auto schema = format::make_array_schema(
+      {.type = format::ArrayType::DENSE,
+       .dimensions = {format::make_dimension<std::int32_t>("d", 1, 8, 4)},
+       .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32}),
+                      format::make_attribute({.name = "old", .type = format::Datatype::UINT8})}});
+  const std::string s1 = array::create(root, schema, {.timestamp = 1700000000000});
+  array::dense_fragment(root, {{1, 8}})
+      .set("a", std::vector<std::int32_t>{1, 2, 3, 4, 5, 6, 7, 8})
+      .set("old", std::vector<std::uint8_t>(8, 9))
+      .commit({.timestamp = 1700000000001});
+  const std::string s2 = array::schema_evolution()
+                             .add_attribute(format::make_attribute({.name = "b", .type = format::Datatype::FLOAT64}))
+                             .drop_attribute("old")
+                             .evolve(root, {.timestamp = 1700000000002});
+  array::dense_fragment(root, {{5, 8}})
+      .set("a", std::vector<std::int32_t>{50, 60, 70, 80})
+      .set("b", std::vector<double>{0.5, 0.25, 0.125, 1})
+      .commit({.timestamp = 1700000000003});
+
+  const auto arr = array::open(root);
+  REQUIRE(arr.schema().attributes.size() == 2);
+  CHECK(arr.schema().attributes[1].name.value == "b");
+  REQUIRE(arr.fragments().size() == 2);
+  CHECK(arr.fragments()[0].footer().array_schema_name.value.value == s1);
+  CHECK(arr.fragments()[1].footer().array_schema_name.value.value == s2);
+  const auto r = arr.query().read();
+  const auto a = r.get<std::int32_t>("a");
+  CHECK(std::vector<std::int32_t>(a.begin(), a.end()) == std::vector<std::int32_t>{1, 2, 3, 4, 50, 60, 70, 80});
+  const auto b = r.get<double>("b");
+  CHECK(std::isnan(b[0]));  // the first fragment has no b: its fill value
+  CHECK(b[4] == 0.5);
+  // Opened before the evolution: the first schema, with `old`.
+  const auto before = array::open(root, {.timestamp_end = 1700000000001});
+  CHECK(before.schema().attribute("old") != nullptr);
+
+  CHECK_THROWS_AS(array::schema_evolution().drop_attribute("d").evolve(root), std::invalid_argument);
+  CHECK_THROWS_AS(array::schema_evolution().drop_attribute("nope").evolve(root), std::invalid_argument);
+  CHECK_THROWS_AS(array::schema_evolution()
+                      .add_attribute(format::make_attribute({.name = "a", .type = format::Datatype::INT32}))
+                      .evolve(root),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(array::schema_evolution().drop_attribute("a").drop_attribute("b").evolve(root),
+                  std::invalid_argument);  // no attribute left
+  CHECK_THROWS_AS(array::schema_evolution()
+                      .add_attribute(format::make_attribute({.name = "c", .type = format::Datatype::INT8}))
+                      .evolve(root, {.timestamp = 1700000000001}),
+                  std::invalid_argument);  // before the latest schema
+  const fs::path old = scratch("v9");
+  array::create(old, schema, {.format_version = 9});
+  CHECK_THROWS_AS(array::schema_evolution()
+                      .add_attribute(format::make_attribute({.name = "c", .type = format::Datatype::INT8}))
+                      .evolve(old),
+                  std::invalid_argument);
+  fs::remove_all(root);
+  fs::remove_all(old);
+}
+
+TEST_CASE("dimensions without filters: spelled out in the evolved schema from format 20, as libtiledb 2.17 on") {
+  for (std::uint32_t v : {16u, 19u, 20u, 22u}) {
+    CAPTURE(v);
+    const fs::path root = scratch("dims-" + std::to_string(v));
+    auto schema = format::make_array_schema(
+        {.type = format::ArrayType::SPARSE,
+         .dimensions = {format::make_dimension<std::int32_t>("d", 0, 99, 10)},
+         .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32})}});
+    schema.domain.dimensions.value[0].filters.value = {};
+    schema.coords_filters = format::compression_pipeline(format::FilterType::ZSTD, -1);
+    array::create(root, schema, {.timestamp = 1700000000000, .format_version = v});
+    const std::string name = array::schema_evolution()
+                                 .add_attribute(format::make_attribute({.name = "b", .type = format::Datatype::INT8}))
+                                 .evolve(root, {.timestamp = 1700000000001});
+    const auto evolved = schema_file(root / "__schema" / name);
+    CHECK(evolved.domain.dimensions[0].filters.value.filters.size() == (v >= 20 ? 1u : 0u));
+    fs::remove_all(root);
+  }
+}
