@@ -516,6 +516,20 @@ def case_duplicates(b):
     b.write_sparse({"x": [50 + x for x in xs], "y": ys}, {"v": Field("UINT32", list(range(100, 130)))})
 
 
+def case_hilbert(b):
+    if b.lib.version < (2, 2, 0):
+        raise Unsupported("the Hilbert cell order came with libtiledb 2.2")
+    b.create(schema("sparse", [dim("x", "INT64", 0, 999, 100), dim("y", "INT64", -500, 499, 100)],
+                    [attr("v", "FLOAT32"), attr("s", "CHAR", tl.VAR_NUM)], cell_order="hilbert", capacity=6))
+    n = 50
+    xs = [(i * 131) % 400 for i in range(n)]
+    ys = [(i * 71) % 900 - 500 for i in range(n)]
+    words = [("h%d" % i * (1 + i % 3)).encode() for i in range(n)]
+    b.write_sparse({"x": xs, "y": ys}, {"v": Field("FLOAT32", [i * 0.5 for i in range(n)]), "s": Field("CHAR", words, var=True)})
+    b.write_sparse({"x": [500 + x for x in xs], "y": ys},
+                   {"v": Field("FLOAT32", [-i * 0.25 for i in range(n)]), "s": Field("CHAR", words[::-1], var=True)})
+
+
 def case_schema_evolution(b):
     if not b.lib.has("tiledb_array_evolve"):
         raise Unsupported("schema evolution (tiledb_array_evolve) came with libtiledb 2.4")
@@ -594,6 +608,7 @@ CASES = [
      ["dense", "filters"]),
     ("c_filters_sparse", case_filters("sparse"), "Sparse int64 and var char, one attribute per filter pipeline",
      ["sparse", "filters"]),
+    ("c_sparse_hilbert", case_hilbert, "Sparse 2D in Hilbert cell order, two fragments", ["sparse", "hilbert"]),
     ("c_sparse_duplicates", case_duplicates, "Sparse 2D with duplicates, two fragments", ["sparse", "duplicates"]),
     ("c_schema_evolution", case_schema_evolution, "Dense 1D, an attribute added between two writes",
      ["dense", "schema_evolution"]),

@@ -12,7 +12,7 @@
 // in the corpus manifest's form, from the originals' entries). Per array one
 // line: `twin`, with how many of the original's files are
 // byte-identical, or `skip` with the reason (a feature the writer does not
-// write: encryption, consolidation, string or Hilbert-ordered sparse arrays,
+// write: encryption, consolidation, sparse arrays with string dimensions,
 // consolidated array metadata). Exit status 1 when a twin cannot be written
 // for any other reason.
 #include <boost/json/src.hpp>
@@ -136,7 +136,6 @@ array::schema_evolution evolution(const format::ArraySchema& a, const format::Ar
 
 void write_twin(const array::array_reader& arr, const fs::path& root, const array::open_options& open_opt,
                 const fs::path& out, std::uint32_t version) {
-  if (arr.schema().cell_order == format::Layout::HILBERT) throw skip("Hilbert order");
   for (const auto& d : arr.schema().domain.dimensions)
     if (d.is_var()) throw skip("a string dimension");
   // The schema files with their names (timestamps and labels) from version

@@ -23,6 +23,7 @@
 #include "tilefmt/array/create.hpp"
 #include "tilefmt/array/detail/cells_api.hpp"
 #include "tilefmt/array/detail/coordinates.hpp"
+#include "tilefmt/array/detail/hilbert.hpp"
 #include "tilefmt/array/fragment_builder.hpp"
 
 namespace tilefmt::array {
@@ -33,7 +34,8 @@ namespace tilefmt::array {
 /// Every dimension's coordinates (set_coords) and every attribute's values
 /// (set, set_var, one per cell, in the same order) must be given before
 /// commit(), which sorts the cells into TileDB's global order (tile order
-/// over the space tiles, then cell order; ties keep the order given), cuts
+/// over the space tiles, then cell order; in the Hilbert cell order, the
+/// Hilbert curve, then row-major coordinates; ties keep the order given), cuts
 /// them into data tiles of the schema's capacity and writes the fragment
 /// with its R-tree. Coordinates outside the domain, NaN coordinates and,
 /// unless the schema allows duplicates, cells with equal coordinates are
@@ -49,8 +51,6 @@ public:
       : b_(root, "sparse_fragment", true, std::move(storage)) {
     const auto& s = b_.schema();
     detail::check_schema(s);
-    if (s.cell_order != format::Layout::ROW_MAJOR && s.cell_order != format::Layout::COL_MAJOR)
-      throw std::invalid_argument(b_.message("the Hilbert cell order is not written by this writer"));
     if (s.capacity == 0) throw std::invalid_argument(b_.message("the schema's capacity is 0"));
     for (const auto& d : s.domain.dimensions)
       if (d.is_var() || !detail::with_coordinate_type(d.type.value, []<class>() {}))
@@ -224,13 +224,45 @@ private:
         }
       });
     }
-    const bool tile_row = schema().tile_order == format::Layout::ROW_MAJOR;
-    const bool cell_row = schema().cell_order == format::Layout::ROW_MAJOR;
     std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), std::size_t{0});
+    if (schema().cell_order == format::Layout::HILBERT) {
+      // No space tiles: the Hilbert curve over the domain, then row-major
+      // coordinates (UnorderedWriter::sort_coords, HilbertCmpQB).
+      const std::vector<std::uint64_t> h = hilbert_values();
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return h[a] != h[b] ? h[a] < h[b] : keys.layout_less(a, b, true);
+      });
+      return order;
+    }
+    const bool tile_row = schema().tile_order == format::Layout::ROW_MAJOR;
+    const bool cell_row = schema().cell_order == format::Layout::ROW_MAJOR;
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return keys.global_less(a, b, tile_row, cell_row); });
     return order;
+  }
+
+  /// Each cell's place on the Hilbert curve (detail/hilbert.hpp), as the
+  /// libtiledb of the array's version computed it.
+  std::vector<std::uint64_t> hilbert_values() const {
+    const auto& dims = schema().domain.dimensions.value;
+    const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
+    const int bits = detail::hilbert_bits(nd);
+    const bool wide = schema().version.value <= 8;  // libtiledb 2.2's mapping (detail/hilbert.hpp)
+    std::vector<std::vector<std::uint64_t>> bucket(nd, std::vector<std::uint64_t>(n));
+    for (std::size_t d = 0; d < nd; ++d)
+      detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+        auto [lo, hi] = dims[d].domain_as<T>();
+        for (std::size_t c = 0; c < n; ++c)
+          bucket[d][c] =
+              detail::hilbert_bucket(codec::load_le<T>(coords_[d].bytes.data() + c * sizeof(T)), lo, hi, bits, wide);
+      });
+    std::vector<std::uint64_t> out(n), x(nd);
+    for (std::size_t c = 0; c < n; ++c) {
+      for (std::size_t d = 0; d < nd; ++d) x[d] = bucket[d][c];
+      out[c] = detail::hilbert_value(x, bits);
+    }
+    return out;
   }
 
   /// "Duplicate coordinates (c0, c1) are not allowed", as TileDB says it

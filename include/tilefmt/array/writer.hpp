@@ -59,7 +59,9 @@
 //
 // Scope: dense fragments (any subarray with cell_layout::row_major, whole
 // space tiles in storage order otherwise); sparse fragments with fixed-size
-// dimensions in row- or column-major cell order; no encryption. Anything
+// dimensions in row-major, column-major or Hilbert cell order; array
+// metadata; delete commits; schema evolutions adding and dropping
+// attributes; no encryption. Anything
 // else is rejected with std::invalid_argument before a file is written.
 //
 // This header includes the parts of the writer: create.hpp (create),

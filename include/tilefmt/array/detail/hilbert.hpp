@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
 namespace tilefmt::array::detail {
 
@@ -54,10 +55,14 @@ inline std::uint64_t hilbert_value(std::span<std::uint64_t> x, int bits) {
 }
 
 /// The bucket of number `v` in a dimension with domain [lo, hi].
+/// libtiledb 2.2 (format versions 7 and 8, the first with this order)
+/// measured an integer domain as hi - lo + 1 (`wide_integer_range`); 2.3 on
+/// as hi - lo, which readers use whatever wrote the array.
 template <class T>
-std::uint64_t hilbert_bucket(T v, T lo, T hi, int bits) {
+std::uint64_t hilbert_bucket(T v, T lo, T hi, int bits, bool wide_integer_range = false) {
   const double start = static_cast<double>(lo);
-  const double range = static_cast<double>(hi) - start;
+  const double range =
+      static_cast<double>(hi) - start + (wide_integer_range && std::is_integral_v<T> ? 1.0 : 0.0);
   const std::uint64_t max_bucket = (std::uint64_t{1} << bits) - 1;
   if (!(range > 0)) return 0;  // a domain of one value (TileDB divides by zero)
   const double b = (static_cast<double>(v) - start) / range * static_cast<double>(max_bucket);
