@@ -12,8 +12,7 @@
 // in the corpus manifest's form, from the originals' entries). Per array one
 // line: `twin`, with how many of the original's files are
 // byte-identical, or `skip` with the reason (a feature the writer does not
-// write: encryption, consolidation, sparse arrays with string dimensions,
-// consolidated array metadata). Exit status 1 when a twin cannot be written
+// write: encryption, consolidation, consolidated array metadata). Exit status 1 when a twin cannot be written
 // for any other reason.
 #include <boost/json/src.hpp>
 
@@ -136,8 +135,6 @@ array::schema_evolution evolution(const format::ArraySchema& a, const format::Ar
 
 void write_twin(const array::array_reader& arr, const fs::path& root, const array::open_options& open_opt,
                 const fs::path& out, std::uint32_t version) {
-  for (const auto& d : arr.schema().domain.dimensions)
-    if (d.is_var()) throw skip("a string dimension");
   // The schema files with their names (timestamps and labels) from version
   // 10; the array's one schema before.
   const std::vector<fs::path> schemas = version >= 10 ? schema_files(root) : std::vector<fs::path>{};
@@ -197,6 +194,15 @@ void write_twin(const array::array_reader& arr, const fs::path& root, const arra
       array::sparse_fragment sf(out);
       for (const auto& d : schema.domain.dimensions) {
         const cells c = read_field(frag, d.name.value);
+        if (d.is_var()) {
+          std::vector<std::string> strings;
+          for (std::size_t i = 0; i < c.offsets.size(); ++i) {
+            const std::size_t e = i + 1 < c.offsets.size() ? c.offsets[i + 1] : c.values.size();
+            strings.emplace_back(reinterpret_cast<const char*>(c.values.data()) + c.offsets[i], e - c.offsets[i]);
+          }
+          sf.set_coords(d.name.value, strings);
+          continue;
+        }
         with_coordinate_type(d.type.value, [&]<class T>() {
           std::vector<T> v(c.values.size() / sizeof(T));
           for (std::size_t i = 0; i < v.size(); ++i) v[i] = codec::load_le<T>(c.values.data() + i * sizeof(T));

@@ -53,10 +53,12 @@ public:
     detail::check_schema(s);
     if (s.capacity == 0) throw std::invalid_argument(b_.message("the schema's capacity is 0"));
     for (const auto& d : s.domain.dimensions)
-      if (d.is_var() || !detail::with_coordinate_type(d.type.value, []<class>() {}))
+      if (d.is_var() ? d.type.value != format::Datatype::STRING_ASCII
+                     : !detail::with_coordinate_type(d.type.value, []<class>() {}))
         throw std::invalid_argument(b_.message("dimension \"" + d.name.value + "\" has type " +
                                                std::string(format::codec_enum_name(d.type.value)) +
-                                               "; this writer writes integer, float, date and time dimensions"));
+                                               "; this writer writes integer, float, date, time and "
+                                               "var-size STRING_ASCII dimensions"));
     coords_.resize(s.domain.dimensions.size());
     attrs_.resize(s.attributes.size());
   }
@@ -73,13 +75,10 @@ public:
     static_assert(codec::wire_scalar<T>, "tilefmt::array::sparse_fragment::set_coords: coordinates are numbers");
     if (b_.committed()) throw std::logic_error(b_.message("set_coords: the fragment is already committed"));
     const auto& dims = schema().domain.dimensions.value;
-    std::size_t d = 0;
-    while (d < dims.size() && dims[d].name.value != dimension) ++d;
-    if (d == dims.size())
-      throw std::invalid_argument(b_.message(std::string("set_coords: the array has no dimension \"").append(dimension).append("\"")));
+    const std::size_t d = dimension_index(dimension);
     const format::Datatype type = dims[d].type.value;
     const bool is_float = type == format::Datatype::FLOAT32 || type == format::Datatype::FLOAT64;
-    if (format::datatype_size(type) != sizeof(T) || is_float != std::is_floating_point_v<T>)
+    if (dims[d].is_var() || format::datatype_size(type) != sizeof(T) || is_float != std::is_floating_point_v<T>)
       throw std::invalid_argument(b_.message("set_coords: dimension \"" + dims[d].name.value + "\" holds " +
                                              std::string(format::codec_enum_name(type)) + " coordinates"));
     take_cells(coords.size(), "set_coords: dimension \"" + dims[d].name.value + "\"");
@@ -92,6 +91,27 @@ public:
   template <class T>
   sparse_fragment& set_coords(std::string_view dimension, const std::vector<T>& coords) {
     return set_coords<T>(dimension, std::span<const T>(coords));
+  }
+  /// Sets a string (var-size STRING_ASCII) dimension's coordinates, one per
+  /// cell; they sort byte by byte.
+  sparse_fragment& set_coords(std::string_view dimension, const std::vector<std::string>& coords) {
+    if (b_.committed()) throw std::logic_error(b_.message("set_coords: the fragment is already committed"));
+    const std::size_t d = dimension_index(dimension);
+    const auto& dim = schema().domain.dimensions.value[d];
+    if (!dim.is_var())
+      throw std::invalid_argument(b_.message("set_coords: dimension \"" + dim.name.value + "\" holds " +
+                                             std::string(format::codec_enum_name(dim.type.value)) +
+                                             " coordinates, not strings"));
+    take_cells(coords.size(), "set_coords: dimension \"" + dim.name.value + "\"");
+    auto& p = coords_[d];
+    p = pending{};
+    p.value_size = 1;
+    for (const auto& c : coords) {
+      p.offsets.push_back(p.bytes.size());
+      for (char ch : c) p.bytes.push_back(static_cast<std::byte>(ch));
+    }
+    p.set = true;
+    return *this;
   }
 
   /// Sorts the cells, writes the fragment: data files,
@@ -122,7 +142,19 @@ public:
 
     for (std::size_t d = 0; d < dims.size(); ++d) {
       const auto spec = b_.dimension_spec(d);
-      b_.encode_fixed(b_.dimension_tiles(d), spec, permute_fixed(coords_[d].bytes, spec.cell_size(), order), {}, {});
+      if (spec.var()) {
+        std::vector<std::byte> values;
+        std::vector<std::uint64_t> offsets;
+        offsets.reserve(n);
+        for (std::size_t c : order) {
+          const auto str = coord_string(d, c);
+          offsets.push_back(values.size());
+          for (char ch : str) values.push_back(static_cast<std::byte>(ch));
+        }
+        b_.encode_var(b_.dimension_tiles(d), spec, values, offsets, 1, {});
+      } else {
+        b_.encode_fixed(b_.dimension_tiles(d), spec, permute_fixed(coords_[d].bytes, spec.cell_size(), order), {}, {});
+      }
     }
     for (std::size_t i = 0; i < attrs_.size(); ++i) {
       const auto spec = b_.attribute_spec(i);
@@ -166,6 +198,23 @@ private:
     detail::tile_encoder encoder;
   };
 
+  std::size_t dimension_index(std::string_view dimension) const {
+    const auto& dims = schema().domain.dimensions.value;
+    std::size_t d = 0;
+    while (d < dims.size() && dims[d].name.value != dimension) ++d;
+    if (d == dims.size())
+      throw std::invalid_argument(b_.message(std::string("set_coords: the array has no dimension \"").append(dimension).append("\"")));
+    return d;
+  }
+
+  /// Coordinate `c` of string dimension `d`.
+  std::string_view coord_string(std::size_t d, std::size_t c) const {
+    const auto& p = coords_[d];
+    const std::size_t b = static_cast<std::size_t>(p.offsets[c]);
+    const std::size_t e = c + 1 < p.offsets.size() ? static_cast<std::size_t>(p.offsets[c + 1]) : p.bytes.size();
+    return {reinterpret_cast<const char*>(p.bytes.data()) + b, e - b};
+  }
+
   /// The cell count: the first call sets it, the others must agree.
   void take_cells(std::uint64_t n, const std::string& who) {
     if (cells_ && *cells_ != n)
@@ -204,6 +253,18 @@ private:
     detail::cell_keys keys(nd);
     for (std::size_t d = 0; d < nd; ++d) {
       const auto& dim = dims[d];
+      if (dim.is_var()) {
+        // Strings: no tile extent; their ranks order them byte by byte.
+        keys.tiled[d] = false;
+        std::vector<std::size_t> by(n);
+        std::iota(by.begin(), by.end(), std::size_t{0});
+        std::stable_sort(by.begin(), by.end(),
+                         [&](std::size_t a, std::size_t b) { return coord_string(d, a) < coord_string(d, b); });
+        keys.cell[d].assign(n, 0);
+        for (std::size_t k = 1; k < n; ++k)
+          keys.cell[d][by[k]] = keys.cell[d][by[k - 1]] + (coord_string(d, by[k]) != coord_string(d, by[k - 1]));
+        continue;
+      }
       keys.tiled[d] = dim.has_tile_extent();
       detail::with_coordinate_type(dim.type.value, [&]<class T>() {
         auto [lo, hi] = dim.domain_as<T>();
@@ -250,13 +311,18 @@ private:
     const int bits = detail::hilbert_bits(nd);
     const bool wide = schema().version.value <= 8;  // libtiledb 2.2's mapping (detail/hilbert.hpp)
     std::vector<std::vector<std::uint64_t>> bucket(nd, std::vector<std::uint64_t>(n));
-    for (std::size_t d = 0; d < nd; ++d)
+    for (std::size_t d = 0; d < nd; ++d) {
+      if (dims[d].is_var()) {
+        for (std::size_t c = 0; c < n; ++c) bucket[d][c] = detail::hilbert_bucket(coord_string(d, c), bits);
+        continue;
+      }
       detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
         auto [lo, hi] = dims[d].domain_as<T>();
         for (std::size_t c = 0; c < n; ++c)
           bucket[d][c] =
               detail::hilbert_bucket(codec::load_le<T>(coords_[d].bytes.data() + c * sizeof(T)), lo, hi, bits, wide);
       });
+    }
     std::vector<std::uint64_t> out(n), x(nd);
     for (std::size_t c = 0; c < n; ++c) {
       for (std::size_t d = 0; d < nd; ++d) x[d] = bucket[d][c];
@@ -272,16 +338,25 @@ private:
     for (std::size_t k = 1; k < order.size(); ++k) {
       bool same = true;
       for (std::size_t d = 0; d < dims.size() && same; ++d) {
+        if (dims[d].is_var()) {
+          same = coord_string(d, order[k]) == coord_string(d, order[k - 1]);
+          continue;
+        }
         const std::size_t size = format::datatype_size(dims[d].type.value);
         same = std::memcmp(coords_[d].bytes.data() + order[k] * size, coords_[d].bytes.data() + order[k - 1] * size,
                            size) == 0;
       }
       if (!same) continue;
       std::string c;
-      for (std::size_t d = 0; d < dims.size(); ++d)
+      for (std::size_t d = 0; d < dims.size(); ++d) {
+        if (dims[d].is_var()) {
+          c += (d ? ", " : "") + std::string(coord_string(d, order[k]));
+          continue;
+        }
         detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
           c += (d ? ", " : "") + std::to_string(codec::load_le<T>(coords_[d].bytes.data() + order[k] * sizeof(T)));
         });
+      }
       throw std::invalid_argument(b_.message("Duplicate coordinates (" + c +
                                              ") are not allowed (the schema does not allow duplicates)"));
     }
@@ -303,7 +378,21 @@ private:
     const auto& dims = schema().domain.dimensions.value;
     const std::size_t fanout = shape.rtree.fanout;
     std::vector<format::MBR> level(tiles.size());
-    for (std::size_t d = 0; d < dims.size(); ++d)
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d].is_var()) {
+        std::size_t at = 0;
+        for (std::size_t t = 0; t < tiles.size(); ++t) {
+          std::string_view lo = coord_string(d, order[at]), hi = lo;
+          for (std::size_t c = at; c < at + tiles[t]; ++c) {
+            const auto v = coord_string(d, order[c]);
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+          }
+          level[t].ranges.push_back(format::var_range(lo, hi));
+          at += static_cast<std::size_t>(tiles[t]);
+        }
+        continue;
+      }
       detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
         std::size_t at = 0;
         for (std::size_t t = 0; t < tiles.size(); ++t) {
@@ -317,9 +406,20 @@ private:
           at += static_cast<std::size_t>(tiles[t]);
         }
       });
+    }
     auto unite = [&](const std::vector<format::MBR>& mbrs, std::size_t begin, std::size_t end) {
       format::MBR out = mbrs[begin];
-      for (std::size_t d = 0; d < dims.size(); ++d)
+      for (std::size_t d = 0; d < dims.size(); ++d) {
+        if (dims[d].is_var()) {
+          auto [lo, hi] = out.ranges[d].as_strings();
+          for (std::size_t m = begin + 1; m < end; ++m) {
+            auto [l, h] = mbrs[m].ranges[d].as_strings();
+            lo = std::min(lo, l);
+            hi = std::max(hi, h);
+          }
+          out.ranges[d] = format::var_range(std::string(lo), std::string(hi));
+          continue;
+        }
         detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
           auto [lo, hi] = out.ranges[d].as<T>();
           for (std::size_t m = begin + 1; m < end; ++m) {
@@ -329,6 +429,7 @@ private:
           }
           out.ranges[d] = format::fixed_range<T>(lo, hi);
         });
+      }
       return out;
     };
     std::vector<std::vector<format::MBR>> levels{level};

@@ -59,7 +59,8 @@
 //
 // Scope: dense fragments (any subarray with cell_layout::row_major, whole
 // space tiles in storage order otherwise); sparse fragments with fixed-size
-// dimensions in row-major, column-major or Hilbert cell order; array
+// and string (var-size STRING_ASCII) dimensions in row-major, column-major
+// or Hilbert cell order; array
 // metadata; delete commits; schema evolutions adding and dropping
 // attributes; no encryption. Anything
 // else is rejected with std::invalid_argument before a file is written.
