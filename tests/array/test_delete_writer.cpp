@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "../support/result_rows.hpp"
 #include "../support/testing.hpp"
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/query.hpp"
@@ -25,22 +26,9 @@ fs::path scratch(const std::string& name) {
   return p;
 }
 
-/// Every cell of a sparse read, as its field bytes joined.
+/// Every cell of a read, sorted (a multiset: unordered reads).
 std::vector<std::string> cells_of(const array::query_result& r) {
-  std::vector<std::string> out(r.cell_num());
-  for (const auto& name : r.names()) {
-    const auto& bytes = r.bytes(name);
-    const auto& off = r.byte_offsets(name);
-    for (std::size_t c = 0; c < out.size(); ++c) {
-      std::size_t b = 0, e = 0;
-      if (r.var_size(name)) {
-        b = off[c], e = c + 1 < off.size() ? off[c + 1] : bytes.size();
-      } else {
-        b = c * (bytes.size() / out.size()), e = b + bytes.size() / out.size();
-      }
-      out[c].append(reinterpret_cast<const char*>(bytes.data()) + b, e - b);
-    }
-  }
+  auto out = testing::rows(r);
   std::sort(out.begin(), out.end());
   return out;
 }

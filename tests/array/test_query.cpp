@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "../support/recorded_queries.hpp"
+#include "../support/result_rows.hpp"
 #include "../support/testing.hpp"
 #include "tilefmt/storage/memory.hpp"
 
@@ -59,28 +60,7 @@ std::size_t run_recorded(const std::string& file, unsigned threads) {
   return compared;
 }
 
-/// Each cell of a result as one string of bytes: every field's value (and
-/// validity) in turn.
-std::vector<std::string> rows(const array::query_result& r) {
-  std::vector<std::string> out(r.cell_num());
-  for (const auto& name : r.names()) {
-    const auto& bytes = r.bytes(name);
-    const auto& off = r.byte_offsets(name);
-    for (std::size_t c = 0; c < out.size(); ++c) {
-      std::size_t b = 0, e = 0;
-      if (r.var_size(name)) {
-        b = off[c], e = c + 1 < off.size() ? off[c + 1] : bytes.size();
-      } else {
-        const std::size_t size = bytes.size() / out.size();
-        b = c * size, e = b + size;
-      }
-      out[c] += std::to_string(e - b) + ":";
-      out[c].append(reinterpret_cast<const char*>(bytes.data()) + b, e - b);
-      if (r.nullable(name)) out[c] += static_cast<char>(r.validity(name)[c]);
-    }
-  }
-  return out;
-}
+using testing::rows;
 
 /// Reads every recorded query of `file` in batches of `bytes`: the batches
 /// put together must be the whole result (unordered: the same cells).
