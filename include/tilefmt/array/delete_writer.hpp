@@ -56,9 +56,8 @@ inline format::ConditionNode negated(format::ConditionNode n) {
 /// the commit's timestamp (`opt.timestamp`, or now): writes the delete
 /// commit TileDB writes for the same condition (the negated condition,
 /// serialized, in a generic tile of the array's format version). Returns the
-/// commit's name. A string compared with an attribute that has an
-/// enumeration is a label, as TileDB stores it; such an attribute cannot be
-/// compared with an index here. Throws std::invalid_argument for a dense
+/// commit's name. Throws std::invalid_argument for a condition on an
+/// attribute with an enumeration (not written yet), for a dense
 /// array (TileDB deletes from sparse arrays only), an array before format 16
 /// (libtiledb 2.12, the first to read deletes), a condition the schema does
 /// not fit, and a timestamp inside a fragment consolidated without per-cell
@@ -74,22 +73,20 @@ inline std::string delete_cells(const fs::path& root, const condition& c, const 
     throw std::invalid_argument("tilefmt: delete_cells: delete commits need format version 16 to " +
                                 std::to_string(format::written_version) + "; the array is version " +
                                 std::to_string(version));
-  (void)detail::condition_eval(c.node(), schema);  // fields that exist, values of their sizes
-  // Stored conditions compare enumerated attributes by label.
-  std::size_t leaf = 0;
-  auto check_labels = [&](auto&& self, const format::ConditionNode& n) -> void {
+  // Conditions on attributes with an enumeration are stored by label, and
+  // checking labels needs the enumerations: not written yet.
+  auto refuse_enumerations = [&](auto&& self, const format::ConditionNode& n) -> void {
     if (n.node_type == format::ConditionNodeType::EXPRESSION) {
       for (const auto& child : n.expression->children.nodes) self(self, child);
       return;
     }
-    const bool label = leaf < c.labels().size() && c.labels()[leaf];
-    ++leaf;
     const auto* a = schema.attribute(n.value->field_name.value);
-    if (a && !a->enumeration_name.value.value.empty() && !label && !n.value->value.value.empty())
+    if (a && !a->enumeration_name.value.value.empty())
       throw std::invalid_argument("tilefmt: delete_cells: \"" + a->name.value +
-                                  "\" has an enumeration; a delete condition compares it by label (a string)");
+                                  "\" has an enumeration; deletes by such attributes are not written yet");
   };
-  check_labels(check_labels, c.node());
+  refuse_enumerations(refuse_enumerations, c.node());
+  (void)detail::condition_eval(c.node(), schema);  // fields that exist, values of their sizes
 
   auto [t, label] = detail::name_parts(opt);
   for (const auto& f : l.fragments)
