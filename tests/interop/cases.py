@@ -780,6 +780,39 @@ def consolidated_sparse_vacuumed(b):
     b.consolidate("fragment_meta")
 
 
+@case("consolidated_sparse", "sparse", "consolidated_fragments", "multi_fragment", "duplicates", "nullable", "var", "ascii")
+def consolidated_sparse(b):
+    """Three sparse 2D fragments (duplicates allowed, coordinates repeated within and across them) consolidated, not vacuumed: the originals and the .vac file stay; the new fragment keeps every cell with its timestamp."""
+    r = rng_for(b)
+    b.create(S([D("x", 0, 999, 100), D("y", -50, 49, 25)], [A("a", np.int64), A("n", np.float64, nullable=True), A("s", "ascii", var=True)],
+               sparse=True, capacity=9, allows_duplicates=True))
+    xs = unique_coords(r, 0, 999, 12, np.int32)
+    ys = unique_coords(r, -50, 49, 12, np.int32)
+    for k, n in enumerate((20, 15, 11)):
+        pick = r.integers(0, 12, n)
+        valid = (r.random(n) > 0.25).astype(np.uint8)
+        b.write({"a": numeric(r, np.int64, n), "n": numeric(r, np.float64, n), "s": ascii_strings(r, n)},
+                coords=[xs[pick], ys[pick]], validity={"n": valid})
+    b.snapshot()
+    b.consolidate("fragments")
+
+
+@case("consolidated_sparse_overwrites", "sparse", "consolidated_fragments", "multi_fragment", "var", "utf8")
+def consolidated_sparse_overwrites(b):
+    """Three sparse fragments without duplicates, the later ones rewriting cells of the earlier, consolidated, not vacuumed: reads at each fragment's time still see the values of then."""
+    r = rng_for(b)
+    b.create(S([D("d", 0, 9999, 500)], [A("a", np.int32), A("s", str)], sparse=True, capacity=6))
+    first = unique_coords(r, 0, 9999, 25, np.int32)
+    b.write({"a": numeric(r, np.int32, 25), "s": utf8_strings(r, 25)}, coords=[first])
+    again = first[::2]
+    b.write({"a": numeric(r, np.int32, len(again)), "s": utf8_strings(r, len(again))}, coords=[again])
+    more = np.concatenate([first[::5], unique_coords(r, 0, 9999, 6, np.int32)])
+    more = np.unique(more)
+    b.write({"a": numeric(r, np.int32, len(more)), "s": utf8_strings(r, len(more))}, coords=[more])
+    b.snapshot()
+    b.consolidate("fragments")
+
+
 @case("consolidated_commits_vacuumed", "sparse", "consolidated_commits", "ignore_file", "consolidated_fragments", "vacuumed", "multi_fragment")
 def consolidated_commits_vacuumed(b):
     """Three sparse fragments whose commits are consolidated (.con), then the fragments consolidated and vacuumed: TileDB writes an ignore file (.ign) for the commits the .con still names."""

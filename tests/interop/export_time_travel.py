@@ -5,7 +5,10 @@ with an ignore file, per-cell timestamps and delete metadata) from a
 generated corpus into tests/data/time_travel/, in the layout of
 export_testdata.py. Standard library only.
 
-    export_time_travel.py CORPUS_VERSION_DIR [DEST]   (DEST default: tests/data/time_travel)
+    export_time_travel.py CORPUS_VERSION_DIR [DEST [ARRAY,...]]   (DEST default: tests/data/time_travel)
+
+tests/data/consolidation holds consolidated_sparse, consolidated_sparse_overwrites
+and metadata_consolidated, exported the same way (DEST and the list given).
 
 Their manifest entries carry `time_travel`: what TileDB saw when the array
 was opened at each of several timestamp ranges (README.md).
@@ -31,7 +34,7 @@ def main(argv):
     if len(argv) < 2:
         raise SystemExit(__doc__)
     dest = argv[2] if len(argv) > 2 else os.path.join(HERE, "..", "data", "time_travel")
-    et.ARRAYS = ARRAYS
+    et.ARRAYS = argv[3].split(",") if len(argv) > 3 else ARRAYS
     out = et.export(argv[1], dest)
     print("exported %d arrays to %s" % (len(out["arrays"]), dest))
     return 0

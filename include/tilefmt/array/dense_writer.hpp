@@ -45,43 +45,7 @@ public:
   /// subarray or schema this writer cannot write.
   dense_fragment(const fs::path& root, std::vector<std::pair<std::int64_t, std::int64_t>> subarray,
                  cell_layout layout = cell_layout::row_major, std::shared_ptr<storage::backend> storage = {})
-      : b_(root, "dense_fragment", false, std::move(storage)), subarray_(std::move(subarray)), layout_(layout) {
-    const auto& schema = b_.schema();
-    detail::check_schema(schema);
-    const auto& dims = schema.domain.dimensions.value;
-    if (subarray_.size() != dims.size())
-      throw std::invalid_argument(b_.message(std::string("the subarray has ") + std::to_string(subarray_.size()) +
-                                             " ranges, the array " + std::to_string(dims.size()) + " dimensions"));
-    std::vector<dense_range> ranges;
-    for (std::size_t d = 0; d < dims.size(); ++d) {
-      auto dd = detail::dense_dimension(dims[d]);
-      auto [lo, hi] = subarray_[d];
-      const std::string who = std::string("subarray range ") + std::to_string(d) + " [" + std::to_string(lo) + ", " +
-                              std::to_string(hi) + "] of dimension \"" + dims[d].name.value + "\"";
-      if (lo > hi) throw std::invalid_argument(b_.message(who + " is empty"));
-      if (lo < dd.lo || hi > dd.hi)
-        throw std::invalid_argument(b_.message(who + " is outside the domain [" + std::to_string(dd.lo) + ", " +
-                                               std::to_string(dd.hi) + "]"));
-      const dense_range r{dense_grid::distance(dd.lo, lo), dense_grid::distance(lo, hi) + 1,
-                          static_cast<std::uint64_t>(dd.extent)};
-      if (layout_ == cell_layout::storage && (r.from % r.extent != 0 || r.width % r.extent != 0))
-        throw std::invalid_argument(b_.message(who + " does not consist of whole tiles of extent " +
-                                               std::to_string(r.extent) + " from the domain's lower bound " +
-                                               std::to_string(dd.lo) + " (cell_layout::row_major takes any subarray)"));
-      ranges.push_back(r);
-    }
-    try {
-      grid_.emplace(std::move(ranges), schema.tile_order, schema.cell_order);
-      (void)grid_->cell_num();
-      if (grid_->cells_per_tile() != 0 &&
-          grid_->tile_num() > std::numeric_limits<std::uint64_t>::max() / grid_->cells_per_tile())
-        throw format_error("the number of cells overflows 64 bits", 0);
-    } catch (const format_error& e) {
-      throw std::invalid_argument(b_.message(e.reason()));
-    }
-    b_.set_tiles(std::vector<std::uint64_t>(static_cast<std::size_t>(grid_->tile_num()), grid_->cells_per_tile()));
-    b_.set_slabs(slab_plan());
-  }
+      : dense_fragment(root, std::move(subarray), layout, std::move(storage), false) {}
 
   const format::ArraySchema& schema() const noexcept { return b_.schema(); }
   const std::string& schema_name() const noexcept { return b_.schema_name(); }
@@ -120,8 +84,9 @@ public:
       const std::size_t size = format::datatype_size(coord_type);
       format::Range1D r{size, std::vector<std::byte>(2 * size)};
       filter::with_integer_type(coord_type, [&]<class T>() {
-        codec::store_le<T>(r.bytes.data(), static_cast<T>(subarray_[d].first));
-        codec::store_le<T>(r.bytes.data() + sizeof(T), static_cast<T>(subarray_[d].second));
+        const auto& written = non_empty_domain_.empty() ? subarray_ : non_empty_domain_;
+        codec::store_le<T>(r.bytes.data(), static_cast<T>(written[d].first));
+        codec::store_le<T>(r.bytes.data() + sizeof(T), static_cast<T>(written[d].second));
       });
       shape.non_empty_domain.ranges.push_back(std::move(r));
     }
@@ -131,6 +96,50 @@ public:
 
 private:
   friend class detail::cells_api<dense_fragment>;
+  friend struct detail::consolidator;
+
+  /// `past_domain`: the subarray may reach past the domain's upper bounds
+  /// (whole tiles of a domain that is no multiple of its extents), as
+  /// TileDB's consolidation writes them.
+  dense_fragment(const fs::path& root, std::vector<std::pair<std::int64_t, std::int64_t>> subarray, cell_layout layout,
+                 std::shared_ptr<storage::backend> storage, bool past_domain)
+      : b_(root, "dense_fragment", false, std::move(storage)), subarray_(std::move(subarray)), layout_(layout) {
+    const auto& schema = b_.schema();
+    detail::check_schema(schema);
+    const auto& dims = schema.domain.dimensions.value;
+    if (subarray_.size() != dims.size())
+      throw std::invalid_argument(b_.message(std::string("the subarray has ") + std::to_string(subarray_.size()) +
+                                             " ranges, the array " + std::to_string(dims.size()) + " dimensions"));
+    std::vector<dense_range> ranges;
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      auto dd = detail::dense_dimension(dims[d]);
+      auto [lo, hi] = subarray_[d];
+      const std::string who = std::string("subarray range ") + std::to_string(d) + " [" + std::to_string(lo) + ", " +
+                              std::to_string(hi) + "] of dimension \"" + dims[d].name.value + "\"";
+      if (lo > hi) throw std::invalid_argument(b_.message(who + " is empty"));
+      if (lo < dd.lo || (hi > dd.hi && !past_domain))
+        throw std::invalid_argument(b_.message(who + " is outside the domain [" + std::to_string(dd.lo) + ", " +
+                                               std::to_string(dd.hi) + "]"));
+      const dense_range r{dense_grid::distance(dd.lo, lo), dense_grid::distance(lo, hi) + 1,
+                          static_cast<std::uint64_t>(dd.extent)};
+      if (layout_ == cell_layout::storage && (r.from % r.extent != 0 || r.width % r.extent != 0))
+        throw std::invalid_argument(b_.message(who + " does not consist of whole tiles of extent " +
+                                               std::to_string(r.extent) + " from the domain's lower bound " +
+                                               std::to_string(dd.lo) + " (cell_layout::row_major takes any subarray)"));
+      ranges.push_back(r);
+    }
+    try {
+      grid_.emplace(std::move(ranges), schema.tile_order, schema.cell_order);
+      (void)grid_->cell_num();
+      if (grid_->cells_per_tile() != 0 &&
+          grid_->tile_num() > std::numeric_limits<std::uint64_t>::max() / grid_->cells_per_tile())
+        throw format_error("the number of cells overflows 64 bits", 0);
+    } catch (const format_error& e) {
+      throw std::invalid_argument(b_.message(e.reason()));
+    }
+    b_.set_tiles(std::vector<std::uint64_t>(static_cast<std::size_t>(grid_->tile_num()), grid_->cells_per_tile()));
+    b_.set_slabs(slab_plan());
+  }
 
   void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
                  std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
@@ -266,6 +275,9 @@ private:
 
   detail::fragment_builder b_;
   std::vector<std::pair<std::int64_t, std::int64_t>> subarray_;
+  /// The footer's non-empty domain when it is not the subarray (a
+  /// consolidation writes whole tiles around the cells it replaces).
+  std::vector<std::pair<std::int64_t, std::int64_t>> non_empty_domain_;
   cell_layout layout_;
   std::optional<dense_grid> grid_; // the subarray's space tiles
   std::vector<std::size_t> source_;

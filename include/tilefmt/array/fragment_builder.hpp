@@ -60,6 +60,11 @@ struct write_options {
 
 namespace detail {
 
+/// Consolidation (array/consolidate.hpp) writes through the fragment
+/// writers' internals: cells as raw bytes, a name spanning several writes,
+/// per-cell timestamps.
+struct consolidator;
+
 inline std::uint64_t now_ms() {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -141,6 +146,9 @@ inline void append_tile(std::vector<std::byte>& file, std::vector<std::uint64_t>
 /// What the footer and R-tree say of a fragment's extent.
 struct fragment_shape {
   bool dense = true;
+  /// The commits (delete markers) already applied to the cells, as a
+  /// consolidation records them.
+  std::vector<std::string> processed_conditions;
   format::MBR non_empty_domain;
   format::RTree rtree;                      // dense: no levels
   std::uint64_t sparse_tile_num = 0;
@@ -189,6 +197,32 @@ public:
     for (std::size_t t = 1; t < tile_cells_.size(); ++t) tile_first_[t] = tile_first_[t - 1] + tile_cells_[t - 1];
   }
   void set_slabs(slab_plan plan) { slabs_ = std::move(plan); }
+  /// Names the fragment `__t1_t2_...` instead of by one timestamp: a
+  /// consolidated fragment spans the writes it replaces.
+  void set_time_range(std::uint64_t t1, std::uint64_t t2) { time_range_ = {t1, t2}; }
+
+  /// The fields TileDB adds to consolidated sparse fragments: a timestamp
+  /// per cell (`__timestamps`), and with `delete_meta` the delete timestamp
+  /// and condition index (`__delete_timestamps`, `__delete_condition_index`);
+  /// each a u64 per cell, in storage order.
+  void set_special(std::span<const std::uint64_t> timestamps, std::span<const std::uint64_t> delete_timestamps = {},
+                   std::span<const std::uint64_t> delete_condition_index = {}) {
+    format::FragmentContext ctx;
+    ctx.version = version_;
+    ctx.num_attributes = schema_.attributes.size();
+    ctx.dims.resize(schema_.domain.dimensions.size());
+    ctx.has_timestamps = true;
+    ctx.has_delete_meta = !delete_timestamps.empty();
+    if (version_ < 14 || (ctx.has_delete_meta && version_ < 15))
+      throw std::invalid_argument(message("per-cell timestamps need format 14, delete metadata 15"));
+    special_specs_ = special_fields(schema_, ctx);
+    specials_.assign(special_specs_.size(), {});
+    std::span<const std::uint64_t> columns[] = {timestamps, delete_timestamps, delete_condition_index};
+    for (std::size_t k = 0; k < special_specs_.size(); ++k) {
+      std::vector<std::byte> copy;
+      encode_fixed(specials_[k], special_specs_[k], le_bytes(columns[k], copy), {}, {});
+    }
+  }
   std::size_t tile_num() const noexcept { return tile_cells_.size(); }
   std::uint64_t cell_num() const noexcept { return tile_cells_.empty() ? 0 : tile_first_.back() + tile_cells_.back(); }
 
@@ -313,7 +347,8 @@ public:
         throw std::invalid_argument(message("commit: attribute \"" + schema_.attributes[i].name.value +
                                             "\" has no cells (TileDB writes every attribute)"));
     auto [t, label] = name_parts(opt);
-    const std::string name = format::make_timestamped_name(t, t, label, version_);
+    const auto [t1, t2] = time_range_.value_or(std::pair{t, t});
+    const std::string name = format::make_timestamped_name(t1, t2, label, version_);
     // Fragments live in `__fragments/` with a `__commits/<name>.wrt` marker
     // from version 12 (libtiledb 2.8); before, in the array folder, with a
     // `<name>.ok` marker beside them.
@@ -331,6 +366,7 @@ public:
     for (std::size_t i = 0; i < attrs_.size(); ++i) write_field(attribute_spec(i), attrs_[i]);
     if (!shape.dense)
       for (std::size_t d = 0; d < dims_.size(); ++d) write_field(dimension_spec(d), dims_[d]);
+    for (std::size_t k = 0; k < specials_.size(); ++k) write_field(special_specs_[k], specials_[k]);
     storage_->write(dir / "__fragment_metadata.tdb", meta);
     if (folders) {
       storage_->make_folder(root_ / "__commits");
@@ -418,20 +454,28 @@ private:
     ctx.version = version_;
     ctx.num_attributes = na;
     for (const auto& d : dims) ctx.dims.push_back({d.type.value, d.is_var()});
-    const std::size_t num = ctx.num_fields();  // attributes, __coords, dimensions
+    ctx.has_timestamps = !specials_.empty();
+    ctx.has_delete_meta = specials_.size() > 1;
+    const std::size_t num = ctx.num_fields();  // attributes, __coords, dimensions, special fields
     const std::size_t coords = ctx.coords_index();
     const format::Datatype coord_type = dims[0].type.value;
     const std::size_t coord_size = format::datatype_size(coord_type);
     const std::size_t tiles = tile_num();
 
-    // The fields with tiles of their own: attributes, and the dimensions of
-    // sparse fragments. `__coords` and dense dimensions have none.
+    // The fields with tiles of their own: attributes, the dimensions of
+    // sparse fragments and the special fields. `__coords` and dense
+    // dimensions have none.
+    const std::size_t first_special = coords + 1 + nd;
     auto tiles_of = [&](std::size_t k) -> const field_tiles* {
       if (k < na) return &attrs_[k];
+      if (k >= first_special) return &specials_[k - first_special];
       if (!shape.dense && k > coords && k - coords - 1 < nd) return &dims_[k - coords - 1];
       return nullptr;
     };
-    auto spec_of = [&](std::size_t k) { return k < na ? attribute_spec(k) : dimension_spec(k - coords - 1); };
+    auto spec_of = [&](std::size_t k) {
+      if (k >= first_special) return special_specs_[k - first_special];
+      return k < na ? attribute_spec(k) : dimension_spec(k - coords - 1);
+    };
     auto var = [&](std::size_t k) { return tiles_of(k) && spec_of(k).var(); };
     auto nullable = [&](std::size_t k) { return k < na && schema_.attributes[k].nullable.value; };
 
@@ -455,8 +499,8 @@ private:
     f.non_empty_domain = shape.non_empty_domain;
     f.sparse_tile_num = shape.sparse_tile_num;
     f.last_tile_cell_num = shape.last_tile_cell_num;
-    f.has_timestamps.value = false;
-    f.has_delete_meta.value = false;
+    f.has_timestamps.value = ctx.has_timestamps;
+    f.has_delete_meta.value = ctx.has_delete_meta;
     f.file_sizes.value.assign(num, 0);
     f.file_var_sizes.value.assign(num, 0);
     if (version_ >= 7) f.file_validity_sizes.value.assign(num, 0);
@@ -514,6 +558,11 @@ private:
             }
           } else if (k == coords && coords_min_max) {
             m.fixed.assign(tiles * nd * coord_size, std::byte{0});
+          } else if (k >= first_special) {
+            for (const auto& s : specials_[k - first_special].stats) {
+              const auto& v = want_min ? s.min : s.max;
+              m.fixed.insert(m.fixed.end(), v.begin(), v.end());
+            }
           }
           return m;
         };
@@ -546,6 +595,12 @@ private:
         format::FieldMinMaxSumNullCount e{};
         if (k < na) {
           e = fold_stats(schema_.attributes[k], var(k) ? var_slots[k] : attrs_[k].stats, tile_cells_);
+        } else if (k >= first_special) {
+          // TileDB folds its special fields as it folds a UINT64 attribute.
+          format::Attribute u64{};
+          u64.type = format::Datatype::UINT64;
+          u64.cell_val_num = 1;
+          e = fold_stats(u64, specials_[k - first_special].stats, tile_cells_);
         } else if (k == coords && coords_min_max) {
           // The fold reads the zero cells as values of the first dimension's type.
           e.min.value.assign(coord_size, std::byte{0});
@@ -560,7 +615,9 @@ private:
     // libtiledb 2.11 (version 15) writes the processed conditions tile too,
     // but not its offset, which the footer has from 16.
     if (version_ >= 15) {
-      const std::uint64_t at = section(format::ProcessedConditions{});
+      format::ProcessedConditions pc{};
+      for (const auto& c : shape.processed_conditions) pc.conditions.value.emplace_back().value = c;
+      const std::uint64_t at = section(pc);
       if (version_ >= 16) f.processed_conditions_offset.value = at;
     }
 
@@ -579,6 +636,9 @@ private:
   slab_plan slabs_;
   std::optional<filter::runtime_pipeline> validity_pipeline_;  // built once: every nullable tile uses it
   std::vector<field_tiles> attrs_, dims_;
+  std::vector<field_tiles> specials_;       // __timestamps, __delete_timestamps, __delete_condition_index
+  std::vector<field_info> special_specs_;
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> time_range_;
   bool committed_ = false;
 };
 

@@ -132,7 +132,8 @@ public:
     if (n == 0) throw std::invalid_argument(b_.message("commit: no cells (TileDB writes no fragment)"));
 
     const std::vector<std::size_t> order = global_order();
-    if (!s.allows_dups.value) check_duplicates(order);
+    // A consolidation keeps every version of a cell, with its timestamp.
+    if (!s.allows_dups.value && special_.empty()) check_duplicates(order);
 
     // Data tiles of `capacity` cells in global order; the last one short.
     const std::uint64_t cap = s.capacity;
@@ -178,8 +179,17 @@ public:
       }
     }
 
+    if (!special_.empty()) {
+      std::vector<std::vector<std::uint64_t>> sorted(special_.size());
+      for (std::size_t k = 0; k < special_.size(); ++k)
+        for (std::size_t c : order) sorted[k].push_back(special_[k][c]);
+      if (sorted.size() == 1) b_.set_special(sorted[0]);
+      else b_.set_special(sorted[0], sorted[1], sorted[2]);
+    }
+
     detail::fragment_shape shape;
     shape.dense = false;
+    shape.processed_conditions = processed_conditions_;
     shape.sparse_tile_num = tiles.size();
     shape.last_tile_cell_num = tiles.back();
     build_rtree(order, tiles, shape);
@@ -188,6 +198,16 @@ public:
 
 private:
   friend class detail::cells_api<sparse_fragment>;
+  friend struct detail::consolidator;
+
+  /// A fixed-size dimension's coordinates as little-endian bytes.
+  void put_coords(std::size_t d, std::vector<std::byte> bytes) {
+    const std::size_t size = format::datatype_size(schema().domain.dimensions.value[d].type.value);
+    take_cells(bytes.size() / size, "set_coords");
+    coords_[d] = pending{};
+    coords_[d].bytes = std::move(bytes);
+    coords_[d].set = true;
+  }
 
   struct pending {
     bool set = false;
@@ -446,6 +466,10 @@ private:
   detail::fragment_builder b_;
   std::optional<std::uint64_t> cells_;
   std::vector<pending> coords_, attrs_;
+  /// Per cell, in the order given: timestamps, then delete timestamps and
+  /// delete condition indices (a consolidation's special fields), or none.
+  std::vector<std::vector<std::uint64_t>> special_;
+  std::vector<std::string> processed_conditions_;
 };
 
 } // namespace tilefmt::array

@@ -60,10 +60,12 @@
 // Scope: dense fragments (any subarray with cell_layout::row_major, whole
 // space tiles in storage order otherwise); sparse fragments with fixed-size
 // and string (var-size STRING_ASCII) dimensions in row-major, column-major
-// or Hilbert cell order; array
-// metadata; delete commits; schema evolutions adding and dropping
-// attributes; no encryption. Anything
-// else is rejected with std::invalid_argument before a file is written.
+// or Hilbert cell order; array metadata; delete commits; schema evolutions
+// adding and dropping attributes; consolidation of fragments and of array
+// metadata, and vacuuming (consolidate.hpp, vacuum.hpp: included on their
+// own, as consolidation reads through the query layer); no encryption.
+// Anything else is rejected with std::invalid_argument before a file is
+// written.
 //
 // This header includes the parts of the writer: create.hpp (create),
 // dense_writer.hpp (cell_layout, dense_fragment), sparse_writer.hpp
