@@ -4,7 +4,10 @@
 // that version can read the twin (reverse_check_c.py, reverse_check.py)
 // and the files can be compared byte for byte with TileDB's. Schema
 // evolutions, the array metadata and delete commits are copied file by file
-// too.
+// too. An array TileDB consolidated but did not vacuum gets twins of the
+// fragments (or metadata files) the consolidation replaced, then tilefmt
+// consolidates them with TileDB's label: its consolidated fragment, commit
+// and vacuum file are compared with TileDB's like any other file.
 //
 //   interop-rewrite MANIFEST OUTDIR [MIN_VERSION MAX_VERSION]
 //
@@ -12,18 +15,20 @@
 // in the corpus manifest's form, from the originals' entries). Per array one
 // line: `twin`, with how many of the original's files are
 // byte-identical, or `skip` with the reason (a feature the writer does not
-// write: encryption, consolidation, consolidated array metadata). Exit status 1 when a twin cannot be written
+// write: encryption, vacuumed consolidations). Exit status 1 when a twin cannot be written
 // for any other reason.
 #include <boost/json/src.hpp>
 
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "tilefmt/array/array.hpp"
+#include "tilefmt/array/consolidate.hpp"
 #include "tilefmt/array/query.hpp"
 #include "tilefmt/array/writer.hpp"
 
@@ -215,22 +220,57 @@ void write_twin(const array::array_reader& arr, const fs::path& root, const arra
   }
 }
 
+/// The one vacuum file in `dir`, if any: a consolidation not vacuumed.
+std::optional<fs::path> vacuum_file(const fs::path& dir) {
+  std::optional<fs::path> out;
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".vac") {
+      if (out) throw skip("several consolidations");
+      out = e.path();
+    }
+  return out;
+}
+
 /// The original's array metadata files, written again entry by entry with
-/// their timestamps and labels (oldest first, as readers apply them).
+/// their timestamps and labels (oldest first, as readers apply them); a
+/// consolidated file named by a vacuum file is consolidated again.
 void copy_metadata(const fs::path& original, const fs::path& out) {
   if (!fs::is_directory(original / "__meta")) return;
+  const auto vac = vacuum_file(original / "__meta");
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(original / "__meta"))
-    if (e.is_regular_file()) files.push_back(e.path());
+    if (e.is_regular_file() && e.path().extension() != ".vac" && (!vac || e.path().filename() != vac->stem()))
+      files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
     const auto n = format::parse_timestamped_name(f.filename().string());
-    if (n.t1 != n.t2) throw skip("consolidated array metadata");
+    if (n.t1 != n.t2) throw skip("consolidated array metadata, vacuumed");
     const auto tile = filter::read_generic_tile(storage::local{}.read(f));
     array::metadata_writer m(out);
     for (const auto& e : codec::decode<format::ArrayMetadata>(tile.payload).entries.value) m.put(e);
     m.commit({.timestamp = n.t1, .label = n.uuid});
   }
+  if (vac) {
+    array::consolidation_options o;
+    o.label = format::parse_timestamped_name(vac->stem().string()).uuid;
+    array::consolidate_metadata(out, o);
+  }
+}
+
+/// A copy of an array TileDB consolidated but did not vacuum, as it was
+/// before: without the consolidated fragment, its commit and vacuum file.
+/// Returns the consolidated fragment's label.
+std::string before_consolidation(const fs::path& original, const fs::path& vac, const fs::path& copy) {
+  fs::remove_all(copy);
+  fs::create_directories(copy.parent_path());
+  fs::copy(original, copy, fs::copy_options::recursive);
+  const std::string name = vac.stem().string();
+  fs::remove(copy / fs::relative(vac, original));
+  for (const fs::path& p : {copy / "__fragments" / name, copy / name, copy / "__commits" / (name + ".wrt"),
+                            copy / (name + ".ok")})
+    fs::remove_all(p);
+  return format::parse_timestamped_name(name).uuid;
 }
 
 /// The original's delete commits, written again from their conditions with
@@ -303,13 +343,34 @@ int main(int argc, char** argv) {
     const fs::path twin = out / "arrays" / id;
     try {
       if (!a.at("encryption").is_null()) throw skip("encryption");
-      const auto arr = array::open(base / str(a.at("path")));
-      if (arr.fragments().empty()) throw skip("no fragments");
-      if (arr.fragments().size() != a.at("fragments").as_array().size()) throw skip("fragments TileDB no longer lists");
+      const fs::path original = base / str(a.at("path"));
+      // Consolidated, not vacuumed: the twin starts from the fragments the
+      // consolidation replaced.
+      auto vac = vacuum_file(original / "__commits");
+      if (!vac) vac = vacuum_file(original);
+      const fs::path source = vac ? out / "before" / id : original;
+      std::string label;
+      if (vac) label = before_consolidation(original, *vac, source);
+      const auto arr = array::open(source);
+      if (vac && arr.schema().allows_dups.value && version < 20)
+        throw skip("consolidated duplicates: libtiledb before 2.17 orders equal coordinates by its merge heap");
+      if (arr.fragments().empty() && !fs::is_directory(original / "__meta")) throw skip("no fragments");
+      if (arr.fragments().size() + (vac ? 1 : 0) != a.at("fragments").as_array().size())
+        throw skip("fragments TileDB no longer lists");
       fs::create_directories(twin.parent_path());
-      write_twin(arr, base / str(a.at("path")), {}, twin, version);
-      copy_metadata(base / str(a.at("path")), twin);
-      copy_deletes(base / str(a.at("path")), twin);
+      write_twin(arr, source, {}, twin, version);
+      copy_metadata(original, twin);
+      copy_deletes(original, twin);
+      if (vac) {
+        array::consolidation_options o;
+        o.label = label;
+        o.amplification = 10000;  // as generate.py consolidates
+        try {
+          array::consolidate_fragments(twin, o);
+        } catch (const std::invalid_argument& e) {
+          throw skip(std::string("consolidation: ") + e.what());
+        }
+      }
       std::vector<std::string> differing;
       auto [same, all] = identical_files(base / str(a.at("path")), twin, differing);
       files_by_version[version].first += same;

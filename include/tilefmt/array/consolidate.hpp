@@ -24,8 +24,10 @@
 //   (sm.consolidation.amplification, 1.0 by default).
 // - Sparse arrays of format 15 and later: every cell of every fragment,
 //   overwritten ones too, each with the time it was written (`__timestamps`),
-//   so that reads at earlier times keep their answers. Older formats: the
-//   cells a read sees (the newest of equal coordinates).
+//   so that reads at earlier times keep their answers; equal coordinates
+//   newest first (before format 20, in arrays with duplicates, libtiledb
+//   ordered them by no rule reproduced here: same cells, other order).
+//   Older formats: the cells a read sees (the newest of equal coordinates).
 //
 // Crash safety: the new fragment commits as any write does (its commit
 // marker last), then the vacuum file is written. A consolidation killed

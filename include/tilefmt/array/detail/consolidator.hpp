@@ -173,7 +173,10 @@ struct consolidator {
     }
     // The writer sorts into global order keeping ties as given: give equal
     // coordinates newest first (SparseGlobalOrderReader's timestamp
-    // comparator: timestamp, then fragment, both descending).
+    // comparator: timestamp, then fragment, both descending). libtiledb 2.16
+    // and earlier (formats up to 19) left the order of equal coordinates in
+    // arrays with duplicates to their merge heap, which no rule of
+    // timestamps reproduces: there the cells match TileDB's, not their order.
     std::vector<std::size_t> order(times.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
