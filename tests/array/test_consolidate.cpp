@@ -45,10 +45,13 @@ std::vector<std::string> cells_at(const fs::path& root, std::uint64_t end = std:
   return r;
 }
 
-/// The timestamps worth reading an array at: each fragment's end, and the end of time.
+/// The timestamps worth reading an array at: each fragment's end, each
+/// delete commit's time and the moment before it, and the end of time.
 std::vector<std::uint64_t> read_times(const fs::path& root) {
   std::vector<std::uint64_t> out;
-  for (const auto& f : array::list_array(root).fragments) out.push_back(f.t2());
+  const auto l = array::list_array(root);
+  for (const auto& f : l.fragments) out.push_back(f.t2());
+  for (const auto& d : l.delete_commits) out.insert(out.end(), {d.t1() - 1, d.t1()});
   out.push_back(std::numeric_limits<std::uint64_t>::max());
   return out;
 }
@@ -143,7 +146,8 @@ void write_sparse(const fs::path& root, std::vector<std::int64_t> xs, int seed, 
 TEST_CASE("consolidation writes the fragment, commit and vacuum file TileDB wrote, byte for byte") {
   for (const auto& original : {data / "time_travel" / "consolidated_dense" / "array",
                                data / "consolidation" / "consolidated_sparse" / "array",
-                               data / "consolidation" / "consolidated_sparse_overwrites" / "array"}) {
+                               data / "consolidation" / "consolidated_sparse_overwrites" / "array",
+                               data / "consolidation" / "consolidated_sparse_deletes" / "array"}) {
     CAPTURE(original.string());
     const fs::path root = testing::copy_to_temp(original, "twin");
     const std::string name = undo_consolidation(root, "__commits");
@@ -153,7 +157,7 @@ TEST_CASE("consolidation writes the fragment, commit and vacuum file TileDB wrot
     o.amplification = 10000;  // as the corpus generator consolidates
     const auto c = array::consolidate_fragments(root, o);
     CHECK(c.name == name);
-    CHECK(c.replaced.size() == 3);
+    CHECK(c.replaced.size() == (original.string().find("deletes") != std::string::npos ? 2 : 3));
     CHECK(files_of(root) == files_of(original));
     fs::remove_all(root);
   }
@@ -184,7 +188,8 @@ TEST_CASE("metadata consolidation writes the file and vacuum file TileDB wrote; 
 TEST_CASE("reads are the same at every timestamp after consolidation and after vacuum") {
   for (const auto& original : {data / "time_travel" / "consolidated_dense" / "array",
                                data / "consolidation" / "consolidated_sparse" / "array",
-                               data / "consolidation" / "consolidated_sparse_overwrites" / "array"}) {
+                               data / "consolidation" / "consolidated_sparse_overwrites" / "array",
+                               data / "consolidation" / "consolidated_sparse_deletes" / "array"}) {
     CAPTURE(original.string());
     const fs::path root = testing::copy_to_temp(original, "reads");
     undo_consolidation(root, "__commits");
@@ -196,7 +201,7 @@ TEST_CASE("reads are the same at every timestamp after consolidation and after v
     for (std::size_t i = 0; i < times.size(); ++i) CHECK(cells_at(root, times[i]) == before[i]);
     const bool sparse = array::open(root).schema().is_sparse();
     const auto v = array::vacuum_fragments(root);
-    CHECK(v.removed.size() == 3 * 2 + 1);  // commit and folder of each, the vacuum file
+    CHECK(v.removed.size() == c.replaced.size() * 2 + 1);  // commit and folder of each, the vacuum file
     REQUIRE(array::list_array(root).fragments.size() == 1);
     CHECK(cells_at(root) == before.back());
     // Sparse fragments keep each cell's timestamp: earlier reads keep their
@@ -309,7 +314,7 @@ TEST_CASE("older formats: sparse before 15 keeps the cells a read sees; fragment
   }
 }
 
-TEST_CASE("what consolidation does not do: one fragment, a time range, delete commits it would need to keep") {
+TEST_CASE("what consolidation leaves alone: one fragment, fragments outside the time range") {
   const fs::path root = scratch("limits");
   array::create(root, sparse_schema(false), {.timestamp = 1700000000000});
   write_sparse(root, {1, 2}, 1, 1700000000010);
@@ -322,9 +327,49 @@ TEST_CASE("what consolidation does not do: one fragment, a time range, delete co
   CHECK(c.name.starts_with("__1700000000020_1700000000030_"));
   array::vacuum_fragments(root);
   CHECK(array::list_array(root).fragments.size() == 2);
-  array::delete_cells(root, array::condition(array::field("v") < 1.5), {.timestamp = 1700000000040});
-  CHECK_THROWS_AS(array::consolidate_fragments(root), std::invalid_argument);
   fs::remove_all(root);
+}
+
+TEST_CASE("deleted cells stay with their delete time and commit, or are purged") {
+  for (bool purge : {false, true}) {
+    CAPTURE(purge);
+    const fs::path root = scratch("deletes");
+    array::create(root, sparse_schema(false), {.timestamp = 1700000000000});
+    write_sparse(root, {1, 2, 3, 4}, 1, 1700000000010);  // v = 1, 1.25, 1.5, 1.75
+    array::delete_cells(root, array::condition(array::field("v") < 1.3), {.timestamp = 1700000000015});
+    write_sparse(root, {2, 5}, 2, 1700000000020);  // v = 2, 2.25
+    array::delete_cells(root, array::condition(array::field("v") > 2.1), {.timestamp = 1700000000025});
+    const auto times = read_times(root);
+    std::vector<std::vector<std::string>> before;
+    for (auto t : times) before.push_back(cells_at(root, t));
+    array::consolidation_options o;
+    o.purge_deleted_cells = purge;
+    REQUIRE(!array::consolidate_fragments(root, o).name.empty());
+    array::vacuum_fragments(root);
+    const auto arr = array::open(root);
+    REQUIRE(arr.fragments().size() == 1);
+    const auto& f = arr.fragments()[0];
+    CHECK(f.processed_conditions().size() == 2);
+    CHECK(f.has_delete_meta() == !purge);
+    if (!purge) {
+      // Every cell stays; x = 1 and x = 2 (first write) by the first commit, x = 5 by the second.
+      CHECK(f.cell_num() == 6);
+      const auto x = f.read<std::int64_t>("x");
+      const auto at = f.read_delete_timestamps();
+      const auto by = f.read_delete_condition_index();
+      std::vector<std::string> got;
+      for (std::size_t i = 0; i < x.size(); ++i)
+        if (at[i] != std::numeric_limits<std::uint64_t>::max())
+          got.push_back(std::to_string(x[i]) + "@" + std::to_string(at[i] - 1700000000000) + "#" + std::to_string(by[i]));
+      CHECK(got == std::vector<std::string>{"1@15#0", "2@15#0", "5@25#1"});
+      // Reads at every time see what they saw.
+      for (std::size_t i = 0; i < times.size(); ++i) CHECK(cells_at(root, times[i]) == before[i]);
+    } else {
+      CHECK(f.cell_num() == 3);  // x = 3 and 4 of the first write, x = 2 of the second
+      CHECK(cells_at(root) == before.back());
+    }
+    fs::remove_all(root);
+  }
 }
 
 TEST_CASE("a consolidation or vacuum stopped after any of its file operations leaves the array reading as before") {

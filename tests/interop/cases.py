@@ -841,6 +841,21 @@ def sparse_deletes_consolidated(b):
     b.vacuum("fragments")
 
 
+@case("consolidated_sparse_deletes", "sparse", "deletes", "consolidated_fragments", "multi_fragment", "var", "ascii")
+def consolidated_sparse_deletes(b):
+    """Sparse without duplicates: a write, a delete commit (a < 0), a write rewriting some cells, a second delete (s == 'beta'), then consolidated, not vacuumed: the deleted cells stay with their delete timestamps and condition indices (dt, dci), the delete commits stay."""
+    r = rng_for(b)
+    b.create(S([D("d", 0, 999, 100)], [A("a", np.int64), A("s", "ascii", var=True)], sparse=True, capacity=8))
+    first = unique_coords(r, 0, 999, 30, np.int32)
+    b.write({"a": numeric(r, np.int64, 30), "s": ascii_strings(r, 30)}, coords=[first])
+    b.delete("a < 0")
+    again = first[::3]
+    b.write({"a": numeric(r, np.int64, len(again)), "s": ascii_strings(r, len(again))}, coords=[again])
+    b.delete("s == 'beta'")
+    b.snapshot()
+    b.consolidate("fragments")
+
+
 @case("sparse_deletes", "sparse", "deletes", "multi_fragment", "ascii", "var")
 def sparse_deletes(b):
     """Sparse without duplicates: two writes (the second rewrites a third of the first's cells), delete commits (a < 0, then s == 'beta'), a third write; not consolidated, so readers apply the delete conditions."""

@@ -38,11 +38,16 @@
 // in sparse arrays that allow duplicates each cell then reads twice, as
 // with TileDB, until the array is consolidated again.
 //
-// Not written: encrypted arrays, and sparse fragments with delete commits
-// newer than the first of them (TileDB keeps deleted cells with delete
-// metadata there); both refused with std::invalid_argument. Schema
-// evolutions: the new fragment has the latest schema; attributes a
-// fragment lacks read as fill values.
+//   Delete commits (format 16 and later): when one is as new as the first
+//   fragment, cells it deleted stay, with the time of the delete and the
+//   commit that made it (`__delete_timestamps`, `__delete_condition_index`),
+//   so that reads before the delete still see them; the new fragment names
+//   every delete commit as applied. With purge_deleted_cells they are left
+//   out instead.
+//
+// Not written: encrypted arrays (refused: they cannot be opened without a
+// key). Schema evolutions: the new fragment has the latest schema;
+// attributes a fragment lacks read as fill values.
 #pragma once
 
 #include <cstdint>
@@ -69,6 +74,9 @@ struct consolidation_options {
   /// Dense arrays: the most cells the consolidated fragment may hold per
   /// cell of the fragments' tiles (sm.consolidation.amplification).
   double amplification = 1.0;
+  /// Sparse arrays: leave out the cells delete commits deleted instead of
+  /// keeping them with their delete time (sm.consolidation.purge_deleted_cells).
+  bool purge_deleted_cells = false;
   /// The random label of the new fragment or file (32 lowercase
   /// hexadecimal digits); by default a fresh one, as TileDB makes it.
   std::optional<std::string> label{};
@@ -126,12 +134,7 @@ inline consolidation_result consolidate_fragments(const fs::path& root, const co
   w.storage = st;
   if (schema.is_sparse()) {
     if (version >= 15) {
-      for (const auto& d : arr.files().delete_commits)
-        if (d.t1() >= frags.front()->timestamp_start())
-          throw std::invalid_argument("tilefmt: consolidate: delete commit " + d.path.filename().string() +
-                                      " applies to the fragments; consolidating them with delete metadata is not "
-                                      "written yet");
-      out.name = detail::consolidator::sparse_with_timestamps(arr, frags, st, w);
+      out.name = detail::consolidator::sparse_with_timestamps(arr, frags, opt.purge_deleted_cells, st, w);
     } else {
       out.name = detail::consolidator::sparse_merged(arr, frags, st, w);
     }

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -16,6 +18,7 @@
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/dense_grid.hpp"
 #include "tilefmt/array/dense_writer.hpp"
+#include "tilefmt/array/detail/delete_commits.hpp"
 #include "tilefmt/array/query.hpp"
 #include "tilefmt/array/sparse_writer.hpp"
 
@@ -102,13 +105,13 @@ struct consolidator {
     out.b_.set_time_range(frags.front()->timestamp_start(), frags.back()->timestamp_end());
     // Where each cell of the tiles comes from in the row-major result, or
     // nowhere (past the domain: the fill value, as TileDB's reader gives).
-    constexpr std::size_t none = static_cast<std::size_t>(-1);
+    constexpr std::size_t outside = static_cast<std::size_t>(-1);
     std::vector<std::size_t> source(static_cast<std::size_t>(out.cell_num()));
     for (std::size_t i = 0; i < source.size(); ++i) {
       const auto c = out.cell_coordinates(i);
       std::size_t at = 0;
-      for (std::size_t d = 0; d < nd && at != none; ++d) {
-        if (c[d] > clamped[d].second) at = none;
+      for (std::size_t d = 0; d < nd && at != outside; ++d) {
+        if (c[d] > clamped[d].second) at = outside;
         else at = at * static_cast<std::size_t>(clamped[d].second - clamped[d].first + 1) +
                   static_cast<std::size_t>(c[d] - clamped[d].first);
       }
@@ -122,7 +125,7 @@ struct consolidator {
       const std::size_t value_size = format::datatype_size(a.type);
       const std::size_t cell_size = a.is_var() ? 0 : value_size * a.cell_val_num;
       for (std::size_t s : source) {
-        if (s == none) tiles.append_fill(a, 1);
+        if (s == outside) tiles.append_fill(a, 1);
         else tiles.append(from, s, cell_size, a.is_var());
       }
       put(out, a, tiles);
@@ -134,19 +137,35 @@ struct consolidator {
   /// each with the time it was written (format 15 and later: TileDB keeps
   /// all versions of a cell, so that reads at earlier times still see
   /// theirs), equal coordinates newest first.
+  ///
+  /// Delete commits: with `purge`, or before format 16, the cells they
+  /// delete are left out. Otherwise, when one is as new as the first
+  /// fragment or a fragment holds delete metadata, every cell is kept with
+  /// the time it was deleted and the index of the commit that deleted it
+  /// (`__delete_timestamps`, `__delete_condition_index`), so that reads
+  /// before the delete still see it (SparseIndexReaderBase's deletes
+  /// consolidation). The new fragment lists every delete commit as
+  /// processed.
   static std::string sparse_with_timestamps(const array_reader& arr, const std::vector<const fragment*>& frags,
-                                            std::shared_ptr<storage::backend> st, const write_options& opt) {
+                                            bool purge, std::shared_ptr<storage::backend> st,
+                                            const write_options& opt) {
     sparse_fragment out(arr.path(), std::move(st));
     const auto& schema = out.schema();
     const auto& dims = schema.domain.dimensions.value;
+    const auto deletes = load_delete_commits(arr, arr.schema());
+    bool delete_meta = false;
+    if (!purge && schema.version.value >= 16) {
+      for (const auto& d : deletes) delete_meta = delete_meta || d.timestamp >= frags.front()->timestamp_start();
+      for (const auto* f : frags) delete_meta = delete_meta || f->has_delete_meta();
+    }
     std::vector<raw_cells> dim_cells(dims.size()), attr_cells(schema.attributes.size());
-    std::vector<std::uint64_t> times;
+    std::vector<std::uint64_t> times, deleted_at, deleted_by;
     std::vector<std::pair<std::size_t, std::size_t>> origin;  // (fragment, cell)
     for (std::size_t f = 0; f < frags.size(); ++f) {
       const fragment& frag = *frags[f];
-      if (frag.has_delete_meta())
-        throw std::invalid_argument("tilefmt: consolidate: fragment " + frag.path().filename().string() +
-                                    " holds delete metadata; consolidating it is not written yet");
+      const auto [at, by] = deleted_cells(*frags[f], deletes);
+      deleted_at.insert(deleted_at.end(), at.begin(), at.end());
+      deleted_by.insert(deleted_by.end(), by.begin(), by.end());
       const std::size_t n = static_cast<std::size_t>(frag.cell_num());
       for (std::size_t d = 0; d < dims.size(); ++d) {
         const auto c = read_cells(frag, dims[d].name.value);
@@ -177,8 +196,9 @@ struct consolidator {
     // and earlier (formats up to 19) left the order of equal coordinates in
     // arrays with duplicates to their merge heap, which no rule of
     // timestamps reproduces: there the cells match TileDB's, not their order.
-    std::vector<std::size_t> order(times.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < times.size(); ++i)
+      if (delete_meta || deleted_by[i] == none) order.push_back(i);  // purged: left out
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
       if (times[x] != times[y]) return times[x] > times[y];
       return origin[x].first > origin[y].first;
@@ -201,9 +221,18 @@ struct consolidator {
       const auto& attr = schema.attributes[a];
       put(out, attr, permute(attr_cells[a], order, format::datatype_size(attr.type) * attr.cell_val_num, attr.is_var()));
     }
-    std::vector<std::uint64_t> sorted_times;
-    for (std::size_t i : order) sorted_times.push_back(times[i]);
+    std::vector<std::uint64_t> sorted_times, sorted_at, sorted_by;
+    for (std::size_t i : order) {
+      sorted_times.push_back(times[i]);
+      sorted_at.push_back(deleted_at[i]);
+      sorted_by.push_back(deleted_by[i]);
+    }
     out.special_ = {std::move(sorted_times)};
+    if (delete_meta) {
+      out.special_.push_back(std::move(sorted_at));
+      out.special_.push_back(std::move(sorted_by));
+    }
+    for (const auto& d : deletes) out.processed_conditions_.push_back(d.marker);
     out.b_.set_time_range(frags.front()->timestamp_start(), frags.back()->timestamp_end());
     return out.commit(opt);
   }
@@ -242,6 +271,72 @@ struct consolidator {
   }
 
 private:
+  static constexpr std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
+
+  /// For each cell of `f`: when it was deleted and by which of `deletes`
+  /// (their index), or `none` twice. A commit deletes the cells written
+  /// before it that fail the condition it keeps; the oldest such commit
+  /// counts. Cells the fragment already records as deleted keep that
+  /// record when it is older (its index translated through the markers).
+  static std::pair<std::vector<std::uint64_t>, std::vector<std::uint64_t>> deleted_cells(
+      const fragment& f, const std::vector<delete_commit>& deletes) {
+    const std::size_t n = static_cast<std::size_t>(f.cell_num());
+    std::vector<std::uint64_t> at(n, none), by(n, none);
+    if (deletes.empty() && !f.has_delete_meta()) return {at, by};
+    const auto done = f.has_delete_meta() ? f.processed_conditions() : std::vector<std::string>{};
+    std::size_t first = 0;
+    for (std::size_t t = 0, tiles = f.tile_num(); t < tiles; ++t) {
+      const std::size_t cells = static_cast<std::size_t>(f.tile_cells(t));
+      std::map<std::string, tile_data, std::less<>> read;
+      auto tile_of = [&](const std::string& name) -> const tile_data* {
+        if (name != "__timestamps" && !has_attribute(f, name) && !has_dimension(f, name)) return nullptr;
+        auto it = read.find(name);
+        if (it == read.end()) it = read.emplace(name, f.read_tile(f.field(name), t)).first;
+        return &it->second;
+      };
+      std::vector<std::uint64_t> positions(cells);
+      std::iota(positions.begin(), positions.end(), std::uint64_t{0});
+      for (std::size_t i = 0; i < deletes.size(); ++i) {
+        const auto& del = deletes[i];
+        if (del.timestamp < f.timestamp_start()) continue;
+        if (std::find(done.begin(), done.end(), del.marker) != done.end()) continue;
+        const auto keep = del.keep.evaluate(positions, tile_of);
+        // Cells consolidated from writes after the commit stay.
+        std::vector<std::uint64_t> written;
+        if (f.has_timestamps() && del.timestamp <= f.timestamp_end()) {
+          const auto& w = tile_of("__timestamps")->values;
+          written.resize(cells);
+          codec::load_le_array(w.data(), written.data(), std::min(cells, w.size() / 8));
+        }
+        for (std::size_t c = 0; c < cells; ++c)
+          if (!keep[c] && (written.empty() || written[c] <= del.timestamp) && by[first + c] == none) {
+            at[first + c] = del.timestamp;
+            by[first + c] = i;
+          }
+      }
+      first += cells;
+    }
+    if (f.has_delete_meta()) {
+      const auto old_at = f.read_delete_timestamps();
+      const auto old_by = f.read_delete_condition_index();
+      for (std::size_t c = 0; c < n; ++c) {
+        if (at[c] < old_at[c]) continue;
+        at[c] = old_at[c];
+        by[c] = none;
+        if (old_by[c] != none && old_by[c] < done.size())
+          for (std::size_t i = 0; i < deletes.size(); ++i)
+            if (deletes[i].marker == done[static_cast<std::size_t>(old_by[c])]) by[c] = i;
+      }
+    }
+    return {at, by};
+  }
+
+  static bool has_dimension(const fragment& f, const std::string& name) {
+    for (const auto& d : f.schema().domain.dimensions.value)
+      if (d.name.value == name) return true;
+    return false;
+  }
+
   /// A dense dimension range expanded to whole space tiles.
   static std::pair<std::int64_t, std::int64_t> to_tiles(const format::Dimension& dim,
                                                         std::pair<std::int64_t, std::int64_t> r) {

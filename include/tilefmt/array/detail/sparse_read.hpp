@@ -49,6 +49,7 @@
 
 #include "tilefmt/array/detail/condition_eval.hpp"
 #include "tilefmt/array/detail/coordinates.hpp"
+#include "tilefmt/array/detail/delete_commits.hpp"
 #include "tilefmt/array/detail/hilbert.hpp"
 #include "tilefmt/array/detail/parallel.hpp"
 #include "tilefmt/array/detail/read_plan.hpp"
@@ -75,7 +76,7 @@ public:
   }
 
   read_output read() {
-    deletes_ = load_delete_commits();
+    deletes_ = load_delete_commits(plan_.arr, plan_.schema());
     const auto layout = plan_.layout;
     const bool legacy = layout == query_layout::row_major || layout == query_layout::col_major;
     const subarray merged = legacy ? plan_.sub : plan_.sub.merged();
@@ -102,38 +103,6 @@ private:
 
   bool row_major() const { return plan_.layout != query_layout::col_major; }
   bool dups() const { return plan_.schema().allows_dups.value; }
-
-  /// A delete commit: the condition of the cells it keeps (TileDB stores
-  /// the negated delete condition), when it was made, and the marker
-  /// fragments name it by once it is applied to them.
-  struct delete_commit {
-    std::string marker;
-    std::uint64_t timestamp;
-    condition_eval keep;
-  };
-
-  /// The delete commits inside the opened time range.
-  std::vector<delete_commit> load_delete_commits() const {
-    std::vector<delete_commit> out;
-    const auto& opt = plan_.arr.options();
-    for (const auto& c : plan_.arr.files().delete_commits) {
-      // Fragments name a processed commit by its file, from the array's folder.
-      const std::string marker = (c.path.parent_path().filename() / c.path.filename()).generic_string();
-      if (c.path.extension() != ".del")
-        throw std::invalid_argument("tilefmt: query: update commit " + marker + " is not supported yet");
-      auto node = naming_file(c.path, [&] {
-        const auto bytes = plan_.arr.storage().read(c.path, opt.max_allocation);
-        const auto g = filter::read_generic_tile(bytes, {opt.verify_checksums, opt.encryption_key, opt.max_allocation});
-        return codec::decode<format::ConditionNode>(g.payload);
-      });
-      try {
-        out.push_back({marker, c.t2(), condition_eval(std::move(node), plan_.schema())});
-      } catch (const std::invalid_argument& e) {
-        throw format_error(std::string("delete commit ") + marker + ": " + e.what(), 0);
-      }
-    }
-    return out;
-  }
 
   /// Whether rectangle `m` (a non-empty domain or an MBR) meets the subarray.
   bool overlaps(const subarray& sub, const format::MBR& m) const {

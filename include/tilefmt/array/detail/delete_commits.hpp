@@ -1,0 +1,50 @@
+// tilefmt — the delete commits of an opened array (`__commits/*.del`), with
+// their conditions ready to evaluate: the sparse reader hides the cells they
+// delete, and a consolidation records which commit deleted which cell.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tilefmt/array/array.hpp"
+#include "tilefmt/array/detail/condition_eval.hpp"
+
+namespace tilefmt::array::detail {
+
+/// A delete commit: the condition of the cells it keeps (TileDB stores the
+/// negated delete condition), when it was made, and the marker fragments
+/// name it by once it is applied to them.
+struct delete_commit {
+  std::string marker;
+  std::uint64_t timestamp;
+  condition_eval keep;
+};
+
+/// The delete commits inside the time range `arr` was opened at, oldest
+/// first, their conditions bound to `schema`. Update commits are refused.
+inline std::vector<delete_commit> load_delete_commits(const array_reader& arr, const format::ArraySchema& schema) {
+  std::vector<delete_commit> out;
+  const auto& opt = arr.options();
+  for (const auto& c : arr.files().delete_commits) {
+    // Fragments name a processed commit by its file, from the array's folder.
+    const std::string marker = (c.path.parent_path().filename() / c.path.filename()).generic_string();
+    if (c.path.extension() != ".del")
+      throw std::invalid_argument("tilefmt: query: update commit " + marker + " is not supported yet");
+    auto node = naming_file(c.path, [&] {
+      const auto bytes = arr.storage().read(c.path, opt.max_allocation);
+      const auto g = filter::read_generic_tile(bytes, {opt.verify_checksums, opt.encryption_key, opt.max_allocation});
+      return codec::decode<format::ConditionNode>(g.payload);
+    });
+    try {
+      out.push_back({marker, c.t2(), condition_eval(std::move(node), schema)});
+    } catch (const std::invalid_argument& e) {
+      throw format_error(std::string("delete commit ") + marker + ": " + e.what(), 0);
+    }
+  }
+  return out;
+}
+
+} // namespace tilefmt::array::detail
