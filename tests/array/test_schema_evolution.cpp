@@ -132,3 +132,99 @@ TEST_CASE("dimensions without filters: spelled out in the evolved schema from fo
     fs::remove_all(root);
   }
 }
+
+namespace {
+
+format::ArraySchema coded_schema() {
+  auto color = format::make_attribute({.name = "color", .type = format::Datatype::INT8});
+  color.enumeration_name.value.value = "colors";
+  return format::make_array_schema(
+      {.type = format::ArrayType::SPARSE,
+       .dimensions = {format::make_dimension<std::int64_t>("x", 0, 999, 100)},
+       .attributes = {color},
+       .capacity = 10});
+}
+
+std::vector<std::string> labels_of(const fs::path& root, const std::string& name) {
+  return array::open(root).enumeration(name).string_values();
+}
+
+} // namespace
+
+TEST_CASE("enumerations: written with the array, extended, added and dropped by evolutions; labels read and queried") {
+  const fs::path root = scratch("enums");
+  array::create(root, coded_schema(),
+                {.timestamp = 1700000000000, .enumerations = {format::make_enumeration("colors", {"red", "green", "blue"})}});
+  REQUIRE(labels_of(root, "colors") == std::vector<std::string>{"red", "green", "blue"});
+  {
+    array::sparse_fragment f(root);
+    f.set_coords<std::int64_t>("x", std::vector<std::int64_t>{1, 2, 3}).set<std::int8_t>("color", std::vector<std::int8_t>{2, 0, 1});
+    f.commit({.timestamp = 1700000000010});
+  }
+  auto green = [&] {
+    return array::open(root).query().where(array::field("color") == "green").read().get<std::int64_t>("x");
+  };
+  CHECK(green() == array::column<std::int64_t>{3});
+
+  // An extension keeps the values first; a new file, the old one stays for earlier readers.
+  CHECK_THROWS_AS(array::schema_evolution()
+                      .extend_enumeration(format::make_enumeration("colors", {"red", "blue", "green", "teal"}))
+                      .evolve(root, {.timestamp = 1700000000020}),
+                  std::invalid_argument);
+  auto shape = format::make_attribute({.name = "shape", .type = format::Datatype::UINT16});
+  shape.enumeration_name.value.value = "shapes";
+  array::schema_evolution()
+      .extend_enumeration(format::make_enumeration("colors", {"red", "green", "blue", "teal"}))
+      .add_enumeration(format::make_enumeration("shapes", {"circle", "square"}, true))
+      .add_attribute(shape)
+      .evolve(root, {.timestamp = 1700000000020});
+  CHECK(labels_of(root, "colors") == std::vector<std::string>{"red", "green", "blue", "teal"});
+  CHECK(labels_of(root, "shapes") == std::vector<std::string>{"circle", "square"});
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(root / "__schema" / "__enumerations")) ++files;
+  CHECK(files == 3);
+  {
+    array::open_options before;
+    before.timestamp_end = 1700000000015;
+    CHECK(array::open(root, before).enumeration("colors").string_values().size() == 3);
+  }
+  CHECK(green() == array::column<std::int64_t>{3});
+
+  // In use: not dropped. Dropped with its attribute.
+  CHECK_THROWS_AS(array::schema_evolution().drop_enumeration("shapes").evolve(root, {.timestamp = 1700000000030}),
+                  std::invalid_argument);
+  array::schema_evolution().drop_attribute("shape").drop_enumeration("shapes").evolve(root, {.timestamp = 1700000000030});
+  CHECK_THROWS_AS(array::open(root).enumeration("shapes"), std::invalid_argument);
+  // Refusals: an attribute naming no enumeration, a name given twice, before format 20.
+  auto stray = format::make_attribute({.name = "stray", .type = format::Datatype::INT32});
+  stray.enumeration_name.value.value = "nothing";
+  CHECK_THROWS_AS(array::schema_evolution().add_attribute(stray).evolve(root, {.timestamp = 1700000000040}),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(array::schema_evolution()
+                      .add_enumeration(format::make_enumeration("a", {"x"}))
+                      .add_enumeration(format::make_enumeration("a", {"y"})),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(array::create(scratch("enums-v19"), coded_schema(),
+                                {.format_version = 19, .enumerations = {format::make_enumeration("colors", {"red"})}}),
+                  std::invalid_argument);
+  fs::remove_all(root);
+}
+
+TEST_CASE("the current domain only grows, within the domain") {
+  const fs::path root = scratch("current-domain");
+  array::create(root, coded_schema(), {.timestamp = 1700000000000, .enumerations = {format::make_enumeration("colors", {"red"})}});
+  auto grow = [&](std::int64_t lo, std::int64_t hi, std::uint64_t t) {
+    array::schema_evolution().expand_current_domain({{format::fixed_range<std::int64_t>(lo, hi)}}).evolve(root, {.timestamp = t});
+  };
+  grow(10, 99, 1700000000010);
+  auto cd = array::open(root).schema().current_domain.value;
+  REQUIRE(!cd.empty);
+  CHECK(cd.ndrectangle.value.ranges[0].as<std::int64_t>() == std::pair<std::int64_t, std::int64_t>{10, 99});
+  CHECK_THROWS_AS(grow(20, 99, 1700000000020), std::invalid_argument);   // shrinks
+  CHECK_THROWS_AS(grow(0, 1000, 1700000000020), std::invalid_argument);  // past the domain
+  CHECK_THROWS_AS(grow(50, 40, 1700000000020), std::invalid_argument);   // empty
+  grow(0, 999, 1700000000020);
+  CHECK(array::open(root).schema().current_domain.value.ndrectangle.value.ranges[0].as<std::int64_t>() ==
+        std::pair<std::int64_t, std::int64_t>{0, 999});
+  fs::remove_all(root);
+}

@@ -516,6 +516,42 @@ def enumeration(b):
     b.write({"c": r.integers(0, 4, 20).astype(np.uint8), "v": numeric(r, np.int32, 20)}, subarray=[(0, 19)])
 
 
+@case("enumeration_evolved", "sparse", "enumeration", "schema_evolution", "multiple_schemas", "current_domain", "utf8")
+def enumeration_evolved(b):
+    """Sparse 1D with an enumeration and a current domain: a write, then an evolution extending the enumeration and adding one with an attribute that uses it, then one expanding the current domain, then a write using the new labels."""
+    need(hasattr(tiledb, "ArraySchemaEvolution") and hasattr(tiledb.ArraySchemaEvolution, "extend_enumeration")
+         and hasattr(tiledb, "CurrentDomain"), "TileDB-Py %s cannot evolve enumerations and current domains" % tc.py_version())
+    r = rng_for(b)
+    colors = tiledb.Enumeration("colors", False, ["red", "green", "blue"])
+    dom = tiledb.Domain(D("d", 0, 999, 100))
+    cd = tiledb.CurrentDomain(tiledb.default_ctx())
+    nd = tiledb.NDRectangle(tiledb.default_ctx(), dom)
+    nd.set_range(0, 0, 99)
+    cd.set_ndrectangle(nd)
+    schema = tiledb.ArraySchema(domain=dom, attrs=[A("c", np.int8, enum_label="colors"), A("v", np.int32)], enums=[colors],
+                                sparse=True, capacity=10)
+    schema.set_current_domain(cd)
+    b.create(schema)
+    b.write({"c": r.integers(0, 3, 12).astype(np.int8), "v": numeric(r, np.int32, 12)}, coords=[unique_coords(r, 0, 99, 12, np.int32)])
+    shapes = tiledb.Enumeration("shapes", True, ["circle", "square"])
+
+    def extend(ev):
+        ev.extend_enumeration(colors.extend(["teal", "h\u00e9"]))
+        ev.add_enumeration(shapes)
+        ev.add_attribute(A("s", np.uint16, enum_label="shapes"))
+    b.evolve(extend)
+
+    def grow(ev):
+        cd2 = tiledb.CurrentDomain(tiledb.default_ctx())
+        nd2 = tiledb.NDRectangle(tiledb.default_ctx(), dom)
+        nd2.set_range(0, 0, 499)
+        cd2.set_ndrectangle(nd2)
+        ev.expand_current_domain(cd2)
+    b.evolve(grow)
+    b.write({"c": r.integers(0, 5, 8).astype(np.int8), "v": numeric(r, np.int32, 8), "s": r.integers(0, 2, 8).astype(np.uint16)},
+            coords=[unique_coords(r, 100, 499, 8, np.int32)])
+
+
 # ---------------------------------------------------------------- filters
 
 

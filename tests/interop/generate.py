@@ -126,6 +126,16 @@ class Builder:
         time.sleep(0.003)
         self.last_ts = max(self.last_ts, int(time.time() * 1000) + 1)
 
+    def evolve(self, apply):
+        """A schema evolution: `apply(evolution)` adds to it, then it is applied."""
+        time.sleep(0.003)
+        ctx = tc.make_ctx(self.key)
+        ev = tiledb.ArraySchemaEvolution(ctx)
+        apply(ev)
+        ev.array_evolve(self.uri)
+        time.sleep(0.003)
+        self.last_ts = max(self.last_ts, int(time.time() * 1000) + 1)
+
     def consolidate(self, mode, **cfg):
         conf = {"sm.consolidation.mode": mode}
         if mode == "fragments":

@@ -128,9 +128,28 @@ format::ArraySchema schema_of_file(const fs::path& p) {
   return codec::decode<format::ArraySchema>(filter::read_generic_tile(storage::local{}.read(p)).payload);
 }
 
-/// The evolution from schema `a` to schema `b`: attributes added and dropped.
-array::schema_evolution evolution(const format::ArraySchema& a, const format::ArraySchema& b) {
+format::Enumeration enumeration_file(const fs::path& root, const std::string& name) {
+  return codec::decode<format::Enumeration>(
+      filter::read_generic_tile(storage::local{}.read(root / "__schema" / "__enumerations" / name)).payload);
+}
+
+/// The evolution from schema `a` to schema `b`: enumerations added,
+/// extended and dropped, attributes added and dropped, the current domain.
+array::schema_evolution evolution(const fs::path& root, const format::ArraySchema& a, const format::ArraySchema& b) {
   array::schema_evolution e;
+  auto ref = [](const format::ArraySchema& s, const std::string& name) -> const format::EnumerationRef* {
+    for (const auto& r : s.enumerations.value.value)
+      if (r.name.value == name) return &r;
+    return nullptr;
+  };
+  for (const auto& r : b.enumerations.value.value) {
+    const auto* old = ref(a, r.name.value);
+    if (!old) e.add_enumeration(enumeration_file(root, r.filename.value));
+    else if (old->filename.value != r.filename.value) e.extend_enumeration(enumeration_file(root, r.filename.value));
+  }
+  for (const auto& r : a.enumerations.value.value)
+    if (!ref(b, r.name.value)) e.drop_enumeration(r.name.value);
+  if (!(a.current_domain.value == b.current_domain.value)) e.expand_current_domain(b.current_domain.value.ndrectangle.value);
   for (const auto& x : b.attributes)
     if (!a.attribute(x.name.value)) e.add_attribute(x);
   for (const auto& x : a.attributes)
@@ -151,6 +170,14 @@ void write_twin(const array::array_reader& arr, const fs::path& root, const arra
     create_opt.label = n.uuid;
     first = schema_of_file(schemas[0]);
   }
+  // The enumerations the first schema names, with their file names.
+  for (const auto& ref : first.enumerations.value.value) {
+    const fs::path p = root / "__schema" / "__enumerations" / ref.filename.value;
+    if (!fs::exists(p)) throw skip("an enumeration file is missing");
+    create_opt.enumerations.push_back(
+        codec::decode<format::Enumeration>(filter::read_generic_tile(storage::local{}.read(p)).payload));
+  }
+  first.enumerations.value.value.clear();
   array::create(out, first, create_opt);
   // Schema evolutions and fragments, in timestamp order (a schema before a
   // fragment of the same millisecond: it is in force for it).
@@ -162,7 +189,7 @@ void write_twin(const array::array_reader& arr, const fs::path& root, const arra
   for (const auto& [t, kind, i] : events) {
     if (kind == 0) {
       const auto n = format::parse_timestamped_name(schemas[i].filename().string());
-      evolution(schema_of_file(schemas[i - 1]), schema_of_file(schemas[i])).evolve(out, {.timestamp = n.t1, .label = n.uuid});
+      evolution(root, schema_of_file(schemas[i - 1]), schema_of_file(schemas[i])).evolve(out, {.timestamp = n.t1, .label = n.uuid});
       continue;
     }
     const auto& frag = arr.fragments()[i];

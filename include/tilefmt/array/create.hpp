@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tilefmt/array/fragment_builder.hpp"
@@ -82,26 +84,83 @@ inline void check_schema(const format::ArraySchema& s) {
 
 } // namespace detail
 
-/// Creates a new array at `root` with `schema`, at format version
-/// `opt.format_version` (format::written_version unless given; from 5 to 22),
-/// whatever `schema.version` says: the folders and schema file the
-/// libtiledb of that version makes (below). Returns the schema file's name:
-/// `__t_t_label` in `root/__schema/` from version 10, `__array_schema.tdb` in
-/// `root` before. Throws std::invalid_argument for a schema TileDB would
-/// refuse (see detail::check_schema) or one the version cannot hold (a
-/// filter, datatype or feature newer than it: format::unsupported_at), and
-/// io_error when `root` already holds an array or a folder cannot be made.
-///
-/// Folders by version: `__meta/` always; `__lock.tdb` (empty) before 11;
-/// `__schema/` from 10; `__commits/`, `__fragments/` and `__fragment_meta/`
-/// from 12; `__labels/` from 18; `__schema/__enumerations/` from 20.
-inline std::string create(const fs::path& root, format::ArraySchema schema, const write_options& opt = {}) {
+namespace detail {
+
+/// Gives each enumeration its file name (a fresh `__<label>_0` unless it has
+/// one) and checks what TileDB checks: unique names, format 20 or later,
+/// attributes naming enumerations that exist, with integer values.
+inline void prepare_enumerations(const format::ArraySchema& schema, std::vector<format::Enumeration>& enumerations,
+                                 std::uint32_t version) {
+  if (!enumerations.empty() && version < 20)
+    throw std::invalid_argument("tilefmt: enumerations need format version 20 (libtiledb 2.17); the array is " +
+                                std::to_string(version));
+  std::set<std::string> names;
+  for (auto& e : enumerations) {
+    if (!names.insert(e.name.value).second)
+      throw std::invalid_argument("tilefmt: enumeration \"" + e.name.value + "\" is given twice");
+    if (e.path_name.value.empty()) e.path_name.value = format::make_enumeration_file_name(random_label(now_ms()));
+    format::check_file_name(e.path_name.value);
+  }
+  for (const auto& ref : schema.enumerations.value.value) names.insert(ref.name.value);
+  for (const auto& a : schema.attributes.value) {
+    const auto& n = a.enumeration_name.value.value;
+    if (n.empty()) continue;
+    if (names.count(n) == 0)
+      throw std::invalid_argument("tilefmt: attribute \"" + a.name.value + "\" names enumeration \"" + n +
+                                  "\", which the schema does not have");
+    if (a.cell_val_num != 1 || !format::is_integer(a.type))
+      throw std::invalid_argument("tilefmt: attribute \"" + a.name.value +
+                                  "\" has an enumeration: its values must be one integer per cell");
+  }
+}
+
+/// The schema's enumeration list in the order TileDB writes it: TileDB keeps
+/// it in a std::unordered_map (ArraySchema::enumeration_path_map_) and
+/// writes it in the map's order. Loading a schema fills one map in file
+/// order and copies it into the schema's, entry by entry (the
+/// ArraySchema constructor); add_enumeration inserts. The same map
+/// operations here give the same order with the same standard library
+/// (libstdc++, as TileDB's releases are built); readers do not depend on it.
+class enumeration_refs {
+public:
+  explicit enumeration_refs(const std::vector<format::EnumerationRef>& refs = {}) {
+    std::unordered_map<std::string, std::string> loaded;
+    for (const auto& r : refs) loaded.insert({r.name.value, r.filename.value});
+    for (const auto& entry : loaded) map_.insert(entry);
+  }
+  bool contains(const std::string& name) const { return map_.count(name) != 0; }
+  void set(const std::string& name, const std::string& file) { map_[name] = file; }
+  void erase(const std::string& name) { map_.erase(name); }
+  std::vector<format::EnumerationRef> list() const {
+    std::vector<format::EnumerationRef> out;
+    for (const auto& [name, file] : map_) out.push_back({{name}, {file}});
+    return out;
+  }
+
+private:
+  std::unordered_map<std::string, std::string> map_;
+};
+
+/// Writes enumeration files (prepared) into `__schema/__enumerations/`.
+inline void write_enumerations(storage::backend& st, const fs::path& root,
+                               const std::vector<format::Enumeration>& enumerations, std::uint32_t version) {
+  for (const auto& e : enumerations)
+    st.write(root / "__schema" / "__enumerations" / e.path_name.value,
+             filter::write_generic_tile(codec::encode(e), version));
+}
+
+inline std::string create_array(const fs::path& root, format::ArraySchema schema,
+                                std::vector<format::Enumeration> enumerations, const write_options& opt) {
   const std::uint32_t v = opt.format_version;
   if (v < format::oldest_written_version || v > format::written_version)
     throw std::invalid_argument("tilefmt: create writes format versions " +
                                 std::to_string(format::oldest_written_version) + " to " +
                                 std::to_string(format::written_version) + ", not " + std::to_string(v));
   schema.version.value = v;
+  prepare_enumerations(schema, enumerations, v);
+  enumeration_refs refs(schema.enumerations.value.value);
+  for (const auto& e : enumerations) refs.set(e.name.value, e.path_name.value);
+  schema.enumerations.value.value = refs.list();
   detail::check_schema(schema);
   if (auto why = format::unsupported_at(schema, v); !why.empty()) throw std::invalid_argument("tilefmt: create: " + why);
   auto st = detail::or_local(opt.storage);
@@ -122,9 +181,30 @@ inline std::string create(const fs::path& root, format::ArraySchema schema, cons
     st->write(root / "__array_schema.tdb", file);
     return "__array_schema.tdb";
   }
+  // The enumerations before the schema that names them.
+  write_enumerations(*st, root, enumerations, v);
   std::string name = format::make_timestamped_name(t, t, label);
   st->write(root / "__schema" / name, file);
   return name;
+}
+
+} // namespace detail
+
+/// Creates a new array at `root` with `schema`, at format version
+/// `opt.format_version` (format::written_version unless given; from 5 to 22),
+/// whatever `schema.version` says: the folders and schema file the
+/// libtiledb of that version makes (below). Returns the schema file's name:
+/// `__t_t_label` in `root/__schema/` from version 10, `__array_schema.tdb` in
+/// `root` before. Throws std::invalid_argument for a schema TileDB would
+/// refuse (see detail::check_schema) or one the version cannot hold (a
+/// filter, datatype or feature newer than it: format::unsupported_at), and
+/// io_error when `root` already holds an array or a folder cannot be made.
+///
+/// Folders by version: `__meta/` always; `__lock.tdb` (empty) before 11;
+/// `__schema/` from 10; `__commits/`, `__fragments/` and `__fragment_meta/`
+/// from 12; `__labels/` from 18; `__schema/__enumerations/` from 20.
+inline std::string create(const fs::path& root, format::ArraySchema schema, const write_options& opt = {}) {
+  return detail::create_array(root, std::move(schema), opt.enumerations, opt);
 }
 
 } // namespace tilefmt::array

@@ -56,6 +56,11 @@ struct write_options {
   /// format::written_version (22). Its fragments are written at that version,
   /// whoever writes them, as TileDB does.
   std::uint32_t format_version = format::written_version;
+  /// array::create only: the enumerations the schema's attributes take
+  /// labels from (format::make_enumeration; format 20 and later), written to
+  /// `__schema/__enumerations/` before the schema, which lists them. Each
+  /// keeps its path_name, or gets a fresh `__<label>_0` as TileDB names them.
+  std::vector<format::Enumeration> enumerations{};
 };
 
 namespace detail {

@@ -367,6 +367,40 @@ struct Enumeration {
   friend bool operator==(const Enumeration&, const Enumeration&) = default;
 };
 
+/// An enumeration of string labels (var-size, `type` one byte per
+/// character), for array::create and array::schema_evolution; its file name
+/// is chosen when it is written.
+inline Enumeration make_enumeration(std::string name, const std::vector<std::string>& labels, bool ordered = false,
+                                    Datatype type = Datatype::STRING_UTF8) {
+  if (datatype_size(type) != 1)
+    throw std::invalid_argument("tilefmt: make_enumeration: string labels need a type of one byte per character");
+  Enumeration e;
+  e.name.value = std::move(name);
+  e.type = type;
+  e.cell_val_num = var_num;
+  e.ordered = ordered;
+  std::vector<std::byte> offsets(labels.size() * 8);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    codec::store_le<std::uint64_t>(offsets.data() + i * 8, e.data.value.size());
+    for (char c : labels[i]) e.data.value.push_back(static_cast<std::byte>(c));
+  }
+  e.offsets.value.value = std::move(offsets);
+  return e;
+}
+
+/// An enumeration of fixed-size values (one T per label).
+template <class T>
+  requires std::is_arithmetic_v<T>
+Enumeration make_enumeration(std::string name, const std::vector<T>& values, bool ordered = false) {
+  Enumeration e;
+  e.name.value = std::move(name);
+  e.type = datatype_of<T>();
+  e.ordered = ordered;
+  e.data.value.resize(values.size() * sizeof(T));
+  codec::store_le_array(e.data.value.data(), values.data(), values.size());
+  return e;
+}
+
 // ---------------------------------------------------------------------------
 // TileDB 1.3 and earlier (before format versions): the schema starts with
 // the library version {major, minor, patch}, compressors stand where filter
