@@ -23,6 +23,7 @@
 #include "tilefmt/codec/adaptors.hpp"
 #include "tilefmt/codec/dump.hpp"
 #include "tilefmt/codec/error.hpp"
+#include "tilefmt/codec/magic.hpp"
 #include "tilefmt/codec/names.hpp"
 #include "tilefmt/codec/traits.hpp"
 #include "tilefmt/codec/view.hpp"
