@@ -22,6 +22,7 @@
 
 #include "tilefmt/codec/adaptors.hpp"
 #include "tilefmt/codec/dump.hpp"
+#include "tilefmt/codec/endian.hpp"
 #include "tilefmt/codec/error.hpp"
 #include "tilefmt/codec/magic.hpp"
 #include "tilefmt/codec/names.hpp"
