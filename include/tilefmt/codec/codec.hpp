@@ -26,6 +26,7 @@
 #include "tilefmt/codec/error.hpp"
 #include "tilefmt/codec/magic.hpp"
 #include "tilefmt/codec/names.hpp"
+#include "tilefmt/codec/padding.hpp"
 #include "tilefmt/codec/traits.hpp"
 #include "tilefmt/codec/view.hpp"
 #include "tilefmt/codec/wire.hpp"

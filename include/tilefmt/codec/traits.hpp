@@ -172,6 +172,9 @@ consteval void check_supported() {
   static_assert(has_traits<T>,
                 "tilefmt::codec: no codec for this member type; declare it as an aggregate of supported fields "
                 "or specialise tilefmt::codec::traits<T>");
+  static_assert(!positional<T>,
+                "tilefmt::codec: align<N> and checksum fields depend on their place in a struct: declare them as "
+                "direct members of one");
 }
 
 // Validation and naming hooks for enums, found by argument-dependent lookup:
@@ -885,6 +888,8 @@ consteval void check_field() {
   } else if constexpr (is_sized<F>::value) {
     static_assert(is_container<typename F::container_type>,
                   "tilefmt::codec: sized<Len, C>: C must be std::vector, std::basic_string or le_span");
+  } else if constexpr (positional<F>) {
+    // checked by its traits when the field is walked
   } else {
     check_supported<F>();
   }
