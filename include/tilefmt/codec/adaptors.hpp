@@ -15,7 +15,8 @@
 namespace tilefmt::codec {
 
 // Adaptors stay aggregates without base classes so that a format struct can
-// be brace-initialised field by field (`{.fill_value = {bytes}}`).
+// be brace-initialised field by field (`{.fill_value = {bytes}}`). The two
+// macros stay defined for the adaptors declared in other headers.
 #define TILEFMT_CODEC_VALUE_ACCESS(T)                                          \
   constexpr T& operator*() noexcept { return value; }                          \
   constexpr const T& operator*() const noexcept { return value; }              \
@@ -146,8 +147,5 @@ struct rest {
   TILEFMT_CODEC_CONTAINER_ACCESS
   friend bool operator==(const rest&, const rest&) = default;
 };
-
-#undef TILEFMT_CODEC_VALUE_ACCESS
-#undef TILEFMT_CODEC_CONTAINER_ACCESS
 
 } // namespace tilefmt::codec

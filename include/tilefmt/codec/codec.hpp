@@ -27,6 +27,7 @@
 #include "tilefmt/codec/magic.hpp"
 #include "tilefmt/codec/names.hpp"
 #include "tilefmt/codec/padding.hpp"
+#include "tilefmt/codec/terminated.hpp"
 #include "tilefmt/codec/traits.hpp"
 #include "tilefmt/codec/view.hpp"
 #include "tilefmt/codec/wire.hpp"

@@ -70,6 +70,12 @@ void write_number(std::ostream& os, T v, bool json) {
 template <class T> struct is_char_array : std::false_type {};
 template <std::size_t N> struct is_char_array<std::array<char, N>> : std::true_type {};
 
+// Elements printed on one line: numbers, enums, and adaptors of them (big<T>).
+template <class E>
+concept inline_element = wire_scalar<E> || std::is_enum_v<E> ||
+                         (declared_adaptor<E> && requires { typename E::value_type; } &&
+                          (wire_scalar<typename E::value_type> || std::is_enum_v<typename E::value_type>));
+
 template <class S>
 class dumper {
 public:
@@ -133,7 +139,7 @@ private:
   void sequence(const C& c, int depth) {
     using E = std::remove_cvref_t<decltype(*std::begin(c))>;
     const std::size_t n = std::size(c);
-    const bool scalar_elems = wire_scalar<E> || std::is_enum_v<E>;
+    const bool scalar_elems = inline_element<E>;
     const std::size_t shown = json_ ? n : std::min(n, opt_.max_elements);
     os_ << '[';
     std::size_t i = 0;
