@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tilefmt/codec/adaptors.hpp"
+#include "tilefmt/codec/checked.hpp"
 #include "tilefmt/codec/dump.hpp"
 #include "tilefmt/codec/endian.hpp"
 #include "tilefmt/codec/error.hpp"
