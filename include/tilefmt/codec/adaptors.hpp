@@ -46,16 +46,32 @@ struct counted {
   friend bool operator==(const counted&, const counted&) = default;
 };
 
+namespace detail {
+// The integer inside a count type: Count itself, or T for a byte-order
+// wrapper such as big<T> (endian.hpp).
+template <class Count>
+struct count_integer {
+  using type = Count;
+};
+template <class Count>
+  requires requires { typename Count::codec_field_adaptor; typename Count::value_type; }
+struct count_integer<Count> {
+  using type = typename Count::value_type;
+};
+} // namespace detail
+
 /// The element count of the field called `Name` in the same struct, stored
 /// here rather than next to its elements (`count_of<"data_parts",
 /// std::uint32_t>`). The name is resolved when the struct is compiled; the
 /// container may come anywhere after the count. On encode the count is taken
 /// from the container, so the two cannot disagree; after decode `value` holds
-/// what was read.
+/// what was read. Count may also be big<U> (a big-endian count, as PNG's
+/// chunk lengths) or little<U>.
 template <fixed_string Name, class Count>
 struct count_of {
-  static_assert(std::is_integral_v<Count> && std::is_unsigned_v<Count>,
-                "count_of<Name, Count>: Count must be an unsigned integer type");
+  static_assert(std::is_integral_v<typename detail::count_integer<Count>::type> &&
+                    std::is_unsigned_v<typename detail::count_integer<Count>::type>,
+                "count_of<Name, Count>: Count must be an unsigned integer type (or big<U> of one)");
   static constexpr std::string_view field = Name;
   using count_type = Count;
   Count value{};

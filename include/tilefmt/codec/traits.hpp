@@ -938,7 +938,7 @@ void decode_field(reader& r, T& parent, std::span<const std::size_t> starts, S& 
   if constexpr (positional<F>) {
     traits<F>::template decode_field<I>(r, f, std::as_const(parent), starts, st);
   } else if constexpr (is_count_of<F>::value) {
-    f.value = r.read<typename F::count_type>();
+    traits<typename F::count_type>::decode(r, f.value, st);
   } else if constexpr (is_container<F>) {
     std::uint64_t n = boost::pfr::get<linked_count_index<T, I>>(parent).value;
     if (n > std::numeric_limits<std::size_t>::max()) r.fail("count does not fit in memory");
@@ -959,8 +959,9 @@ void encode_field(writer& w, const T& parent, std::span<const std::size_t> start
   if constexpr (positional<F>) {
     traits<F>::template encode_field<I>(w, f, parent, starts, st);
   } else if constexpr (is_count_of<F>::value) {
-    w.write<typename F::count_type>(
-        checked_count<typename F::count_type>(boost::pfr::get<named_field<T, F>>(parent).size()));
+    using N = typename count_integer<typename F::count_type>::type;
+    traits<typename F::count_type>::encode(
+        w, typename F::count_type{checked_count<N>(boost::pfr::get<named_field<T, F>>(parent).size())}, st);
   } else if constexpr (is_container<F>) {
     container_ops<F>::encode(w, f, st);
   } else if constexpr (is_when<F>::value) {
@@ -984,7 +985,7 @@ std::size_t size_field(const T& parent, std::span<const std::size_t> starts, S& 
   if constexpr (positional<F>) {
     return traits<F>::template size_field<I>(f, parent, starts, st);
   } else if constexpr (is_count_of<F>::value) {
-    return sizeof(typename F::count_type);
+    return traits<typename F::count_type>::fixed_size;
   } else if constexpr (is_container<F>) {
     return container_ops<F>::size(f, st);
   } else if constexpr (is_when<F>::value) {
