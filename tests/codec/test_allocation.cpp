@@ -82,3 +82,35 @@ TEST_CASE("a plausible count allocates what the input holds") {
   CHECK(largest_allocation_decoding<Blob>(b) >= 1000);
   CHECK(codec::decode<Blob>(b).bytes.value.size() == 1000);
 }
+
+namespace {
+struct Name {
+  codec::cstring name;
+};
+struct Bit {
+  std::uint8_t last;
+  codec::counted<std::uint64_t, std::vector<std::byte>> bytes;
+};
+struct UntilLast {
+  std::uint8_t lead;
+  codec::repeat_until<codec::element_equals<1>, std::vector<std::uint8_t>> flags;
+};
+struct IsLast {
+  bool operator()(const Bit& b) const { return b.last == 1; }
+};
+struct Bits {
+  codec::repeat_until<IsLast, std::vector<Bit>> bits;
+};
+} // namespace
+
+TEST_CASE("terminated sequences allocate only for what is present") {
+  // 1 MB without a NUL: the search fails before any string is allocated.
+  std::vector<std::byte> no_nul(1 << 20, std::byte{'x'});
+  CHECK(largest_allocation_decoding<Name>(no_nul) < 256);
+  // No terminating flag among 4096 bytes: at most a vector of those bytes.
+  std::vector<std::byte> flags(4096, std::byte{0});
+  CHECK(largest_allocation_decoding<UntilLast>(flags) <= 2 * flags.size());
+  // An element whose count claims 2^60 bytes stops the sequence there.
+  auto b = bytes_of({0, 0, 0, 0, 0, 0, 0, 0, 0x10, 1, 2, 3});
+  CHECK(largest_allocation_decoding<Bits>(b) < 256);
+}

@@ -15,7 +15,8 @@
 namespace tilefmt::codec {
 
 // Adaptors stay aggregates without base classes so that a format struct can
-// be brace-initialised field by field (`{.fill_value = {bytes}}`).
+// be brace-initialised field by field (`{.fill_value = {bytes}}`). The two
+// macros stay defined for the adaptors declared in other headers.
 #define TILEFMT_CODEC_VALUE_ACCESS(T)                                          \
   constexpr T& operator*() noexcept { return value; }                          \
   constexpr const T& operator*() const noexcept { return value; }              \
@@ -45,16 +46,32 @@ struct counted {
   friend bool operator==(const counted&, const counted&) = default;
 };
 
+namespace detail {
+// The integer inside a count type: Count itself, or T for a byte-order
+// wrapper such as big<T> (endian.hpp).
+template <class Count>
+struct count_integer {
+  using type = Count;
+};
+template <class Count>
+  requires requires { typename Count::codec_field_adaptor; typename Count::value_type; }
+struct count_integer<Count> {
+  using type = typename Count::value_type;
+};
+} // namespace detail
+
 /// The element count of the field called `Name` in the same struct, stored
 /// here rather than next to its elements (`count_of<"data_parts",
 /// std::uint32_t>`). The name is resolved when the struct is compiled; the
 /// container may come anywhere after the count. On encode the count is taken
 /// from the container, so the two cannot disagree; after decode `value` holds
-/// what was read.
+/// what was read. Count may also be big<U> (a big-endian count, as PNG's
+/// chunk lengths) or little<U>.
 template <fixed_string Name, class Count>
 struct count_of {
-  static_assert(std::is_integral_v<Count> && std::is_unsigned_v<Count>,
-                "count_of<Name, Count>: Count must be an unsigned integer type");
+  static_assert(std::is_integral_v<typename detail::count_integer<Count>::type> &&
+                    std::is_unsigned_v<typename detail::count_integer<Count>::type>,
+                "count_of<Name, Count>: Count must be an unsigned integer type (or big<U> of one)");
   static constexpr std::string_view field = Name;
   using count_type = Count;
   Count value{};
@@ -146,8 +163,5 @@ struct rest {
   TILEFMT_CODEC_CONTAINER_ACCESS
   friend bool operator==(const rest&, const rest&) = default;
 };
-
-#undef TILEFMT_CODEC_VALUE_ACCESS
-#undef TILEFMT_CODEC_CONTAINER_ACCESS
 
 } // namespace tilefmt::codec

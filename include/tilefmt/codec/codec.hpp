@@ -21,9 +21,14 @@
 #include <vector>
 
 #include "tilefmt/codec/adaptors.hpp"
+#include "tilefmt/codec/checked.hpp"
 #include "tilefmt/codec/dump.hpp"
+#include "tilefmt/codec/endian.hpp"
 #include "tilefmt/codec/error.hpp"
+#include "tilefmt/codec/magic.hpp"
 #include "tilefmt/codec/names.hpp"
+#include "tilefmt/codec/padding.hpp"
+#include "tilefmt/codec/terminated.hpp"
 #include "tilefmt/codec/traits.hpp"
 #include "tilefmt/codec/view.hpp"
 #include "tilefmt/codec/wire.hpp"

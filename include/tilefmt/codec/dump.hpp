@@ -5,7 +5,10 @@
 //   std::cout << codec::to_json(footer, ctx);
 //
 // Version- and value-gated fields that are absent under the given context are
-// left out, so a dump shows exactly what the bytes hold.
+// left out, so a dump shows exactly what the bytes hold. An adaptor declared
+// in its own header shows its `dump_value()` when it has one (magic<> its
+// bytes), else its `value` (big<T>, valid<T, P>, checksum<>), else the number
+// of bytes it occupies (pad<N>, align<N>).
 #pragma once
 
 #include <charconv>
@@ -67,6 +70,12 @@ void write_number(std::ostream& os, T v, bool json) {
 template <class T> struct is_char_array : std::false_type {};
 template <std::size_t N> struct is_char_array<std::array<char, N>> : std::true_type {};
 
+// Elements printed on one line: numbers, enums, and adaptors of them (big<T>).
+template <class E>
+concept inline_element = wire_scalar<E> || std::is_enum_v<E> ||
+                         (declared_adaptor<E> && requires { typename E::value_type; } &&
+                          (wire_scalar<typename E::value_type> || std::is_enum_v<typename E::value_type>));
+
 template <class S>
 class dumper {
 public:
@@ -90,6 +99,8 @@ public:
         os_ << json_string(std::string_view(reinterpret_cast<const char*>(v.data()), v.size()));
       else
         sequence(v, depth);
+    } else if constexpr (std::is_same_v<T, std::string_view>) {
+      os_ << json_string(v);
     } else if constexpr (is_char_array<T>::value) {
       os_ << json_string(std::string_view(v.data(), v.size())); // magic numbers and tags read as text
     } else if constexpr (is_std_array<T>::value || is_vector<T>::value || is_le_span<T>::value) {
@@ -99,6 +110,12 @@ public:
       value(v.value, depth);
     } else if constexpr (is_since<T>::value || is_until<T>::value) {
       value(v.value, depth); // presence is decided by the enclosing record
+    } else if constexpr (declared_adaptor<T> && requires { v.dump_value(); }) {
+      value(v.dump_value(), depth);
+    } else if constexpr (declared_adaptor<T> && requires { v.value; }) {
+      value(v.value, depth);
+    } else if constexpr (declared_adaptor<T> && !positional<T>) {
+      os_ << traits<T>::size(v, st_);
     } else if constexpr (uses_record_codec<T>) {
       record(v, depth);
     } else if constexpr (requires { os_ << v; }) {
@@ -122,7 +139,7 @@ private:
   void sequence(const C& c, int depth) {
     using E = std::remove_cvref_t<decltype(*std::begin(c))>;
     const std::size_t n = std::size(c);
-    const bool scalar_elems = wire_scalar<E> || std::is_enum_v<E>;
+    const bool scalar_elems = inline_element<E>;
     const std::size_t shown = json_ ? n : std::min(n, opt_.max_elements);
     os_ << '[';
     std::size_t i = 0;
@@ -153,6 +170,10 @@ private:
     os_ << (json_ ? "{" : std::string(type_name<T>) + " {");
     bool first = true;
     if constexpr (links_hold<T>) {  // otherwise traits<T> has failed to compile already
+      // A positional field without a value (align<N>) shows the bytes it
+      // takes at its place, so the walk keeps where each field begins.
+      field_starts<T> starts;
+      std::size_t at = 0;
       [&]<std::size_t... I>(std::index_sequence<I...>) {
         (
             [&] {
@@ -162,7 +183,9 @@ private:
                 st_.version = static_cast<std::uint32_t>(f.value);
                 st_.has_version = true;
               }
-              if (!present<T, F, I>(v, f)) return;
+              if constexpr (has_positional_field<T>()) starts.mark(I, at);
+              if (!present<T, F, I>(v, f)) return;  // absent: no bytes
+              if constexpr (has_positional_field<T>()) at += size_field<T, I>(v, starts.view(), st_);
               if (json_ && !first) os_ << ',';
               first = false;
               newline(depth + 1);
@@ -173,6 +196,8 @@ private:
               os_ << ": ";
               if constexpr (is_count_of<F>::value)
                 os_ << boost::pfr::get<named_field<T, F>>(v).size();
+              else if constexpr (positional<F> && !requires { f.value; })
+                os_ << traits<F>::template size_field<I>(f, v, starts.view(), st_);
               else if constexpr (is_when<F>::value)
                 value(f.value, depth + 1);
               else

@@ -11,7 +11,21 @@
 //   static constexpr std::size_t fixed_size;    // optional: T always has this size
 //
 // where `st` is a `state<Ctx>` (the caller's context plus the format version
-// in force). That is also the extension point for encodings that are
+// in force). A field adaptor declared in its own header (magic.hpp,
+// endian.hpp, padding.hpp, terminated.hpp, checked.hpp) marks itself with a
+// member `using codec_field_adaptor = void;` so that it is not walked as a
+// record, and provides its traits<> beside it. One whose bytes depend on
+// where it sits in the enclosing struct (align<N>, checksum<>) is
+// "positional": instead of decode/encode/size its traits provide
+//
+//   static constexpr bool positional = true;
+//   template <std::size_t I, class Parent, class S>
+//   static void decode_field(reader&, F&, const Parent&, std::span<const std::size_t> starts, S&);
+//   ... encode_field(writer&, const F&, const Parent&, starts, S&), size_field(const F&, const Parent&, starts, S&)
+//
+// where I is the field's position in Parent and starts[k] (k <= I) is where
+// field k of the parent begins: a reader or writer offset when decoding or
+// encoding, a count of bytes from the start of the struct when sizing. That is also the extension point for encodings that are
 // bitstreams rather than records: specialise `traits<YourType>` the same way
 // (see examples/custom_format.cpp and tests/codec/test_custom.cpp).
 #pragma once
@@ -99,11 +113,15 @@ template <class X> struct is_rest<rest<X>> : std::true_type {};
 template <class T> struct is_framed : std::false_type {};
 template <class L, class X> struct is_framed<framed<L, X>> : std::true_type {};
 
+/// An adaptor declared outside adaptors.hpp (see the comment at the top).
+template <class T>
+concept declared_adaptor = requires { typename T::codec_field_adaptor; };
+
 template <class T>
 inline constexpr bool is_adaptor =
     is_counted<T>::value || is_count_of<T>::value || is_version_field<T>::value ||
     is_since<T>::value || is_until<T>::value || is_when<T>::value || is_sized<T>::value ||
-    is_rest<T>::value || is_framed<T>::value;
+    is_rest<T>::value || is_framed<T>::value || declared_adaptor<T>;
 
 /// Containers whose length is stated elsewhere (counted<>, count_of<>, sized<>, rest<>).
 template <class T>
@@ -138,6 +156,10 @@ concept has_fixed_size = has_traits<T> && requires { traits<T>::fixed_size; };
 template <class T>
 concept has_positive_fixed_size = has_fixed_size<T> && (traits<T>::fixed_size > 0);
 
+/// A field whose bytes depend on its place in the enclosing struct.
+template <class T>
+concept positional = has_traits<T> && requires { traits<T>::positional; };
+
 template <class T>
 consteval void check_supported() {
   static_assert(!std::is_array_v<T>,
@@ -150,6 +172,9 @@ consteval void check_supported() {
   static_assert(has_traits<T>,
                 "tilefmt::codec: no codec for this member type; declare it as an aggregate of supported fields "
                 "or specialise tilefmt::codec::traits<T>");
+  static_assert(!positional<T>,
+                "tilefmt::codec: align<N> and checksum fields depend on their place in a struct: declare them as "
+                "direct members of one");
 }
 
 // Validation and naming hooks for enums, found by argument-dependent lookup:
@@ -863,6 +888,8 @@ consteval void check_field() {
   } else if constexpr (is_sized<F>::value) {
     static_assert(is_container<typename F::container_type>,
                   "tilefmt::codec: sized<Len, C>: C must be std::vector, std::basic_string or le_span");
+  } else if constexpr (positional<F>) {
+    // checked by its traits when the field is walked
   } else {
     check_supported<F>();
   }
@@ -905,11 +932,13 @@ std::size_t eval_length(const T& parent, const S& st) {
 }
 
 template <class T, std::size_t I, class S>
-void decode_field(reader& r, T& parent, S& st) {
+void decode_field(reader& r, T& parent, std::span<const std::size_t> starts, S& st) {
   using F = field_t<T, I>;
   auto& f = boost::pfr::get<I>(parent);
-  if constexpr (is_count_of<F>::value) {
-    f.value = r.read<typename F::count_type>();
+  if constexpr (positional<F>) {
+    traits<F>::template decode_field<I>(r, f, std::as_const(parent), starts, st);
+  } else if constexpr (is_count_of<F>::value) {
+    traits<typename F::count_type>::decode(r, f.value, st);
   } else if constexpr (is_container<F>) {
     std::uint64_t n = boost::pfr::get<linked_count_index<T, I>>(parent).value;
     if (n > std::numeric_limits<std::size_t>::max()) r.fail("count does not fit in memory");
@@ -924,12 +953,15 @@ void decode_field(reader& r, T& parent, S& st) {
 }
 
 template <class T, std::size_t I, class S>
-void encode_field(writer& w, const T& parent, S& st) {
+void encode_field(writer& w, const T& parent, std::span<const std::size_t> starts, S& st) {
   using F = field_t<T, I>;
   const auto& f = boost::pfr::get<I>(parent);
-  if constexpr (is_count_of<F>::value) {
-    w.write<typename F::count_type>(
-        checked_count<typename F::count_type>(boost::pfr::get<named_field<T, F>>(parent).size()));
+  if constexpr (positional<F>) {
+    traits<F>::template encode_field<I>(w, f, parent, starts, st);
+  } else if constexpr (is_count_of<F>::value) {
+    using N = typename count_integer<typename F::count_type>::type;
+    traits<typename F::count_type>::encode(
+        w, typename F::count_type{checked_count<N>(boost::pfr::get<named_field<T, F>>(parent).size())}, st);
   } else if constexpr (is_container<F>) {
     container_ops<F>::encode(w, f, st);
   } else if constexpr (is_when<F>::value) {
@@ -947,11 +979,13 @@ void encode_field(writer& w, const T& parent, S& st) {
 }
 
 template <class T, std::size_t I, class S>
-std::size_t size_field(const T& parent, S& st) {
+std::size_t size_field(const T& parent, std::span<const std::size_t> starts, S& st) {
   using F = field_t<T, I>;
   const auto& f = boost::pfr::get<I>(parent);
-  if constexpr (is_count_of<F>::value) {
-    return sizeof(typename F::count_type);
+  if constexpr (positional<F>) {
+    return traits<F>::template size_field<I>(f, parent, starts, st);
+  } else if constexpr (is_count_of<F>::value) {
+    return traits<typename F::count_type>::fixed_size;
   } else if constexpr (is_container<F>) {
     return container_ops<F>::size(f, st);
   } else if constexpr (is_when<F>::value) {
@@ -985,6 +1019,27 @@ struct version_scope {
   }
   version_scope(const version_scope&) = delete;
   version_scope& operator=(const version_scope&) = delete;
+};
+
+template <class T>
+consteval bool has_positional_field() {
+  return []<std::size_t... I>(std::index_sequence<I...>) {
+    return (positional<field_t<T, I>> || ...);
+  }(std::make_index_sequence<field_count<T>>{});
+}
+
+/// Where each field of a struct being walked begins, kept only when a
+/// positional field needs it (otherwise empty, and the walk pays nothing).
+template <class T, bool Kept = has_positional_field<T>()>
+struct field_starts {
+  void mark(std::size_t, std::size_t) noexcept {}
+  std::span<const std::size_t> view() const noexcept { return {}; }
+};
+template <class T>
+struct field_starts<T, true> {
+  std::array<std::size_t, field_count<T> + 1> at{};
+  void mark(std::size_t i, std::size_t offset) noexcept { at[i] = offset; }
+  std::span<const std::size_t> view() const noexcept { return at; }
 };
 
 template <class T> struct record_traits;
@@ -1052,11 +1107,13 @@ struct record_traits {
   static void decode(reader& r, T& v, S& st) {
     version_scope<T, S> scope(st);
     if constexpr (links_hold<T>) {
+      field_starts<T> starts;
       [&]<std::size_t... I>(std::index_sequence<I...>) {
         (
             [&] {
+              starts.mark(I, r.offset());
               try {
-                decode_field<T, I>(r, v, st);
+                decode_field<T, I>(r, v, starts.view(), st);
               } catch (format_error& e) {
                 e.prepend_field(field_name<T, I>);
                 throw;
@@ -1070,8 +1127,9 @@ struct record_traits {
   static void encode(writer& w, const T& v, S& st) {
     version_scope<T, S> scope(st);
     if constexpr (links_hold<T>) {
+      field_starts<T> starts;
       [&]<std::size_t... I>(std::index_sequence<I...>) {
-        (encode_field<T, I>(w, v, st), ...);
+        ((starts.mark(I, w.offset()), encode_field<T, I>(w, v, starts.view(), st)), ...);
       }(std::make_index_sequence<field_count<T>>{});
     }
   }
@@ -1079,9 +1137,10 @@ struct record_traits {
   static std::size_t size(const T& v, S& st) {
     version_scope<T, S> scope(st);
     if constexpr (links_hold<T>) {
+      field_starts<T> starts;
       return [&]<std::size_t... I>(std::index_sequence<I...>) {
         std::size_t total = 0;
-        ((total += size_field<T, I>(v, st)), ...);
+        ((starts.mark(I, total), total += size_field<T, I>(v, starts.view(), st)), ...);
         return total;
       }(std::make_index_sequence<field_count<T>>{});
     } else {
@@ -1156,6 +1215,10 @@ consteval bool needs_version() {
     return needs_version<typename T::value_type>();
   } else if constexpr (is_vector<T>::value || is_std_array<T>::value) {
     return needs_version<typename T::value_type>();
+  } else if constexpr (declared_adaptor<T> && requires { typename T::container_type; }) {
+    return needs_version<typename T::container_type>();
+  } else if constexpr (declared_adaptor<T> && requires { typename T::value_type; }) {
+    return needs_version<typename T::value_type>();
   } else if constexpr (record<T>) {
     if constexpr (has_version_field<T>())
       return false;
@@ -1177,6 +1240,10 @@ consteval bool has_gated_fields() {
   } else if constexpr (is_framed<T>::value) {
     return has_gated_fields<typename T::value_type>();
   } else if constexpr (is_vector<T>::value || is_std_array<T>::value) {
+    return has_gated_fields<typename T::value_type>();
+  } else if constexpr (declared_adaptor<T> && requires { typename T::container_type; }) {
+    return has_gated_fields<typename T::container_type>();
+  } else if constexpr (declared_adaptor<T> && requires { typename T::value_type; }) {
     return has_gated_fields<typename T::value_type>();
   } else if constexpr (record<T>) {
     return []<std::size_t... I>(std::index_sequence<I...>) {

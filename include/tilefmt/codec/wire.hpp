@@ -1,5 +1,6 @@
-// tilefmt — little-endian wire primitives and the bounded byte reader/writer
-// every decoder and encoder is built on.
+// tilefmt — little-endian wire primitives (and big-endian ones, for fields
+// declared big<T>) and the bounded byte reader/writer every decoder and
+// encoder is built on.
 #pragma once
 
 #include <bit>
@@ -56,6 +57,32 @@ inline void store_le(std::byte* p, T v) noexcept {
   else
     u = std::bit_cast<U>(v);
   u = boost::endian::native_to_little(u);
+  std::memcpy(p, &u, sizeof(U));
+}
+
+/// Reads a T stored big-endian at `p` (any alignment).
+template <wire_scalar T>
+inline T load_be(const std::byte* p) noexcept {
+  using U = typename detail::uint_of_size<sizeof(T)>::type;
+  U u;
+  std::memcpy(&u, p, sizeof(U));
+  u = boost::endian::big_to_native(u);
+  if constexpr (std::is_same_v<T, bool>)
+    return u != 0;
+  else
+    return std::bit_cast<T>(u);
+}
+
+/// Writes `v` big-endian at `p` (any alignment).
+template <wire_scalar T>
+inline void store_be(std::byte* p, T v) noexcept {
+  using U = typename detail::uint_of_size<sizeof(T)>::type;
+  U u;
+  if constexpr (std::is_same_v<T, bool>)
+    u = v ? 1 : 0;
+  else
+    u = std::bit_cast<U>(v);
+  u = boost::endian::native_to_big(u);
   std::memcpy(p, &u, sizeof(U));
 }
 
@@ -159,6 +186,9 @@ public:
   void write_bytes(const void* p, std::size_t n) {
     if (n) std::memcpy(reserve(n), p, n);
   }
+
+  /// The bytes written so far (a checksum field covers some of them).
+  std::span<const std::byte> written() const noexcept { return {begin_, offset()}; }
 
 private:
   std::byte* begin_;

@@ -1,0 +1,99 @@
+// big<T> and little<T> fix the byte order of one field, whatever the struct
+// around it does: exact bytes, random round trips, enums and their
+// validation, arrays, truncation.
+#include "tilefmt/codec/endian.hpp"
+
+#include <array>
+#include <bit>
+#include <vector>
+
+#include "../support/testing.hpp"
+
+using namespace tilefmt;
+using tilefmt::testing::bytes_of;
+using tilefmt::testing::check_every_prefix_throws;
+using tilefmt::testing::check_round_trip;
+
+namespace {
+enum class Colour : std::uint16_t { grey = 0, rgb = 2, palette = 3 };
+constexpr bool codec_enum_valid(Colour c) {
+  return c == Colour::grey || c == Colour::rgb || c == Colour::palette;
+}
+constexpr std::string_view codec_enum_name(Colour c) {
+  return c == Colour::grey ? "grey" : c == Colour::rgb ? "rgb" : "palette";
+}
+
+struct Mixed {
+  codec::big<std::uint32_t> be32;
+  std::uint32_t plain32;
+  codec::little<std::uint16_t> le16;
+  codec::big<std::int16_t> be16;
+  codec::big<double> be_double;
+  codec::big<float> be_float;
+  codec::big<Colour> colour;
+  codec::big<std::uint8_t> one_byte;
+  friend bool operator==(const Mixed&, const Mixed&) = default;
+};
+static_assert(codec::fixed_wire_size<Mixed> == 4 + 4 + 2 + 2 + 8 + 4 + 2 + 1);
+
+struct Table {
+  codec::counted<std::uint8_t, std::vector<codec::big<std::uint16_t>>> values;
+  std::array<codec::big<std::int32_t>, 2> pair;
+  friend bool operator==(const Table&, const Table&) = default;
+};
+} // namespace
+
+TEST_CASE("big<T> writes the most significant byte first, little<T> the least") {
+  Mixed m{{0x01020304}, 0x01020304, {0x0a0b}, {-2}, {1.0}, {-2.0f}, {Colour::palette}, {9}};
+  auto b = check_round_trip(m);
+  CHECK(b == bytes_of({1, 2, 3, 4, 4, 3, 2, 1, 0x0b, 0x0a, 0xff, 0xfe, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0,
+                       0xc0, 0, 0, 0, 0, 3, 9}));
+  check_every_prefix_throws<Mixed>(b);
+  Mixed back = codec::decode<Mixed>(b);
+  CHECK(back.be32 == 0x01020304u);
+  CHECK(*back.be16 == -2);
+  CHECK(back.colour.value == Colour::palette);
+}
+
+TEST_CASE("random values round-trip and agree with a byte reversal of the plain encoding") {
+  tilefmt::testing::rng r(17);
+  for (int i = 0; i < 200; ++i) {
+    const auto u64 = r.next<std::uint64_t>();
+    const auto d = r.next<double>();
+    codec::big<std::uint64_t> bu{u64};
+    codec::big<double> bd{d};
+    auto eb = check_round_trip(bu);
+    auto le = codec::encode(u64);
+    std::vector<std::byte> reversed(le.rbegin(), le.rend());
+    CHECK(eb == reversed);
+    auto ed = check_round_trip(bd);
+    auto led = codec::encode(d);
+    CHECK(ed == std::vector<std::byte>(led.rbegin(), led.rend()));
+    CHECK(codec::encode(codec::little<double>{d}) == led);
+  }
+}
+
+TEST_CASE("arrays of big<T> and invalid enum values") {
+  Table t{{{{1}, {0x0203}}}, {{{-1}, {0x7f000000}}}};
+  auto b = check_round_trip(t);
+  CHECK(b == bytes_of({2, 0, 1, 2, 3, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0}));
+  check_every_prefix_throws<Table>(b);
+
+  Mixed m{};
+  auto mb = codec::encode(m);
+  mb[25] = std::byte{1}; // colour 0x0001: not a Colour
+  CHECK_THROWS_WITH_AS(codec::decode<Mixed>(mb), "Mixed.colour: invalid Colour value 1 at offset 24", format_error);
+  mb[24] = std::byte{3}; // 0x0301 big-endian is 769, not 259 or 3
+  CHECK_THROWS_WITH_AS(codec::decode<Mixed>(mb), "Mixed.colour: invalid Colour value 769 at offset 24", format_error);
+}
+
+TEST_CASE("truncation inside a big<T> names the field") {
+  auto b = bytes_of({1, 2, 3});
+  CHECK_THROWS_WITH_AS(codec::decode<Mixed>(b), "Mixed.be32: needs 4 bytes at offset 0, 3 left", format_error);
+}
+
+TEST_CASE("dumps show the value, with enum names") {
+  Mixed m{{7}, 8, {9}, {-1}, {0.5}, {1.5f}, {Colour::rgb}, {1}};
+  CHECK(codec::to_text(m) == "Mixed {\n  be32: 7\n  plain32: 8\n  le16: 9\n  be16: -1\n  be_double: 0.5\n"
+                             "  be_float: 1.5\n  colour: rgb\n  one_byte: 1\n}");
+}
