@@ -27,6 +27,7 @@ void consolidated_fragment_metadata(input);
 void commit_files(input);
 void filter_pipeline(input);
 void whole_array(input);
+void codec_formats(input);
 
 /// Writes seed inputs for every target, built from the arrays under
 /// `data_dir` (tests/data), to `out_dir`/<target>/. Returns the number written.

@@ -19,6 +19,8 @@
 #include "tilefmt/storage/memory.hpp"
 #include "tilefmt/format/print.hpp"
 #include "tilefmt/format/query_condition.hpp"
+#include "formats/png.hpp"
+#include "formats/wav.hpp"
 
 namespace tilefmt::fuzz {
 
@@ -353,6 +355,24 @@ void commit_files(input in) {
     }
     }
   });
+}
+
+/// The codec as a language for other formats (examples/formats): what
+/// decodes as WAV or PNG must encode to exactly the input bytes, and dump.
+void codec_formats(input in) {
+  const auto bytes = std::as_bytes(in);
+  auto exact = [&]<class File>(const char* what) {
+    guarded([&] {
+      const auto file = codec::decode<File>(bytes);
+      (void)codec::to_text(file);
+      if (codec::encode(file) != std::vector<std::byte>(bytes.begin(), bytes.end())) {
+        std::fprintf(stderr, "tilefmt fuzz: a %s file does not encode to its bytes\n", what);
+        std::abort();
+      }
+    });
+  };
+  exact.template operator()<wav::File>("WAV");
+  exact.template operator()<png::File>("PNG");
 }
 
 } // namespace tilefmt::fuzz

@@ -28,7 +28,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 ALL_TARGETS=(schema fragment_metadata generic_tile array_metadata consolidated_fragment_metadata commit_files
-  filter_pipeline array)
+  filter_pipeline array codec_formats)
 MODE="" SECONDS_PER_TARGET="" PARALLEL="$(jobs)" BUILD="" FAST=0
 TARGETS=()
 while [ $# -gt 0 ]; do
