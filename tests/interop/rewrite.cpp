@@ -46,26 +46,10 @@ struct skip : std::runtime_error {
 
 std::string str(const json::value& v) { return std::string(v.as_string().c_str()); }
 
-/// A field's cells in storage order, as the fragment's tiles hold them.
-struct cells {
-  std::vector<std::byte> values;
-  std::vector<std::uint64_t> offsets;  // var: byte offset of each cell in values
-  std::vector<std::uint8_t> validity;
-};
-
-cells read_field(const array::fragment& frag, const std::string& name) {
-  cells out;
-  const auto f = frag.field(name);
-  for (std::size_t t = 0, n = frag.tile_num(); t < n; ++t) {
-    const auto tile = frag.read_tile(f, t);
-    const std::size_t count = static_cast<std::size_t>(frag.tile_cells(t));
-    if (f.var())
-      for (std::size_t c = 0; c < count; ++c) out.offsets.push_back(out.values.size() + tile.offsets.at(c));
-    out.values.insert(out.values.end(), tile.values.begin(), tile.values.end());
-    out.validity.insert(out.validity.end(), tile.validity.begin(), tile.validity.end());
-  }
-  return out;
-}
+/// A field's cells in storage order, as the fragment's tiles hold them:
+/// values, byte offsets (var), validity.
+using cells = array::detail::raw_cells;
+cells read_field(const array::fragment& frag, const std::string& name) { return array::detail::read_cells(frag, name); }
 
 /// Calls f.template operator()<U>() with U an unsigned integer of `size` bytes.
 template <class F>

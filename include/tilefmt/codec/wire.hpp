@@ -34,56 +34,51 @@ inline constexpr bool host_is_little = std::endian::native == std::endian::littl
 
 } // namespace detail
 
+/// Reads a T stored in byte order `Order` at `p` (any alignment).
+template <boost::endian::order Order, wire_scalar T>
+inline T load_ordered(const std::byte* p) noexcept {
+  using U = typename detail::uint_of_size<sizeof(T)>::type;
+  U u;
+  std::memcpy(&u, p, sizeof(U));
+  u = boost::endian::conditional_reverse<Order, boost::endian::order::native>(u);
+  if constexpr (std::is_same_v<T, bool>)
+    return u != 0;
+  else
+    return std::bit_cast<T>(u);
+}
+
+/// Writes `v` in byte order `Order` at `p` (any alignment).
+template <boost::endian::order Order, wire_scalar T>
+inline void store_ordered(std::byte* p, T v) noexcept {
+  using U = typename detail::uint_of_size<sizeof(T)>::type;
+  U u;
+  if constexpr (std::is_same_v<T, bool>)
+    u = v ? 1 : 0;
+  else
+    u = std::bit_cast<U>(v);
+  u = boost::endian::conditional_reverse<boost::endian::order::native, Order>(u);
+  std::memcpy(p, &u, sizeof(U));
+}
+
 /// Reads a T stored little-endian at `p` (any alignment).
 template <wire_scalar T>
 inline T load_le(const std::byte* p) noexcept {
-  using U = typename detail::uint_of_size<sizeof(T)>::type;
-  U u;
-  std::memcpy(&u, p, sizeof(U));
-  u = boost::endian::little_to_native(u);
-  if constexpr (std::is_same_v<T, bool>)
-    return u != 0;
-  else
-    return std::bit_cast<T>(u);
+  return load_ordered<boost::endian::order::little, T>(p);
 }
-
 /// Writes `v` little-endian at `p` (any alignment).
 template <wire_scalar T>
 inline void store_le(std::byte* p, T v) noexcept {
-  using U = typename detail::uint_of_size<sizeof(T)>::type;
-  U u;
-  if constexpr (std::is_same_v<T, bool>)
-    u = v ? 1 : 0;
-  else
-    u = std::bit_cast<U>(v);
-  u = boost::endian::native_to_little(u);
-  std::memcpy(p, &u, sizeof(U));
+  store_ordered<boost::endian::order::little, T>(p, v);
 }
-
 /// Reads a T stored big-endian at `p` (any alignment).
 template <wire_scalar T>
 inline T load_be(const std::byte* p) noexcept {
-  using U = typename detail::uint_of_size<sizeof(T)>::type;
-  U u;
-  std::memcpy(&u, p, sizeof(U));
-  u = boost::endian::big_to_native(u);
-  if constexpr (std::is_same_v<T, bool>)
-    return u != 0;
-  else
-    return std::bit_cast<T>(u);
+  return load_ordered<boost::endian::order::big, T>(p);
 }
-
 /// Writes `v` big-endian at `p` (any alignment).
 template <wire_scalar T>
 inline void store_be(std::byte* p, T v) noexcept {
-  using U = typename detail::uint_of_size<sizeof(T)>::type;
-  U u;
-  if constexpr (std::is_same_v<T, bool>)
-    u = v ? 1 : 0;
-  else
-    u = std::bit_cast<U>(v);
-  u = boost::endian::native_to_big(u);
-  std::memcpy(p, &u, sizeof(U));
+  store_ordered<boost::endian::order::big, T>(p, v);
 }
 
 /// Copies `n` little-endian values of T from `src` into `dst`: one memcpy on

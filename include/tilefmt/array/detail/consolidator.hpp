@@ -61,6 +61,22 @@ struct raw_cells {
   }
 };
 
+/// Every cell of one of a fragment's fields, tile after tile (storage
+/// order), as raw bytes.
+inline raw_cells read_cells(const fragment& frag, const std::string& name) {
+  raw_cells out;
+  const auto f = frag.field(name);
+  for (std::size_t t = 0, n = frag.tile_num(); t < n; ++t) {
+    const auto tile = frag.read_tile(f, t);
+    const std::size_t count = static_cast<std::size_t>(frag.tile_cells(t));
+    if (f.var())
+      for (std::size_t c = 0; c < count; ++c) out.offsets.push_back(out.values.size() + tile.offsets.at(c));
+    out.values.insert(out.values.end(), tile.values.begin(), tile.values.end());
+    out.validity.insert(out.validity.end(), tile.validity.begin(), tile.validity.end());
+  }
+  return out;
+}
+
 struct consolidator {
   using ranges = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
@@ -361,21 +377,6 @@ private:
     for (const auto& a : f.schema().attributes.value)
       if (a.name.value == name) return true;
     return false;
-  }
-
-  /// Every cell of one of a fragment's fields, tile after tile.
-  static raw_cells read_cells(const fragment& frag, const std::string& name) {
-    raw_cells out;
-    const auto f = frag.field(name);
-    for (std::size_t t = 0, n = frag.tile_num(); t < n; ++t) {
-      const auto tile = frag.read_tile(f, t);
-      const std::size_t count = static_cast<std::size_t>(frag.tile_cells(t));
-      if (f.var())
-        for (std::size_t c = 0; c < count; ++c) out.offsets.push_back(out.values.size() + tile.offsets.at(c));
-      out.values.insert(out.values.end(), tile.values.begin(), tile.values.end());
-      out.validity.insert(out.validity.end(), tile.validity.begin(), tile.validity.end());
-    }
-    return out;
   }
 
   static raw_cells permute(const raw_cells& c, const std::vector<std::size_t>& order, std::size_t cell_size, bool var) {
