@@ -220,6 +220,9 @@ TEST_CASE("the current domain only grows, within the domain") {
   auto cd = array::open(root).schema().current_domain.value;
   REQUIRE(!cd.empty);
   CHECK(cd.ndrectangle.value.ranges[0].as<std::int64_t>() == std::pair<std::int64_t, std::int64_t>{10, 99});
+  // Reads stay inside it: a range outside is refused, as TileDB refuses it.
+  CHECK_THROWS_AS(array::open(root).query().add_range("x", std::int64_t{5}, std::int64_t{20}).read(), std::invalid_argument);
+  CHECK(array::open(root).query().add_range("x", std::int64_t{10}, std::int64_t{20}).read().cell_num() == 0);
   CHECK_THROWS_AS(grow(20, 99, 1700000000020), std::invalid_argument);   // shrinks
   CHECK_THROWS_AS(grow(0, 1000, 1700000000020), std::invalid_argument);  // past the domain
   CHECK_THROWS_AS(grow(50, 40, 1700000000020), std::invalid_argument);   // empty

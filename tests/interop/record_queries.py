@@ -301,8 +301,11 @@ def record(lines, A, rel, sparse, sub, orders, cond=()):
             lines += ["error", "end"]
             continue
         for name in (dims if sparse else []) + attrs:
-            # (No result only for dense arrays with enumerations: attributes of one value a cell.)
-            cell_size = 1 if name in dims else np.dtype(A.schema.attr(name).dtype).itemsize
+            # (No result only for arrays with enumerations: attributes of one
+            # value a cell; dimensions of one coordinate, strings aside, which
+            # have offsets.)
+            field = A.schema.domain.dim(name) if name in dims else A.schema.attr(name)
+            cell_size = np.dtype(field.dtype).itemsize or 1
             r = raw(buffers[name], None if result is None else result[name], cell_size)
             kind = "dim" if name in dims else "attr"
             line = "%s %s %d %s" % (kind, name, r["cells"], r["values"].hex() or "-")

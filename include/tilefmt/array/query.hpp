@@ -24,6 +24,9 @@
 // Aggregates (aggregate(), count(); array/aggregate.hpp) summarise the
 // cells a query selects.
 //
+// A current domain (format 22) bounds reads: ranges outside it are refused
+// and sparse reads without ranges stay inside it, as in TileDB.
+//
 // Not yet: update commits, dense fragments consolidated with timestamps
 // read at a time inside their range; each is refused with
 // std::invalid_argument naming it.

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -114,8 +115,17 @@ public:
         const auto [dlo, dhi] = dim.domain_as<T>();
         out.domain = {order_key(dlo), order_key(dhi)};
         out.integral = std::is_integral_v<T>;
+        // A current domain (format 22) bounds what may be read: TileDB
+        // refuses ranges outside it (Query::process), and sparse reads
+        // without ranges stay inside it (the same cells where every write
+        // did, as TileDB's writers see to).
+        const auto& cd = schema.current_domain.value;
+        std::optional<std::pair<T, T>> current;
+        if (!cd.empty && d < cd.ndrectangle.value.ranges.size())
+          current = cd.ndrectangle.value.ranges[d].template as<T>();
         if (d >= given.size() || given[d].empty()) {
-          out.ranges.push_back(out.domain);
+          if (current && crop) out.ranges.push_back({order_key(current->first), order_key(current->second)});
+          else out.ranges.push_back(out.domain);
           return;
         }
         for (const auto& r : given[d]) {
@@ -131,6 +141,9 @@ public:
             lo = std::max(lo, dlo);
             hi = std::min(hi, dhi);
           }
+          if (current && (lo < current->first || hi > current->second))
+            throw std::invalid_argument(who + " is outside the current domain [" + std::to_string(current->first) +
+                                        ", " + std::to_string(current->second) + "] (TileDB refuses it too)");
           add(out, {order_key(lo), order_key(hi)});
         }
       });
