@@ -28,6 +28,12 @@
 //   newest first (before format 20, in arrays with duplicates, libtiledb
 //   ordered them by no rule reproduced here: same cells, other order).
 //   Older formats: the cells a read sees (the newest of equal coordinates).
+//   Delete commits (format 16 and later): when one is as new as the first
+//   fragment, cells it deleted stay, with the time of the delete and the
+//   commit that made it (`__delete_timestamps`, `__delete_condition_index`),
+//   so that reads before the delete still see them; the new fragment names
+//   every delete commit as applied. With purge_deleted_cells they are left
+//   out instead.
 //
 // Crash safety: the new fragment commits as any write does (its commit
 // marker last), then the vacuum file is written. A consolidation killed
@@ -35,15 +41,9 @@
 // reader sees). Killed between the commit and the vacuum file, it leaves
 // the new fragment beside the ones it replaces: dense arrays and sparse
 // arrays without duplicates read the same (equal cells, the newest wins);
-// in sparse arrays that allow duplicates each cell then reads twice, as
-// with TileDB, until the array is consolidated again.
-//
-//   Delete commits (format 16 and later): when one is as new as the first
-//   fragment, cells it deleted stay, with the time of the delete and the
-//   commit that made it (`__delete_timestamps`, `__delete_condition_index`),
-//   so that reads before the delete still see them; the new fragment names
-//   every delete commit as applied. With purge_deleted_cells they are left
-//   out instead.
+// in sparse arrays that allow duplicates each of its cells then reads
+// twice, as with TileDB; removing the new fragment's commit marker undoes
+// the consolidation (running it again would keep both copies).
 //
 // Not written: encrypted arrays (refused: they cannot be opened without a
 // key). Schema evolutions: the new fragment has the latest schema;
