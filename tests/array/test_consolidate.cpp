@@ -17,6 +17,7 @@
 #include "../support/result_rows.hpp"
 #include "../support/testing.hpp"
 #include "tilefmt/array/query.hpp"
+#include "tilefmt/array/schema_evolution.hpp"
 #include "tilefmt/array/vacuum.hpp"
 #include "tilefmt/array/writer.hpp"
 #include "tilefmt/storage/local.hpp"
@@ -430,4 +431,32 @@ TEST_CASE("a consolidation or vacuum stopped after any of its file operations le
   }
   fs::remove_all(original);
   fs::remove_all(dense_original);
+}
+
+TEST_CASE("consolidating a range before a schema evolution: the latest schema, the added attribute filled") {
+  for (bool sparse : {false, true}) {
+    CAPTURE(sparse);
+    const fs::path root = scratch("evolved");
+    if (sparse) {
+      array::create(root, sparse_schema(false), {.timestamp = 1700000000000});
+      write_sparse(root, {1, 2}, 1, 1700000000010);
+      write_sparse(root, {2, 3}, 2, 1700000000020);
+    } else {
+      array::create(root, dense_schema(8, 4), {.timestamp = 1700000000000});
+      write_dense(root, {1, 4}, 1, 1700000000010);
+      write_dense(root, {3, 8}, 2, 1700000000020);
+    }
+    array::schema_evolution()
+        .add_attribute(format::make_attribute({.name = "q", .type = format::Datatype::UINT16}))
+        .evolve(root, {.timestamp = 1700000000030});
+    const auto before = cells_at(root);
+    const auto c = array::consolidate_fragments(root, {.timestamp_end = 1700000000025});
+    REQUIRE(!c.name.empty());
+    array::vacuum_fragments(root);
+    const auto arr = array::open(root);
+    REQUIRE(arr.fragments().size() == 1);
+    CHECK(arr.fragments()[0].schema().attribute("q") != nullptr);
+    CHECK(cells_at(root) == before);
+    fs::remove_all(root);
+  }
 }

@@ -133,7 +133,15 @@ struct consolidator {
       }
       source[i] = at;
     }
-    for (const auto& a : schema.attributes.value) {
+    // The new fragment has the latest schema (as TileDB writes it), which
+    // may name attributes added after the range read: fill values there.
+    for (const auto& a : out.schema().attributes.value) {
+      if (!schema.attribute(a.name.value)) {
+        raw_cells fill;
+        fill.append_fill(a, source.size());
+        put(out, a, fill);
+        continue;
+      }
       raw_cells from{{cells.bytes(a.name.value).begin(), cells.bytes(a.name.value).end()}, {}, {}};
       if (a.is_var()) from.offsets = cells.byte_offsets(a.name.value);
       if (a.nullable.value) from.validity = cells.validity(a.name.value);
@@ -277,6 +285,12 @@ struct consolidator {
       }
     }
     for (const auto& a : schema.attributes.value) {
+      if (!arr.schema().attribute(a.name.value)) {  // added after the range read
+        raw_cells fill;
+        fill.append_fill(a, static_cast<std::size_t>(cells.cell_num()));
+        put(out, a, fill);
+        continue;
+      }
       raw_cells c{{cells.bytes(a.name.value).begin(), cells.bytes(a.name.value).end()}, {}, {}};
       if (a.is_var()) c.offsets = cells.byte_offsets(a.name.value);
       if (a.nullable.value) c.validity = cells.validity(a.name.value);
