@@ -90,6 +90,9 @@ $CXX "${FLAGS[@]}" -Isrc/dispatch -c tests/filter/kernel_tables.cpp -o "$OUT/ker
 LIB_TESTS=(tests/filter/test_encryption_aes256gcm.cpp tests/filter/test_pipeline.cpp
   tests/array/test_array.cpp tests/array/test_legacy.cpp tests/array/test_writer.cpp tests/array/test_memory_array.cpp
   tests/array/test_query.cpp)
+# Codec tests of the checksum adaptors (crc32.hpp) need zlib: linked with the
+# s390x libraries too.
+ZLIB_TESTS=(tests/codec/test_checked.cpp tests/codec/test_formats.cpp)
 TESTS=(tests/codec/test_*.cpp tests/format/test_golden.cpp tests/format/test_names.cpp
   tests/filter/test_simd.cpp tests/filter/test_*_kernel.cpp "${LIB_TESTS[@]}")
 pids=()
@@ -97,7 +100,7 @@ for t in "${TESTS[@]}"; do
   n="$(basename "$(dirname "$t")")-$(basename "$t" .cpp)"
   extra=() libs=()
   case "$t" in tests/filter/*) extra=("$OUT/dispatch.o" "$OUT/kernel_tables.o") ;; esac
-  case " ${LIB_TESTS[*]} " in *" $t "*) extra=("${LIB_FLAGS[@]}") libs=("${LIB_ARCHIVES[@]}") ;; esac
+  case " ${LIB_TESTS[*]} ${ZLIB_TESTS[*]} " in *" $t "*) extra=("${LIB_FLAGS[@]}") libs=("${LIB_ARCHIVES[@]}") ;; esac
   $CXX "${FLAGS[@]}" "${extra[@]}" "$t" "$OUT/test_main.o" "${libs[@]}" -o "$OUT/$n" &
   pids+=($!)
   if [ ${#pids[@]} -ge "$(jobs)" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
