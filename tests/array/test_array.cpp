@@ -6,6 +6,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_array {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 
@@ -116,3 +118,5 @@ TEST_CASE("missing and damaged arrays give errors naming the file") {
   CHECK(errors > static_cast<int>(files.size()));
   fs::remove_all(root);
 }
+
+} // namespace test_array

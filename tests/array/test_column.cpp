@@ -9,6 +9,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_column {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 
@@ -83,3 +85,5 @@ TEST_CASE("dense_1d_int32: the partly written edge tiles, exactly") {
   CHECK_FALSE(t2[7]);
   CHECK(std::count(t2.begin(), t2.end(), false) == 3);
 }
+
+} // namespace test_column

@@ -22,6 +22,8 @@
 #include "tilefmt/array/writer.hpp"
 #include "tilefmt/storage/local.hpp"
 
+namespace test_consolidate {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 
@@ -460,3 +462,5 @@ TEST_CASE("consolidating a range before a schema evolution: the latest schema, t
     fs::remove_all(root);
   }
 }
+
+} // namespace test_consolidate

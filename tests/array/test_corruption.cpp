@@ -11,6 +11,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_corruption {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 
@@ -187,3 +189,5 @@ TEST_CASE("a missing commit file hides its fragment; a missing data file is an e
   }
   fs::remove_all(root);
 }
+
+} // namespace test_corruption

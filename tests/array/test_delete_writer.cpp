@@ -14,6 +14,8 @@
 #include "tilefmt/array/query.hpp"
 #include "tilefmt/array/writer.hpp"
 
+namespace test_delete_writer {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 using array::field;
@@ -105,3 +107,5 @@ TEST_CASE("delete_cells hides the cells from readers at or after its timestamp; 
   fs::remove_all(dense);
   fs::remove_all(old);
 }
+
+} // namespace test_delete_writer

@@ -8,6 +8,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_dense_grid {
+
 using namespace tilefmt;
 using array::dense_grid;
 
@@ -168,3 +170,5 @@ TEST_CASE("dense_grid: regions a damaged fragment could name are format errors")
                              format::Layout::ROW_MAJOR, format::Layout::ROW_MAJOR),
                   format_error);
 }
+
+} // namespace test_dense_grid

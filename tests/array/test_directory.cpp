@@ -12,6 +12,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_directory {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 
@@ -175,3 +177,5 @@ TEST_CASE("a consolidated, not vacuumed dense array: the .vac file hides the ori
   REQUIRE(first.fragments().size() == 1);
   CHECK(first.fragments()[0].timestamp_end() == c.timestamp_start());
 }
+
+} // namespace test_directory

@@ -4,6 +4,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_field {
+
 using namespace tilefmt;
 using format::DataFile;
 
@@ -81,3 +83,5 @@ TEST_CASE("field: the fields TileDB adds to consolidated fragments") {
   CHECK(f[2].footer_index == 7);
   CHECK(f[2].type == format::Datatype::UINT64);
 }
+
+} // namespace test_field

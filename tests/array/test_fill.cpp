@@ -4,6 +4,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_fill {
+
 using namespace tilefmt;
 
 TEST_CASE("fixed, var-size and validity fill") {
@@ -28,3 +30,5 @@ TEST_CASE("fixed, var-size and validity fill") {
   CHECK(chars == testing::text_bytes("xNAzzz"));
   CHECK(offsets == std::vector<std::uint64_t>{0, 1, 3});
 }
+
+} // namespace test_fill

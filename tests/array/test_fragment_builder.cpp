@@ -11,6 +11,8 @@
 #include "../support/testing.hpp"
 #include "tilefmt/storage/memory.hpp"
 
+namespace test_fragment_builder {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 
@@ -73,3 +75,5 @@ TEST_CASE("fragment_builder: set() checks names, types, counts and validity") {
   CHECK_NOTHROW(f.commit());
   CHECK(array::list_array(*st, "arr").fragments.size() == 1);
 }
+
+} // namespace test_fragment_builder

@@ -17,6 +17,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_legacy {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 
@@ -248,3 +250,5 @@ TEST_CASE("format version 23 (written by no release yet): fragments built from t
   }
   fs::remove_all(root);
 }
+
+} // namespace test_legacy

@@ -6,6 +6,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_limits {
+
 using tilefmt::format_error;
 using tilefmt::array::detail::size_guard;
 
@@ -32,3 +34,5 @@ TEST_CASE("size_guard: products and sums that overflow, sizes over the limit") {
                         "(open_options::max_allocation)");
   }
 }
+
+} // namespace test_limits

@@ -10,6 +10,8 @@
 #include "tilefmt/storage/copy.hpp"
 #include "tilefmt/storage/memory.hpp"
 
+namespace test_memory_array {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 
@@ -74,3 +76,5 @@ TEST_CASE("an array written into memory reads back, and copies out to disk") {
   CHECK(std::vector<std::int32_t>(back.begin(), back.end()) == v);
   fs::remove_all(out);
 }
+
+} // namespace test_memory_array

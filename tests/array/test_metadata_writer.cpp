@@ -11,6 +11,8 @@
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/writer.hpp"
 
+namespace test_metadata_writer {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 
@@ -102,3 +104,5 @@ TEST_CASE("metadata of an array at an older format version takes that version, a
   CHECK(array::open(root).metadata().get<std::int64_t>("t") == std::vector<std::int64_t>{5});
   fs::remove_all(root);
 }
+
+} // namespace test_metadata_writer

@@ -9,6 +9,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_once_map {
+
 using tilefmt::array::detail::once_map;
 
 TEST_CASE("once_map: values by key, stable references") {
@@ -44,3 +46,5 @@ TEST_CASE("once_map: many threads, one value per key") {
   CHECK((*seen[7])[99] == 7);
   CHECK(made >= 50);  // a race may make a value twice; one of them is kept
 }
+
+} // namespace test_once_map

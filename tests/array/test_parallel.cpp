@@ -9,6 +9,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_parallel {
+
 using tilefmt::array::detail::parallel_for;
 
 TEST_CASE("parallel_for: every index exactly once") {
@@ -33,3 +35,5 @@ TEST_CASE("parallel_for: one thread runs on the caller's thread; errors come bac
                   std::runtime_error);
   CHECK(ran >= 1);
 }
+
+} // namespace test_parallel

@@ -22,6 +22,8 @@
 #include "../support/testing.hpp"
 #include "tilefmt/storage/memory.hpp"
 
+namespace test_query {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 
@@ -811,3 +813,5 @@ TEST_CASE("the Hilbert curve TileDB orders cells by") {
   CHECK(hilbert_bucket(std::int32_t{1023}, std::int32_t{0}, std::int32_t{1023}, 31) == (std::uint64_t{1} << 31) - 1);
   CHECK(hilbert_bucket(std::string_view("b"), 31) > hilbert_bucket(std::string_view("a"), 31));
 }
+
+} // namespace test_query

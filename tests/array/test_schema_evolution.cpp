@@ -14,6 +14,8 @@
 #include "tilefmt/array/query.hpp"
 #include "tilefmt/array/writer.hpp"
 
+namespace test_schema_evolution {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 
@@ -231,3 +233,5 @@ TEST_CASE("the current domain only grows, within the domain") {
         std::pair<std::int64_t, std::int64_t>{0, 999});
   fs::remove_all(root);
 }
+
+} // namespace test_schema_evolution

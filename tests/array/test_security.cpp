@@ -16,6 +16,8 @@
 #include "tilefmt/storage/copy.hpp"
 #include "tilefmt/storage/memory.hpp"
 
+namespace test_security {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 
@@ -241,3 +243,5 @@ TEST_CASE("consolidated fragment metadata: a footer outside the payload names it
     CHECK(codec::load_le<std::uint64_t>(payload.data() + e.offset()) == 1000);
   }
 }
+
+} // namespace test_security

@@ -10,6 +10,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_threads {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 
@@ -70,3 +72,5 @@ TEST_CASE("many threads read one opened array and agree with one thread") {
     CHECK(agree == std::vector<int>{1, 1, 1, 1});
   }
 }
+
+} // namespace test_threads

@@ -8,6 +8,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_tile_metadata {
+
 using namespace tilefmt;
 using array::detail::tile_stats;
 
@@ -66,3 +68,5 @@ TEST_CASE("tile metadata: var strings by byte order; no sum; types without metad
   CHECK_FALSE(array::detail::has_sum(format::Datatype::INT32, 2));
   CHECK(array::detail::has_min_max(format::Datatype::CHAR, 3));
 }
+
+} // namespace test_tile_metadata

@@ -20,6 +20,8 @@
 #include "tilefmt/filter/lz4.hpp"
 #include "tilefmt/filter/zstd.hpp"
 
+namespace test_writer {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 
@@ -1011,3 +1013,5 @@ TEST_CASE("string dimensions: bytewise order, duplicates refused, strings given 
   CHECK(hi == "\xc3\xa9");
   fs::remove_all(root);
 }
+
+} // namespace test_writer

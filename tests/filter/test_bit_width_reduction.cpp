@@ -4,6 +4,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_bit_width_reduction {
+
 using namespace tilefmt;
 using tilefmt::testing::hex_bytes;
 
@@ -86,3 +88,5 @@ TEST_CASE("bit width reduction: window tables that do not match the output are c
   // An output no 8-bit data could fill is refused before it is allocated.
   CHECK(message(tile_with("ffffff7f", "10000000")).find("the metadata says 2147483647 bytes, 8 bytes of data cannot hold them") != std::string::npos);
 }
+
+} // namespace test_bit_width_reduction

@@ -9,7 +9,7 @@
 
 #include "kernel_test_support.hpp"
 
-namespace tilefmt::test {
+namespace tilefmt::test::test_bit_width_reduction_kernel {
 namespace {
 
 namespace d = filter::detail;
@@ -283,4 +283,4 @@ TEST_CASE_TEMPLATE("bit width reduction: every architecture matches the referenc
 }
 
 }  // namespace
-}  // namespace tilefmt::test
+}  // namespace tilefmt::test::test_bit_width_reduction_kernel

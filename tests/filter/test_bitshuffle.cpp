@@ -4,6 +4,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_bitshuffle {
+
 using namespace tilefmt;
 using tilefmt::testing::hex_bytes;
 
@@ -26,3 +28,5 @@ TEST_CASE("bitshuffle stage: a part is split at a multiple of 8 bytes; the tail 
   auto t5 = filter::pipeline<filter::bitshuffle>::encode<std::uint8_t>(five);
   CHECK(t5 == hex_bytes("0100000000000000 05000000 05000000 0c000000 02000000 00000000 05000000 0102030405"));
 }
+
+} // namespace test_bitshuffle

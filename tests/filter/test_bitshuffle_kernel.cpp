@@ -4,7 +4,7 @@
 
 #include "kernel_test_support.hpp"
 
-namespace tilefmt::test {
+namespace tilefmt::test::test_bitshuffle_kernel {
 namespace {
 
 namespace d = filter::detail;
@@ -136,4 +136,4 @@ TEST_CASE("bitshuffle: edge data") {
 }
 
 }  // namespace
-}  // namespace tilefmt::test
+}  // namespace tilefmt::test::test_bitshuffle_kernel

@@ -4,6 +4,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_byteshuffle {
+
 using namespace tilefmt;
 using tilefmt::testing::hex_bytes;
 
@@ -22,3 +24,5 @@ TEST_CASE("byteshuffle stage: part lengths must add up") {
   bad[8 + 12 + 4] = std::byte{0x91}; // part length 401 instead of 400
   CHECK_THROWS_AS(filter::pipeline<filter::byteshuffle>::decode<std::uint32_t>(bad), format_error);
 }
+
+} // namespace test_byteshuffle

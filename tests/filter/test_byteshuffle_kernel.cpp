@@ -4,7 +4,7 @@
 
 #include "kernel_test_support.hpp"
 
-namespace tilefmt::test {
+namespace tilefmt::test::test_byteshuffle_kernel {
 namespace {
 
 bytes run(byte_kernel kernel, const bytes& in, std::size_t type_size) {
@@ -88,4 +88,4 @@ TEST_CASE("byteshuffle: the reference follows the layout formula") {
 }
 
 }  // namespace
-}  // namespace tilefmt::test
+}  // namespace tilefmt::test::test_byteshuffle_kernel

@@ -4,6 +4,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_chunking {
+
 using namespace tilefmt::filter;
 
 TEST_CASE("chunk size: 64 KiB, whole cells, at least one cell") {
@@ -75,3 +77,5 @@ TEST_CASE("var tiles: every byte covered exactly once, cells never split") {
     CHECK(expect == at);
   }
 }
+
+} // namespace test_chunking

@@ -13,6 +13,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_combinations {
+
 using namespace tilefmt;
 using FT = format::FilterType;
 
@@ -129,3 +131,5 @@ TEST_CASE("compile-time pipelines give the runtime pipeline's bytes") {
   same_as_runtime<filter::pipeline<PD, BS, BT>, std::uint32_t>(format::Datatype::UINT32);
   same_as_runtime<filter::pipeline<PD, BW, BS>, std::int64_t>(format::Datatype::DATETIME_NS);
 }
+
+} // namespace test_combinations

@@ -12,6 +12,8 @@
 
 #include "filter_testing.hpp"
 
+namespace test_delta {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of_values;
 using tilefmt::testing::check_both_ways;
@@ -194,3 +196,5 @@ TEST_CASE("DELTA: corrupt parts fail with format_error, within bounded memory") 
     }
   }
 }
+
+} // namespace test_delta

@@ -13,6 +13,8 @@
 
 #include "filter_testing.hpp"
 
+namespace test_dictionary {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of_values;
 using tilefmt::testing::check_both_ways;
@@ -190,3 +192,5 @@ TEST_CASE("DICTIONARY: corrupt chunks fail with format_error") {
     }
   }
 }
+
+} // namespace test_dictionary

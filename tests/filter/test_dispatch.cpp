@@ -24,6 +24,8 @@
 #include "tilefmt/filter/runtime_pipeline.hpp"
 #include "tilefmt/filter/zstd.hpp"
 
+namespace test_dispatch {
+
 #ifndef TILEFMT_DISPATCH
 #error "test_dispatch.cpp checks the dispatched stages: build it with tilefmt_dispatch_dep"
 #endif
@@ -242,3 +244,5 @@ TEST_CASE("dispatch: truncated and corrupted tiles fail with format_error under 
 }
 
 }  // namespace
+
+} // namespace test_dispatch

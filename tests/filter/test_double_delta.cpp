@@ -14,6 +14,8 @@
 
 #include "filter_testing.hpp"
 
+namespace test_double_delta {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of_values;
 using tilefmt::testing::check_both_ways;
@@ -283,3 +285,5 @@ TEST_CASE("DOUBLE_DELTA: corrupt parts fail with format_error, within bounded me
     }
   }
 }
+
+} // namespace test_double_delta

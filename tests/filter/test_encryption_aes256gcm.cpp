@@ -22,6 +22,8 @@
 
 #include "filter_testing.hpp"
 
+namespace test_encryption_aes256gcm {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of_values;
 using tilefmt::testing::check_both_ways;
@@ -429,3 +431,5 @@ TEST_CASE("AES-256-GCM: threads encrypt and decrypt at once") {
   for (auto& th : threads) th.join();
   CHECK(failures == 0);
 }
+
+} // namespace test_encryption_aes256gcm

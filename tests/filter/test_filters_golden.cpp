@@ -16,6 +16,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_filters_golden {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 using D = format::Datatype;
@@ -241,3 +243,5 @@ TEST_CASE("golden: encrypted arrays") {
   // value, which is the array reader's business.)
   check_case({"encrypted_sparse", stages<>(), D::FLOAT64, 8, key});
 }
+
+} // namespace test_filters_golden

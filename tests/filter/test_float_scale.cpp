@@ -14,6 +14,8 @@
 
 #include "filter_testing.hpp"
 
+namespace test_float_scale {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of_values;
 using tilefmt::testing::one_chunk;
@@ -256,3 +258,5 @@ TEST_CASE("SCALE_FLOAT: corrupt chunks fail with format_error") {
     CHECK_THROWS_AS(decode(one_chunk(32, bad, data)), format_error);
   }
 }
+
+} // namespace test_float_scale

@@ -6,6 +6,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_generic_tile {
+
 using namespace tilefmt;
 
 namespace {
@@ -64,3 +66,5 @@ TEST_CASE("a truncated or corrupted generic tile is an error") {
   lie[12] = std::byte{0x7f}; // tile_size much larger than the chunks hold
   CHECK_THROWS_AS(filter::read_generic_tile(lie), format_error);
 }
+
+} // namespace test_generic_tile

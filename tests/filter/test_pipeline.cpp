@@ -16,6 +16,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_pipeline {
+
 using namespace tilefmt;
 using tilefmt::testing::hex_bytes;
 
@@ -275,3 +277,5 @@ TEST_CASE("runtime pipeline encode_var: other var tiles are chunked by cells, as
   filter::runtime_pipeline whole(filter::pipeline<filter::zstd<>>::descriptor(23, false), D::STRING_ASCII, 23);
   CHECK(codec::decode<format::TileView>(whole.encode_var(t.data, t.offsets, whole.context(1))).chunks.size() == 1);
 }
+
+} // namespace test_pipeline

@@ -4,6 +4,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_positive_delta {
+
 using namespace tilefmt;
 using tilefmt::testing::hex_bytes;
 
@@ -30,3 +32,5 @@ TEST_CASE("positive delta: floats and strings pass through") {
   CHECK(codec::decode<format::TileView>(tile).chunks[0].metadata.size() == 0);
   CHECK(filter::pipeline<filter::positive_delta<>>::decode<float>(tile) == v);
 }
+
+} // namespace test_positive_delta

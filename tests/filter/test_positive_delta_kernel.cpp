@@ -9,7 +9,7 @@
 
 #include "kernel_test_support.hpp"
 
-namespace tilefmt::test {
+namespace tilefmt::test::test_positive_delta_kernel {
 namespace {
 
 template <class T>
@@ -157,4 +157,4 @@ TEST_CASE_TEMPLATE("positive delta: every architecture matches the reference", T
 }
 
 }  // namespace
-}  // namespace tilefmt::test
+}  // namespace tilefmt::test::test_positive_delta_kernel

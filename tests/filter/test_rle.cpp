@@ -15,6 +15,8 @@
 
 #include "filter_testing.hpp"
 
+namespace test_rle {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of_values;
 using tilefmt::testing::check_both_ways;
@@ -351,3 +353,5 @@ TEST_CASE("RLE on var strings: corrupt chunks fail with format_error") {
     }
   }
 }
+
+} // namespace test_rle

@@ -5,7 +5,7 @@
 
 #include "kernel_test_support.hpp"
 
-namespace tilefmt::test {
+namespace tilefmt::test::test_simd {
 namespace {
 
 namespace d = filter::detail;
@@ -66,4 +66,4 @@ TEST_CASE("simd helpers: the instruction sets built into this test") {
 }
 
 }  // namespace
-}  // namespace tilefmt::test
+}  // namespace tilefmt::test::test_simd

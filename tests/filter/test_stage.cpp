@@ -5,6 +5,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_stage {
+
 using namespace tilefmt;
 
 namespace {
@@ -77,3 +79,5 @@ TEST_CASE("stage: the integer type a datatype computes in") {
   CHECK(integer_type_of(D::TIME_NS) == "int64");
   CHECK(integer_type_of(D::FLOAT32) == "none");
 }
+
+} // namespace test_stage

@@ -16,6 +16,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_webp {
+
 using namespace tilefmt;
 using tilefmt::testing::hex_bytes;
 using D = format::Datatype;
@@ -213,3 +215,5 @@ TEST_CASE("WEBP: without libwebp, filtering throws unsupported_filter") {
 }
 
 #endif
+
+} // namespace test_webp

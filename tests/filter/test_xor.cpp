@@ -11,6 +11,8 @@
 
 #include "filter_testing.hpp"
 
+namespace test_xor {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of_values;
 using tilefmt::testing::check_both_ways;
@@ -136,3 +138,5 @@ TEST_CASE("XOR: a part that is not whole values is refused on write") {
   filter::runtime_pipeline rp(filter::pipeline<filter::xor_filter>::descriptor(), format::Datatype::INT16, 23);
   CHECK_THROWS_AS(rp.encode(raw, rp.context(1)), std::invalid_argument);
 }
+
+} // namespace test_xor

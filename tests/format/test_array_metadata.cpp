@@ -23,6 +23,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_array_metadata {
+
 using namespace tilefmt;
 using format::ArrayMetadata;
 using format::Datatype;
@@ -278,3 +280,5 @@ TEST_CASE("__meta files of arrays written by TileDB-Py give the metadata TileDB 
   MESSAGE(arrays << " arrays, " << files << " metadata files checked");
   CHECK(files > 0);
 }
+
+} // namespace test_array_metadata

@@ -24,6 +24,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_array_schema {
+
 using namespace tilefmt;
 using format::ArraySchema;
 using format::Datatype;
@@ -1078,3 +1080,5 @@ TEST_CASE("schemas of arrays written by TileDB-Py match their manifest") {
   MESSAGE(schemas << " schema files checked");
   CHECK(schemas > 0);
 }
+
+} // namespace test_array_schema

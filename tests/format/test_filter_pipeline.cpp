@@ -4,6 +4,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_filter_pipeline {
+
 using namespace tilefmt;
 using format::FilterType;
 
@@ -36,3 +38,5 @@ TEST_CASE("filter pipeline: damaged bytes") {
     CHECK(e.field().find("filters") != std::string::npos);
   }
 }
+
+} // namespace test_filter_pipeline

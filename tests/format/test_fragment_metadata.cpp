@@ -24,6 +24,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_fragment_metadata {
+
 using namespace tilefmt;
 using format::Datatype;
 using format::FragmentContext;
@@ -1244,3 +1246,5 @@ TEST_CASE("fragment metadata of the TileDB-Py corpus (tests/data/tiledb)") {
   MESSAGE(fragments_checked << " fragments and " << consolidated_checked << " consolidated files checked");
   CHECK(fragments_checked > 0);
 }
+
+} // namespace test_fragment_metadata

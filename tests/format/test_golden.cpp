@@ -11,6 +11,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_golden {
+
 using namespace tilefmt;
 using tilefmt::testing::check_every_prefix_throws;
 using tilefmt::testing::hex_bytes;
@@ -180,3 +182,5 @@ TEST_CASE("filter options by version") {
   static_assert(codec::fixed_wire_size<format::WebpOptions> == 12);
   static_assert(codec::fixed_wire_size<format::CompressionOptions> == 5);
 }
+
+} // namespace test_golden

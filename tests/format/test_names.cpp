@@ -14,6 +14,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_names {
+
 using namespace tilefmt;
 using format::NameGrammar;
 using format::parse_timestamped_name;
@@ -267,3 +269,5 @@ TEST_CASE("consolidated commits files: a delete commit carries its file") {
   }
   CHECK(codec::to_json(con).find("\"uri\": \"" + wrt + "\"") != std::string::npos);
 }
+
+} // namespace test_names

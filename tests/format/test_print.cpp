@@ -3,6 +3,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_print {
+
 using namespace tilefmt;
 using format::Datatype;
 
@@ -36,3 +38,5 @@ TEST_CASE("pipelines and schemas in words") {
   CHECK(json.find("\"a\"") != std::string::npos);
   CHECK(format::schema_to_text(s).find("FLOAT32") != std::string::npos);
 }
+
+} // namespace test_print

@@ -12,6 +12,8 @@
 #include "tilefmt/codec/text.hpp"
 #include "tilefmt/filter/generic_tile.hpp"
 
+namespace test_query_condition {
+
 using namespace tilefmt;
 namespace fs = std::filesystem;
 using O = format::QueryConditionOp;
@@ -103,3 +105,5 @@ TEST_CASE("damaged conditions: clear errors, no unbounded recursion or allocatio
   for (std::size_t n = 0; n < good.size(); ++n)
     CHECK_THROWS_AS(codec::decode<format::ConditionNode>(std::span<const std::byte>(good).first(n)), format_error);
 }
+
+} // namespace test_query_condition

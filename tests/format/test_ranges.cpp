@@ -4,6 +4,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_ranges {
+
 using namespace tilefmt;
 using format::Datatype;
 
@@ -39,3 +41,5 @@ TEST_CASE("an MBR (or NDRectangle) encodes each range by its dimension") {
   CHECK_THROWS_AS((void)codec::encode(one, ctx), std::invalid_argument);
   CHECK_THROWS_AS((void)codec::decode<format::MBR>(bytes, format::NDRectangleContext{}), format_error);
 }
+
+} // namespace test_ranges
