@@ -455,6 +455,88 @@ TEST_CASE("sparse: the newest of equal coordinates, time travel, and every layou
   CHECK(arr.query().subarray({{-100, 100}, {8, 1000}}).read().cell_num() == 1);
 }
 
+TEST_CASE("sparse, one dimension: tiles apart from each other are read as runs, as cell by cell") {
+  // A time series written in pieces: the reader takes the cells of a tile
+  // inside the range as one run when no other tile's cells meet them.
+  // A condition every cell passes sends the same query through the
+  // cell-by-cell reader; both must give TileDB's answer, checked here
+  // against the newest cell of each coordinate.
+  using L = array::query_layout;
+  for (const bool dups : {false, true}) {
+    CAPTURE(dups);
+    auto st = std::make_shared<storage::memory>();
+    array::create("/t",
+                  format::make_array_schema(
+                      {.type = format::ArrayType::SPARSE,
+                       .dimensions = {format::make_dimension<std::int64_t>("t", 0, 999, 50)},
+                       .attributes = {format::make_attribute({.name = "v"}),
+                                      format::make_attribute({.name = "s",
+                                                              .type = format::Datatype::STRING_ASCII,
+                                                              .cell_val_num = format::var_num,
+                                                              .nullable = true})},
+                       .capacity = 7,
+                       .allows_dups = dups}),
+                  {.storage = st});
+    std::map<std::int64_t, std::pair<std::int32_t, std::string>> newest;
+    auto write = [&](std::int64_t from, std::int64_t to, std::int64_t step, std::uint64_t at) {
+      std::vector<std::int64_t> t;
+      std::vector<std::int32_t> v;
+      std::vector<std::string> s;
+      std::vector<std::uint8_t> valid;
+      for (std::int64_t x = to; x >= from; x -= step) {  // given out of order: the writer sorts
+        t.push_back(x);
+        v.push_back(static_cast<std::int32_t>(x * 10 + static_cast<std::int64_t>(at)));
+        s.push_back(x % 3 == 0 ? std::string() : std::string(static_cast<std::size_t>(x % 5), 'a'));
+        valid.push_back(x % 4 != 0);
+        newest[x] = {v.back(), valid.back() ? s.back() : std::string()};
+      }
+      array::sparse_fragment f("/t", st);
+      f.set_coords("t", t).set("v", v).set_var("s", s, valid);
+      f.commit({.timestamp = at});
+    };
+    write(100, 299, 1, 10);   // three pieces one after the other, newest first in time
+    write(0, 99, 3, 30);
+    write(300, 520, 2, 20);
+    write(600, 640, 1, 40);   // a later write over part of its own range
+    write(610, 620, 1, 50);
+    auto arr = array::open("/t", {.storage = st});
+    auto expect = [&](std::int64_t lo, std::int64_t hi) {
+      std::vector<std::pair<std::int64_t, std::int32_t>> out;
+      for (auto it = newest.lower_bound(lo); it != newest.end() && it->first <= hi; ++it)
+        out.emplace_back(it->first, it->second.first);
+      return out;
+    };
+    for (const auto& range : std::vector<std::pair<std::int64_t, std::int64_t>>{
+             {0, 999}, {5, 5}, {37, 260}, {99, 100}, {290, 310}, {521, 599}, {0, 599}, {600, 640}, {605, 615}}) {
+      const std::int64_t lo = range.first, hi = range.second;
+      CAPTURE(lo);
+      CAPTURE(hi);
+      for (const auto layout : {L::row_major, L::col_major, L::global_order, L::unordered}) {
+        CAPTURE(static_cast<int>(layout));
+        const auto runs = arr.query().subarray({{lo, hi}}).layout(layout).read();
+        const auto cells = arr.query().subarray({{lo, hi}}).layout(layout).where(array::field("v") >= 0).read();
+        auto a = testing::rows(runs), b = testing::rows(cells);
+        if (layout == L::unordered) {
+          std::sort(a.begin(), a.end());
+          std::sort(b.begin(), b.end());
+        }
+        CHECK(a == b);
+        if (dups) continue;  // the overlapping writes' older cells are there too
+        const auto t = runs.get<std::int64_t>("t");
+        const auto v = runs.get<std::int32_t>("v");
+        std::vector<std::pair<std::int64_t, std::int32_t>> got;
+        for (std::size_t i = 0; i < t.size(); ++i) got.emplace_back(t[i], v[i]);
+        if (layout == L::unordered) std::sort(got.begin(), got.end());
+        CHECK(got == expect(lo, hi));
+      }
+    }
+    // Several ranges: each range's cells, range by range (row-major).
+    const auto two = arr.query().add_range("t", 250, 260).add_range("t", 10, 20).read().get<std::int64_t>("t");
+    CHECK(std::vector<std::int64_t>(two.begin(), two.end()) ==
+          std::vector<std::int64_t>{12, 15, 18, 250, 251, 252, 253, 254, 255, 256, 257, 258, 259, 260});
+  }
+}
+
 TEST_CASE("sparse: duplicates are all kept") {
   auto st = sparse_grid(true);
   write_cells(st, {{2, 5, 2}, {2, 5, 3}, {1, 1, 1}}, 10);

@@ -83,7 +83,10 @@ public:
     if (layout == query_layout::global_order && merged.nd_range_num() > 1)
       throw std::invalid_argument("tilefmt: query: several ranges per dimension cannot be read in global order "
                                   "(TileDB refuses it too)");
-    if (!merged.empty()) collect(merged, legacy);
+    if (!merged.empty()) {
+      if (auto runs = read_runs(merged)) return std::move(*runs);
+      collect(merged, legacy);
+    }
     rank_strings();
     if (!legacy && plan_.schema().cell_order == format::Layout::HILBERT) hilbert_values();
     const auto order = legacy ? legacy_order() : merged_order();
@@ -101,7 +104,120 @@ private:
 
   };
 
+  /// Cells `pos .. pos + count` of tile `tile` of fragment `frag` are the
+  /// result's cells `out .. out + count`.
+  struct tile_run {
+    std::uint32_t frag;
+    std::uint64_t tile;
+    std::size_t pos, out, count;
+  };
+
   bool row_major() const { return plan_.layout != query_layout::col_major; }
+  unsigned threads() const { return plan_.arr.options().threads; }
+
+  /// A one-dimensional read of one range without deletes, per-cell
+  /// timestamps or a condition (a time series, typically) needs no per-cell
+  /// bookkeeping. A tile holds its cells in order, so those inside the range
+  /// are one run of positions; when no two tiles' bounding rectangles share
+  /// a coordinate inside the range, no cell has an older twin to drop and
+  /// TileDB's answer in every sorted layout is the runs in coordinate order.
+  /// nullopt when any of that does not hold (the general reader answers).
+  std::optional<read_output> read_runs(const subarray& sub) const {
+    if (dims_.size() != 1 || text(0) || !deletes_.empty() || plan_.where || sub.dim(0).ranges.size() != 1 ||
+        plan_.schema().cell_order == format::Layout::HILBERT)
+      return std::nullopt;
+    if (plan_.layout == query_layout::unordered && dups()) return std::nullopt;  // storage order, not sorted
+    const key_range range = sub.dim(0).ranges.front();
+    struct segment {
+      tile_run run;
+      key_range box;  // the tile's bounding rectangle inside the range
+      tile_data coords;
+    };
+    std::vector<segment> segs;
+    const auto& frags = plan_.arr.fragments();
+    for (std::size_t k = 0; k < frags.size(); ++k) {
+      const auto& f = frags[k];
+      if (f.dense() || f.has_delete_meta() || f.has_timestamps()) return std::nullopt;
+      if (f.tile_num() == 0 || !overlaps(sub, f.non_empty_domain())) continue;
+      const auto mbrs = f.mbrs();
+      if (mbrs.size() != f.tile_num()) return std::nullopt;
+      for (std::size_t t = 0; t < f.tile_num(); ++t) {
+        if (mbrs[t].ranges.size() != 1 || !overlaps(sub, mbrs[t])) continue;
+        key_range box;
+        with_coordinate_type(dims_[0].type.value, [&]<class T>() {
+          const auto [lo, hi] = mbrs[t].ranges[0].as<T>();
+          box = {std::max(order_key(lo), range.lo), std::min(order_key(hi), range.hi)};
+        });
+        segs.push_back({{static_cast<std::uint32_t>(k), t, 0, 0, 0}, box, {}});
+      }
+    }
+    std::sort(segs.begin(), segs.end(), [](const segment& a, const segment& b) { return a.box.lo < b.box.lo; });
+    for (std::size_t j = 1; j < segs.size(); ++j)
+      if (segs[j - 1].box.hi >= segs[j].box.lo) return std::nullopt;
+    // The coordinate tiles, on the array's threads: each tile's cells in
+    // the range (checked in order, else the general reader decides).
+    const std::size_t size = format::datatype_size(dims_[0].type.value);
+    const bool strict = !dups();
+    std::vector<std::uint8_t> in_order(segs.size(), 1);
+    with_coordinate_type(dims_[0].type.value, [&]<class T>() {
+      parallel_for(segs.size(), threads(), [&](std::size_t j) {
+        auto& s = segs[j];
+        const auto& f = frags[s.run.frag];
+        s.coords = f.read_tile(f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile));
+        const auto cells = static_cast<std::size_t>(f.tile_cells(static_cast<std::size_t>(s.run.tile)));
+        if (s.coords.values.size() != cells * sizeof(T))
+          throw format_error("fragment " + f.name().str() + ": a tile of dimension " + dims_[0].name.value +
+                                 " holds " + std::to_string(s.coords.values.size()) + " bytes for " +
+                                 std::to_string(cells) + " cells",
+                             0);
+        const std::byte* p = s.coords.values.data();
+        auto key = [p](std::size_t i) { return order_key(codec::load_le<T>(p + i * sizeof(T))); };
+        for (std::size_t i = 1; i < cells; ++i)
+          if (strict ? key(i - 1) >= key(i) : key(i - 1) > key(i)) {
+            in_order[j] = 0;
+            return;
+          }
+        // The first cell at or after the range's start, the first after its end.
+        auto first = [&](std::size_t b, auto&& before) {
+          std::size_t e = cells;
+          while (b < e) {
+            const std::size_t m = b + (e - b) / 2;
+            if (before(key(m))) b = m + 1;
+            else e = m;
+          }
+          return b;
+        };
+        s.run.pos = first(0, [&](std::uint64_t k) { return k < range.lo; });
+        s.run.count = first(s.run.pos, [&](std::uint64_t k) { return k <= range.hi; }) - s.run.pos;
+      });
+    });
+    if (std::find(in_order.begin(), in_order.end(), 0) != in_order.end()) return std::nullopt;
+    std::size_t n = 0;
+    for (auto& s : segs) {
+      s.run.out = n;
+      n += s.run.count;
+    }
+    plan_.check_size(n, size);
+    result_field coords;
+    coords.name = dims_[0].name.value;
+    coords.type = dims_[0].type.value;
+    coords.values.resize(n * size);
+    std::vector<tile_run> runs;
+    for (auto& s : segs) {
+      if (s.run.count == 0) continue;
+      std::memcpy(coords.values.data() + s.run.out * size, s.coords.values.data() + s.run.pos * size,
+                  s.run.count * size);
+      s.coords = {};
+      runs.push_back(s.run);
+    }
+    std::sort(runs.begin(), runs.end(), [](const tile_run& a, const tile_run& b) {
+      return a.frag != b.frag ? a.frag < b.frag : a.tile < b.tile;
+    });
+    std::vector<result_field> out;
+    out.push_back(std::move(coords));
+    read_attributes(out, n, runs);
+    return read_output{std::move(out), n, {}, {}};
+  }
   bool dups() const { return plan_.schema().allows_dups.value; }
 
   /// Whether rectangle `m` (a non-empty domain or an MBR) meets the subarray.
@@ -454,8 +570,12 @@ private:
       }
       const std::size_t size = format::datatype_size(r.type);
       r.values.resize(n * size);
-      for (std::size_t c = 0; c < n; ++c)
-        std::memcpy(r.values.data() + c * size, coords_[d].data() + order[c] * size, size);
+      for (std::size_t c = 0; c < n;) {  // hits taken in order are copied at once
+        std::size_t e = c + 1;
+        while (e < n && order[e] == order[e - 1] + 1) ++e;
+        std::memcpy(r.values.data() + c * size, coords_[d].data() + order[c] * size, (e - c) * size);
+        c = e;
+      }
       out.push_back(std::move(r));
     }
     // Result cells grouped by the tile they come from, so that each tile is read once.
@@ -465,13 +585,34 @@ private:
       const auto &x = hits_[order[a]], &y = hits_[order[b]];
       return x.frag != y.frag ? x.frag < y.frag : x.tile < y.tile;
     });
-    // The groups' bounds: [group[j], group[j + 1]) of by_tile come from one tile.
+    // Runs of result cells that are consecutive cells of one tile.
+    std::vector<tile_run> runs;
+    for (std::size_t b = 0; b < n; ++b) {
+      const std::size_t c = by_tile[b];
+      const hit& h = hits_[order[c]];
+      if (!runs.empty()) {
+        auto& last = runs.back();
+        if (last.frag == h.frag && last.tile == h.tile && last.pos + last.count == h.pos &&
+            last.out + last.count == c) {
+          ++last.count;
+          continue;
+        }
+      }
+      runs.push_back({h.frag, h.tile, static_cast<std::size_t>(h.pos), c, 1});
+    }
+    read_attributes(out, n, runs);
+    return out;
+  }
+
+  /// Appends each attribute's field of an `n`-cell result made of `runs`
+  /// (grouped by tile): each tile read once, on the array's threads, and
+  /// each result cell written by the thread that reads its tile.
+  void read_attributes(std::vector<result_field>& out, std::size_t n, const std::vector<tile_run>& runs) const {
+    // The groups' bounds: runs [group[j], group[j + 1]) come from one tile.
     std::vector<std::size_t> group;
-    for (std::size_t b = 0; b < n; ++b)
-      if (b == 0 || hits_[order[by_tile[b]]].frag != hits_[order[by_tile[b - 1]]].frag ||
-          hits_[order[by_tile[b]]].tile != hits_[order[by_tile[b - 1]]].tile)
-        group.push_back(b);
-    group.push_back(n);
+    for (std::size_t b = 0; b < runs.size(); ++b)
+      if (b == 0 || runs[b].frag != runs[b - 1].frag || runs[b].tile != runs[b - 1].tile) group.push_back(b);
+    group.push_back(runs.size());
     const auto& frags = plan_.arr.fragments();
     for (const auto& name : plan_.names) {
       const auto& attr = plan_.attribute(name);
@@ -482,37 +623,39 @@ private:
       if (!r.var) r.values.resize(n * size);
       std::vector<std::span<const std::byte>> var_cells(r.var ? n : 0, std::span<const std::byte>(fill));
       std::vector<std::optional<tile_data>> kept(r.var ? group.size() - 1 : 0);  // var-size cells point into these
-      // Tiles are read on the array's threads; each result cell is written by the one that reads its tile.
-      parallel_for(group.size() - 1, plan_.arr.options().threads, [&](std::size_t j) {
-        const hit& first = hits_[order[by_tile[group[j]]]];
-        const auto& frag = frags[first.frag];
+      parallel_for(group.size() - 1, threads(), [&](std::size_t j) {
+        const auto& frag = frags[runs[group[j]].frag];
         std::optional<tile_data> t;
         if (has_attribute(frag.schema(), name))
-          t = frag.read_tile(frag.field(name), static_cast<std::size_t>(first.tile));
+          t = frag.read_tile(frag.field(name), static_cast<std::size_t>(runs[group[j]].tile));
         for (std::size_t x = group[j]; x < group[j + 1]; ++x) {
-          const std::size_t c = by_tile[x];
-          const std::size_t i = hits_[order[c]].pos;
+          const tile_run& run = runs[x];
           if (!t) {  // the fragment's schema predates the attribute: its fill value
-            if (!r.var) std::memcpy(r.values.data() + c * size, fill.data(), size);
+            if (!r.var)
+              for (std::size_t c = run.out; c < run.out + run.count; ++c)
+                std::memcpy(r.values.data() + c * size, fill.data(), size);
             continue;
           }
+          const std::size_t held = r.var ? t->offsets.size() : t->values.size() / size;
+          if (run.pos + run.count > held || (r.nullable && run.pos + run.count > t->validity.size()))
+            throw format_error("a tile of fragment " + frag.name().str() + ", field " + name + " holds fewer cells " +
+                                   "than its coordinates",
+                               0);
           if (r.var) {
-            var_cells[c] = var_cell(t->values, t->offsets, i);
+            for (std::size_t k = 0; k < run.count; ++k)
+              var_cells[run.out + k] = var_cell(t->values, t->offsets, run.pos + k);
           } else {
-            if ((i + 1) * size > t->values.size())
-              throw format_error("a tile of fragment " + frag.name().str() + ", field " + name + " holds fewer cells " +
-                                     "than its coordinates",
-                                 0);
-            std::memcpy(r.values.data() + c * size, t->values.data() + i * size, size);
+            std::memcpy(r.values.data() + run.out * size, t->values.data() + run.pos * size, run.count * size);
           }
-          if (r.nullable) r.validity[c] = t->validity.at(i);
+          if (r.nullable)
+            std::copy_n(t->validity.begin() + static_cast<std::ptrdiff_t>(run.pos), run.count,
+                        r.validity.begin() + static_cast<std::ptrdiff_t>(run.out));
         }
         if (r.var) kept[j] = std::move(t);
       });
       if (r.var) store_var_cells(r, var_cells);
       out.push_back(std::move(r));
     }
-    return out;
   }
 
   const read_plan& plan_;
