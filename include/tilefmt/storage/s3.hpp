@@ -1,0 +1,553 @@
+// tilefmt — arrays in an S3-compatible object store (AWS S3, MinIO, Ceph,
+// moto, ...) as a storage backend, over libcurl. Programs that include this
+// header link libcurl (`pkg-config libcurl`); nothing else in tilefmt does.
+//
+//   auto s3 = std::make_shared<tilefmt::storage::s3>(tilefmt::storage::s3_options::from_environment());
+//   auto arr = tilefmt::array::open("s3://bucket/path/array", {.storage = s3});
+//
+// Paths are `s3://bucket/key`. Requests are signed with AWS Signature
+// Version 4 by libcurl (CURLOPT_AWS_SIGV4), with the payload's SHA-256 in
+// `x-amz-content-sha256`, which S3 requires. An object store has no
+// folders: a folder is a key prefix, there while an object under it is, so
+// make_folder writes nothing (TileDB does the same on S3). A write is one
+// PUT: an object appears whole or not at all, which is the atomicity the
+// backend contract asks for; the array layer writes a fragment's commit
+// marker last, as TileDB does on S3.
+//
+// Requests that fail for reasons that pass (HTTP 5xx, 429 SlowDown,
+// connection failures and timeouts) are retried with exponential backoff.
+// Every const member may be called from many threads at once: each request
+// takes a libcurl handle from a pool, so connections are kept alive and
+// reused without being shared by two requests.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <curl/curl.h>
+#include <openssl/sha.h>
+
+#include "tilefmt/storage/backend.hpp"
+
+namespace tilefmt::storage {
+
+/// Where the object store is and who signs the requests.
+struct s3_options {
+  /// The service's address, e.g. "http://127.0.0.1:9000"; empty: AWS's
+  /// "https://s3.<region>.amazonaws.com".
+  std::string endpoint{};
+  std::string region = "us-east-1";
+  std::string access_key_id{}, secret_access_key{};
+  std::string session_token{};  ///< temporary credentials' token, if any
+  /// Addresses objects as <endpoint>/<bucket>/<key> rather than
+  /// <bucket>.<endpoint host>/<key>: what servers other than AWS expect.
+  bool path_style = false;
+  /// How many times a request that failed for a passing reason is tried again.
+  unsigned retries = 5;
+  std::chrono::milliseconds first_backoff{100};
+  std::chrono::milliseconds connect_timeout{10'000};
+  std::chrono::milliseconds request_timeout{120'000};
+  bool verify_tls = true;
+
+  /// The usual AWS variables: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+  /// AWS_SESSION_TOKEN, AWS_REGION (else AWS_DEFAULT_REGION) and
+  /// AWS_ENDPOINT_URL_S3 (else AWS_ENDPOINT_URL); path-style addressing
+  /// when an endpoint is given.
+  static s3_options from_environment() {
+    auto env = [](const char* name) -> std::string {
+      const char* v = std::getenv(name);
+      return v ? v : "";
+    };
+    s3_options o;
+    o.access_key_id = env("AWS_ACCESS_KEY_ID");
+    o.secret_access_key = env("AWS_SECRET_ACCESS_KEY");
+    o.session_token = env("AWS_SESSION_TOKEN");
+    if (auto r = env("AWS_REGION"); !r.empty()) o.region = r;
+    else if (auto d = env("AWS_DEFAULT_REGION"); !d.empty()) o.region = d;
+    o.endpoint = env("AWS_ENDPOINT_URL_S3");
+    if (o.endpoint.empty()) o.endpoint = env("AWS_ENDPOINT_URL");
+    o.path_style = !o.endpoint.empty();
+    return o;
+  }
+};
+
+namespace detail {
+
+/// Bucket and key of an `s3://bucket/key` path; "." and ".." refused, empty
+/// components dropped.
+struct s3_location {
+  std::string bucket, key;
+
+  static s3_location of(const fs::path& p) {
+    // Path operations may fold "s3://" to "s3:/" (lexically_normal does,
+    // and libstdc++'s generic form): either names the bucket next.
+    const std::string& s = p.native();
+    if (s.rfind("s3:/", 0) != 0) throw io_error(p, "is not an s3://bucket/key path");
+    s3_location out;
+    std::size_t at = 4;
+    bool first = true;
+    while (at <= s.size()) {
+      const std::size_t end = std::min(s.find('/', at), s.size());
+      const std::string_view part(s.data() + at, end - at);
+      at = end + 1;
+      if (part.empty()) continue;
+      if (part == "." || part == "..") throw io_error(p, "has a \".\" or \"..\" component");
+      if (first) {
+        out.bucket = part;
+        first = false;
+      } else {
+        if (!out.key.empty()) out.key += '/';
+        out.key += part;
+      }
+    }
+    if (out.bucket.empty()) throw io_error(p, "names no bucket");
+    return out;
+  }
+};
+
+/// RFC 3986 percent-encoding as SigV4 wants it: unreserved characters kept,
+/// '/' kept when `keep_slash`, the rest %XX in upper case.
+inline std::string uri_encode(std::string_view s, bool keep_slash) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
+      out += ch;
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+/// The text of every <tag>...</tag> in `xml`, XML entities decoded unless
+/// `raw` (elements holding elements): enough of XML for S3's listings and
+/// error bodies.
+inline std::vector<std::string> xml_texts(std::string_view xml, std::string_view tag, bool raw = false) {
+  const std::string open = "<" + std::string(tag) + ">", close = "</" + std::string(tag) + ">";
+  std::vector<std::string> out;
+  for (std::size_t at = xml.find(open); at != std::string_view::npos; at = xml.find(open, at)) {
+    at += open.size();
+    const std::size_t end = xml.find(close, at);
+    if (end == std::string_view::npos) break;
+    std::string text;
+    if (raw) {
+      out.emplace_back(xml.substr(at, end - at));
+      at = end + close.size();
+      continue;
+    }
+    for (std::size_t i = at; i < end; ++i) {
+      if (xml[i] != '&') {
+        text += xml[i];
+        continue;
+      }
+      const std::size_t semi = xml.find(';', i);
+      if (semi == std::string_view::npos || semi > end) {
+        text += xml[i];
+        continue;
+      }
+      const std::string_view name = xml.substr(i + 1, semi - i - 1);
+      if (name == "amp") text += '&';
+      else if (name == "lt") text += '<';
+      else if (name == "gt") text += '>';
+      else if (name == "quot") text += '"';
+      else if (name == "apos") text += '\'';
+      else if (name.size() > 1 && name[0] == '#') {
+        const bool hexa = name[1] == 'x' || name[1] == 'X';
+        const std::string digits(name.substr(hexa ? 2 : 1));
+        const unsigned long cp = std::strtoul(digits.c_str(), nullptr, hexa ? 16 : 10);
+        if (cp < 0x80) {
+          text += static_cast<char>(cp);
+        } else if (cp < 0x800) {
+          text += static_cast<char>(0xC0 | (cp >> 6));
+          text += static_cast<char>(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+          text += static_cast<char>(0xE0 | (cp >> 12));
+          text += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+          text += static_cast<char>(0x80 | (cp & 0x3F));
+        } else {
+          text += static_cast<char>(0xF0 | (cp >> 18));
+          text += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+          text += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+          text += static_cast<char>(0x80 | (cp & 0x3F));
+        }
+      } else {
+        text.append(xml.substr(i, semi - i + 1));  // not an entity S3 writes: kept as it is
+      }
+      i = semi;
+    }
+    out.push_back(std::move(text));
+    at = end + close.size();
+  }
+  return out;
+}
+
+inline std::string sha256_hex(std::span<const std::byte> bytes) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : digest) {
+    out += hex[c >> 4];
+    out += hex[c & 15];
+  }
+  return out;
+}
+
+/// One HTTP exchange's outcome.
+struct http_response {
+  long status = 0;
+  std::vector<std::byte> body;
+  std::optional<std::uint64_t> content_length;  // from the headers
+  bool too_large = false;                       // the body passed the caller's limit: not kept
+};
+
+} // namespace detail
+
+class s3 final : public backend {
+public:
+  explicit s3(s3_options o = s3_options::from_environment()) : o_(std::move(o)) {
+    static std::once_flag init;
+    std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    while (!o_.endpoint.empty() && o_.endpoint.back() == '/') o_.endpoint.pop_back();
+  }
+  s3(const s3&) = delete;
+  s3& operator=(const s3&) = delete;
+  ~s3() override {
+    for (CURL* h : pool_) curl_easy_cleanup(h);
+  }
+
+  const s3_options& options() const noexcept { return o_; }
+
+  /// Creates `bucket` (for tests and scratch stores; arrays live in buckets
+  /// made by whoever owns the account).
+  void create_bucket(const std::string& bucket) {
+    const auto r = request("PUT", bucket, "", "", {}, {}, unlimited, fs::path("s3://" + bucket));
+    if (r.status != 200) fail(fs::path("s3://" + bucket), "PUT (create bucket)", r);
+  }
+
+private:
+  std::optional<std::uint64_t> do_file_size(const fs::path& p) const override {
+    const auto at = detail::s3_location::of(p);
+    if (at.key.empty()) return std::nullopt;
+    const auto r = request("HEAD", at.bucket, at.key, "", {}, {}, unlimited, p);
+    if (r.status == 404) return std::nullopt;
+    if (r.status != 200) fail(p, "HEAD", r);
+    if (!r.content_length) throw io_error(p, "S3 HEAD: no Content-Length in the answer");
+    return r.content_length;
+  }
+
+  bool do_is_folder(const fs::path& p) const override {
+    const auto at = detail::s3_location::of(p);
+    return !list_page(p, at, prefix_of(at.key), true, 1, "").empty_page;
+  }
+
+  std::vector<std::byte> do_read(const fs::path& p, std::uint64_t max_bytes) const override {
+    const auto at = detail::s3_location::of(p);
+    if (at.key.empty()) throw io_error(p, "is a bucket, not an object");
+    auto r = request("GET", at.bucket, at.key, "", {}, {}, max_bytes, p);
+    if (r.too_large)
+      throw io_error(p, "larger than the " + std::to_string(max_bytes) + " bytes a read may allocate here");
+    if (r.status == 404) throw io_error(p, "no such object");
+    if (r.status != 200) fail(p, "GET", r);
+    return std::move(r.body);
+  }
+
+  std::vector<std::byte> do_read_range(const fs::path& p, std::uint64_t offset, std::uint64_t n) const override {
+    const auto at = detail::s3_location::of(p);
+    if (at.key.empty()) throw io_error(p, "is a bucket, not an object");
+    if (n == 0) {
+      const auto size = do_file_size(p);
+      if (!size) throw io_error(p, "no such object");
+      if (offset > *size) throw io_error(p, "is shorter than " + std::to_string(offset) + " bytes");
+      return {};
+    }
+    if (offset > unlimited - n) throw io_error(p, "a byte range past 2^64");
+    const std::string range = "Range: bytes=" + std::to_string(offset) + "-" + std::to_string(offset + n - 1);
+    auto r = request("GET", at.bucket, at.key, "", {}, {range}, n, p);
+    if (r.status == 404) throw io_error(p, "no such object");
+    if (r.status == 416 || (r.status == 206 && r.body.size() != n))
+      throw io_error(p, "is shorter than " + std::to_string(offset + n) + " bytes");
+    // A server that ignores ranges answers the whole object, which the
+    // limit of n bytes turned away unless it is just the range.
+    if (r.status == 200 && offset == 0 && r.body.size() == n && !r.too_large) return std::move(r.body);
+    if (r.status != 206) fail(p, "GET (byte range)", r);
+    return std::move(r.body);
+  }
+
+  std::vector<entry> do_list(const fs::path& p) const override {
+    const auto at = detail::s3_location::of(p);
+    const std::string prefix = prefix_of(at.key);
+    std::vector<entry> out;
+    std::string token;
+    do {
+      auto page = list_page(p, at, prefix, true, 1000, token);
+      for (auto& k : page.keys)
+        if (k.size() > prefix.size()) out.push_back({k.substr(prefix.size()), false});
+      for (auto& f : page.prefixes) {
+        std::string name = f.substr(prefix.size());
+        while (!name.empty() && name.back() == '/') name.pop_back();
+        if (!name.empty()) out.push_back({name, true});
+      }
+      token = std::move(page.next);
+    } while (!token.empty());
+    std::sort(out.begin(), out.end(), [](const entry& a, const entry& b) { return a.name < b.name; });
+    return out;
+  }
+
+  void do_write(const fs::path& p, std::span<const std::byte> bytes) override {
+    const auto at = detail::s3_location::of(p);
+    if (at.key.empty()) throw io_error(p, "is a bucket, not an object");
+    const auto r = request("PUT", at.bucket, at.key, "", bytes, {}, unlimited, p);
+    if (r.status != 200) fail(p, "PUT", r);
+  }
+
+  void do_make_folder(const fs::path& p) override { (void)detail::s3_location::of(p); }
+
+  void do_remove(const fs::path& p) override {
+    const auto at = detail::s3_location::of(p);
+    if (at.key.empty()) throw io_error(p, "is a bucket: removing buckets is not this backend's job");
+    std::vector<std::string> keys;
+    if (do_file_size(p)) keys.push_back(at.key);
+    std::string token;
+    do {  // everything below the prefix, at any depth
+      auto page = list_page(p, at, prefix_of(at.key), false, 1000, token);
+      keys.insert(keys.end(), page.keys.begin(), page.keys.end());
+      token = std::move(page.next);
+    } while (!token.empty());
+    for (const auto& k : keys) {
+      const auto r = request("DELETE", at.bucket, k, "", {}, {}, unlimited, p);
+      if (r.status != 204 && r.status != 200 && r.status != 404) fail(fs::path("s3://" + at.bucket + "/" + k), "DELETE", r);
+    }
+  }
+
+  static std::string prefix_of(const std::string& key) { return key.empty() ? key : key + "/"; }
+
+  struct listing {
+    std::vector<std::string> keys, prefixes;
+    std::string next;  // continuation token; empty on the last page
+    bool empty_page = true;
+  };
+
+  /// One page of ListObjectsV2 under `prefix`: direct children only when
+  /// `one_level` (delimiter "/").
+  listing list_page(const fs::path& p, const detail::s3_location& at, const std::string& prefix, bool one_level,
+                    unsigned max_keys, const std::string& token) const {
+    // The query string in SigV4's canonical form (sorted, encoded), which
+    // libcurl signs as it is given.
+    std::string query;
+    if (!token.empty()) query += "continuation-token=" + detail::uri_encode(token, false) + "&";
+    if (one_level) query += "delimiter=%2F&";
+    query += "list-type=2&max-keys=" + std::to_string(max_keys) + "&prefix=" + detail::uri_encode(prefix, false);
+    const auto r = request("GET", at.bucket, "", query, {}, {}, unlimited, p);
+    if (r.status != 200) fail(p, "GET (list)", r);
+    const std::string_view xml(reinterpret_cast<const char*>(r.body.data()), r.body.size());
+    listing out;
+    // <Contents><Key>...</Key>...</Contents> and <CommonPrefixes><Prefix>...</Prefix></CommonPrefixes>;
+    // the request's own <Prefix> comes before both and is left out.
+    for (const auto& c : detail::xml_texts(xml, "Contents", true)) {
+      auto k = detail::xml_texts(c, "Key");
+      if (!k.empty()) out.keys.push_back(std::move(k.front()));
+    }
+    for (const auto& c : detail::xml_texts(xml, "CommonPrefixes", true)) {
+      auto k = detail::xml_texts(c, "Prefix");
+      if (!k.empty()) out.prefixes.push_back(std::move(k.front()));
+    }
+    out.empty_page = out.keys.empty() && out.prefixes.empty();
+    const auto truncated = detail::xml_texts(xml, "IsTruncated");
+    if (!truncated.empty() && truncated.front() == "true") {
+      const auto next = detail::xml_texts(xml, "NextContinuationToken");
+      if (next.empty() || next.front().empty()) throw io_error(p, "S3 listing: truncated without a continuation token");
+      out.next = next.front();
+    }
+    return out;
+  }
+
+  [[noreturn]] static void fail(const fs::path& p, const std::string& what, const detail::http_response& r) {
+    const std::string_view xml(reinterpret_cast<const char*>(r.body.data()), r.body.size());
+    const auto code = detail::xml_texts(xml, "Code"), message = detail::xml_texts(xml, "Message");
+    std::string why = "S3 " + what + ": HTTP " + std::to_string(r.status);
+    if (!code.empty()) why += " " + code.front();
+    if (!message.empty()) why += ": " + message.front();
+    throw io_error(p, why);
+  }
+
+  std::string url(const std::string& bucket, const std::string& key, const std::string& query) const {
+    std::string base = o_.endpoint.empty() ? "https://s3." + o_.region + ".amazonaws.com" : o_.endpoint;
+    std::string u;
+    if (o_.path_style) {
+      u = base + "/" + detail::uri_encode(bucket, false) + "/" + detail::uri_encode(key, true);
+    } else {
+      const std::size_t scheme = base.find("://");
+      const std::size_t host = scheme == std::string::npos ? 0 : scheme + 3;
+      u = base.substr(0, host) + bucket + "." + base.substr(host) + "/" + detail::uri_encode(key, true);
+    }
+    if (!query.empty()) u += "?" + query;
+    return u;
+  }
+
+  /// A handle from the pool (or a new one), returned by the guard.
+  struct handle {
+    const s3* owner;
+    CURL* h;
+    ~handle() {
+      curl_easy_reset(h);
+      std::lock_guard lock(owner->pool_mutex_);
+      owner->pool_.push_back(h);
+    }
+  };
+  handle take() const {
+    {
+      std::lock_guard lock(pool_mutex_);
+      if (!pool_.empty()) {
+        CURL* h = pool_.back();
+        pool_.pop_back();
+        return {this, h};
+      }
+    }
+    CURL* h = curl_easy_init();
+    if (!h) throw std::runtime_error("tilefmt: s3: curl_easy_init failed");
+    return {this, h};
+  }
+
+  struct transfer {
+    detail::http_response* r;
+    std::uint64_t limit;
+    CURL* h;
+  };
+  /// The most bytes of an error's answer kept (its XML names the error).
+  static constexpr std::uint64_t error_body_limit = 64 * 1024;
+  static std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
+    auto* t = static_cast<transfer*>(user);
+    const std::size_t bytes = size * n;
+    long status = 0;
+    curl_easy_getinfo(t->h, CURLINFO_RESPONSE_CODE, &status);
+    const bool success = status >= 200 && status < 300;
+    if (t->r->body.size() + bytes > (success ? t->limit : error_body_limit)) {
+      t->r->too_large = success;
+      return 0;  // ends the transfer
+    }
+    // The whole object at once when its length is known (and allowed).
+    if (t->r->body.empty() && t->r->content_length && *t->r->content_length <= t->limit)
+      t->r->body.reserve(static_cast<std::size_t>(*t->r->content_length));
+    const auto* b = reinterpret_cast<const std::byte*>(data);
+    t->r->body.insert(t->r->body.end(), b, b + bytes);
+    return bytes;
+  }
+  static std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
+    auto* t = static_cast<transfer*>(user);
+    const std::string_view line(data, size * n);
+    constexpr std::string_view name = "content-length:";
+    if (line.size() > name.size()) {
+      bool match = true;
+      for (std::size_t i = 0; i < name.size() && match; ++i)
+        match = std::tolower(static_cast<unsigned char>(line[i])) == name[i];
+      if (match) {
+        std::uint64_t v = 0;
+        bool digits = false;
+        for (char c : line.substr(name.size())) {
+          if (c >= '0' && c <= '9') {
+            if (v > (unlimited - 9) / 10) return 0;  // no object is that large: a broken answer
+            v = v * 10 + static_cast<std::uint64_t>(c - '0');
+            digits = true;
+          }
+        }
+        if (digits) t->r->content_length = v;
+      }
+    }
+    return size * n;
+  }
+  /// One request, tried again while it fails for a passing reason.
+  detail::http_response request(const std::string& method, const std::string& bucket, const std::string& key,
+                                const std::string& query, std::span<const std::byte> payload,
+                                const std::vector<std::string>& headers, std::uint64_t limit,
+                                const fs::path& p) const {
+    const std::string address = url(bucket, key, query);
+    const std::string payload_hash = detail::sha256_hex(payload);
+    std::mt19937 jitter(std::random_device{}());
+    for (unsigned attempt = 0;; ++attempt) {
+      detail::http_response r;
+      CURLcode rc = CURLE_OK;
+      {
+        auto h = take();
+        transfer t{&r, limit, h.h};
+        curl_slist* list = nullptr;
+        for (const auto& line : headers) list = curl_slist_append(list, line.c_str());
+        // Signed with the request (libcurl signs the x-amz-* headers given
+        // and takes this one as the payload's hash).
+        list = curl_slist_append(list, ("x-amz-content-sha256: " + payload_hash).c_str());
+        if (!o_.session_token.empty()) list = curl_slist_append(list, ("x-amz-security-token: " + o_.session_token).c_str());
+        const std::string sigv4 = "aws:amz:" + o_.region + ":s3";
+        const std::string user = o_.access_key_id + ":" + o_.secret_access_key;
+        curl_easy_setopt(h.h, CURLOPT_URL, address.c_str());
+        curl_easy_setopt(h.h, CURLOPT_HTTPHEADER, list);
+        if (!o_.access_key_id.empty()) {
+          curl_easy_setopt(h.h, CURLOPT_AWS_SIGV4, sigv4.c_str());
+          curl_easy_setopt(h.h, CURLOPT_USERPWD, user.c_str());
+        }
+        curl_easy_setopt(h.h, CURLOPT_WRITEFUNCTION, &s3::on_body);
+        curl_easy_setopt(h.h, CURLOPT_WRITEDATA, &t);
+        curl_easy_setopt(h.h, CURLOPT_HEADERFUNCTION, &s3::on_header);
+        curl_easy_setopt(h.h, CURLOPT_HEADERDATA, &t);
+        curl_easy_setopt(h.h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout.count()));
+        curl_easy_setopt(h.h, CURLOPT_TIMEOUT_MS, static_cast<long>(o_.request_timeout.count()));
+        curl_easy_setopt(h.h, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM: safe in threads
+        curl_easy_setopt(h.h, CURLOPT_SSL_VERIFYPEER, o_.verify_tls ? 1L : 0L);
+        curl_easy_setopt(h.h, CURLOPT_SSL_VERIFYHOST, o_.verify_tls ? 2L : 0L);
+        curl_easy_setopt(h.h, CURLOPT_PROTOCOLS_STR, "http,https");
+        if (method == "HEAD") {
+          curl_easy_setopt(h.h, CURLOPT_NOBODY, 1L);
+        } else if (method == "PUT") {
+          // The body as POST fields sent with PUT, not an upload callback:
+          // libcurl's signature hashes the POST fields as the payload. (A
+          // header removed with "Name:" breaks libcurl 7.88's signature, so
+          // the form Content-Type it adds is replaced, not removed.)
+          list = curl_slist_append(list, "Content-Type: application/octet-stream");
+          curl_easy_setopt(h.h, CURLOPT_HTTPHEADER, list);
+          curl_easy_setopt(h.h, CURLOPT_CUSTOMREQUEST, "PUT");
+          curl_easy_setopt(h.h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload.size()));
+          curl_easy_setopt(h.h, CURLOPT_POSTFIELDS, payload.empty() ? "" : reinterpret_cast<const char*>(payload.data()));
+        } else if (method != "GET") {
+          curl_easy_setopt(h.h, CURLOPT_CUSTOMREQUEST, method.c_str());
+        }
+        rc = curl_easy_perform(h.h);
+        curl_easy_getinfo(h.h, CURLINFO_RESPONSE_CODE, &r.status);
+        curl_slist_free_all(list);
+      }
+      if (r.too_large) return r;  // the caller's limit, not the network: nothing to try again
+      const bool passing = rc == CURLE_OPERATION_TIMEDOUT || rc == CURLE_COULDNT_CONNECT || rc == CURLE_SEND_ERROR ||
+                           rc == CURLE_RECV_ERROR || rc == CURLE_GOT_NOTHING || rc == CURLE_PARTIAL_FILE ||
+                           (rc == CURLE_OK && (r.status >= 500 || r.status == 429));
+      if (!passing || attempt >= o_.retries) {
+        if (rc != CURLE_OK) throw io_error(p, "S3 " + method + ": " + curl_easy_strerror(rc));
+        return r;
+      }
+      // Exponential backoff with jitter, so that many clients do not come back together.
+      const auto base = o_.first_backoff * (1LL << std::min(attempt, 10u));
+      const auto wait = std::min<std::chrono::milliseconds>(base + std::chrono::milliseconds(jitter() % 100),
+                                                            std::chrono::milliseconds(20'000));
+      std::this_thread::sleep_for(wait);
+    }
+  }
+
+  s3_options o_;
+  mutable std::mutex pool_mutex_;
+  mutable std::vector<CURL*> pool_;
+};
+
+} // namespace tilefmt::storage

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The S3 backend against a local S3 server (moto, from the Python package
+# index, in a virtual environment cached under WORKDIR) that checks every
+# request's AWS Signature V4 against credentials made for the test: the
+# first four requests (an IAM user, its key, a policy, its attachment) go
+# unsigned, every later one must be signed right. Then, with the interop
+# venv's TileDB-Py (skipped when absent): TileDB-Py writes an array to the
+# server, test_s3 (tests/storage/test_s3.cpp) reads it and writes its own,
+# and TileDB-Py reads those (tests/storage/s3_tiledb.py). Exits 77 (skip)
+# when moto cannot be installed (no package index).
+#
+#   s3_check.sh TEST_S3_EXE SOURCE_ROOT WORKDIR
+set -u
+exe=$1
+src=$2
+work=$3
+mkdir -p "$work"
+venv=$work/moto-venv
+if [ ! -x "$venv/bin/moto_server" ]; then
+  python3 -m venv "$venv" || exit 77
+  PIP_CACHE_DIR=$work/pip-cache "$venv/bin/pip" install -q 'moto[server]' >"$work/pip.log" 2>&1 || {
+    tail -5 "$work/pip.log"
+    echo "moto could not be installed: skipped"
+    exit 77
+  }
+fi
+port=$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+INITIAL_NO_AUTH_ACTION_COUNT=4 "$venv/bin/moto_server" -p "$port" >"$work/moto.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null' EXIT
+export AWS_ENDPOINT_URL=http://127.0.0.1:$port AWS_REGION=us-east-1
+for _ in $(seq 50); do
+  "$venv/bin/python" -c "import urllib.request; urllib.request.urlopen('$AWS_ENDPOINT_URL/moto-api/')" 2>/dev/null && break
+  sleep 0.2
+done
+keys=$("$venv/bin/python" - <<'PY'
+import json, os
+import boto3
+kw = dict(endpoint_url=os.environ["AWS_ENDPOINT_URL"], region_name="us-east-1")
+iam = boto3.client("iam", aws_access_key_id="setup", aws_secret_access_key="setup", **kw)
+iam.create_user(UserName="tilefmt")
+key = iam.create_access_key(UserName="tilefmt")["AccessKey"]
+policy = iam.create_policy(PolicyName="s3", PolicyDocument=json.dumps(
+    {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
+iam.attach_user_policy(UserName="tilefmt", PolicyArn=policy["Policy"]["Arn"])
+s3 = boto3.client("s3", aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"], **kw)
+s3.create_bucket(Bucket="tilefmt-test")
+print(key["AccessKeyId"], key["SecretAccessKey"])
+PY
+) || { echo "could not set up the S3 server"; tail -20 "$work/moto.log"; exit 1; }
+read -r AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY <<<"$keys"
+export AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY TILEFMT_S3_BUCKET=tilefmt-test TILEFMT_S3_VERIFIES_SIGNATURES=1
+tiledb_py=${TILEFMT_INTEROP_DIR:-$src/build/interop}/venv/tiledb-0.36.1/bin/python
+rc=0
+if [ -x "$tiledb_py" ]; then
+  "$tiledb_py" "$src/tests/storage/s3_tiledb.py" write s3://tilefmt-test/from_tiledb || rc=1
+  export TILEFMT_S3_TILEDB_ARRAY=s3://tilefmt-test/from_tiledb
+else
+  echo "no TileDB-Py environment ($tiledb_py): the TileDB-Py steps are skipped"
+fi
+"$exe" || rc=1
+if [ -x "$tiledb_py" ]; then
+  "$tiledb_py" "$src/tests/storage/s3_tiledb.py" check s3://tilefmt-test || rc=1
+fi
+exit $rc
