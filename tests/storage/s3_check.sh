@@ -3,7 +3,8 @@
 # index, in a virtual environment cached under WORKDIR) that checks every
 # request's AWS Signature V4 against credentials made for the test: the
 # first four requests (an IAM user, its key, a policy, its attachment) go
-# unsigned, every later one must be signed right. Then, with the interop
+# unsigned, every later one must be signed right (and a second server,
+# s3_flaky.py, fails on purpose for the retries). Then, with the interop
 # venv's TileDB-Py (skipped when absent): TileDB-Py writes an array to the
 # server, test_s3 (tests/storage/test_s3.cpp) reads it and writes its own,
 # and TileDB-Py reads those (tests/storage/s3_tiledb.py). Exits 77 (skip)
@@ -27,7 +28,11 @@ fi
 port=$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 INITIAL_NO_AUTH_ACTION_COUNT=4 "$venv/bin/moto_server" -p "$port" >"$work/moto.log" 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null; wait $server 2>/dev/null' EXIT
+# A server answering 503 a given number of times, for the retries.
+rm -f "$work/flaky.port"
+python3 "$src/tests/storage/s3_flaky.py" "$work/flaky.port" &
+flaky=$!
+trap 'kill $server $flaky 2>/dev/null; wait $server $flaky 2>/dev/null' EXIT
 export AWS_ENDPOINT_URL=http://127.0.0.1:$port AWS_REGION=us-east-1
 for _ in $(seq 50); do
   "$venv/bin/python" -c "import urllib.request; urllib.request.urlopen('$AWS_ENDPOINT_URL/moto-api/')" 2>/dev/null && break
@@ -49,6 +54,8 @@ print(key["AccessKeyId"], key["SecretAccessKey"])
 PY
 ) || { echo "could not set up the S3 server"; tail -20 "$work/moto.log"; exit 1; }
 read -r AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY <<<"$keys"
+for _ in $(seq 50); do [ -s "$work/flaky.port" ] && break; sleep 0.1; done
+export TILEFMT_S3_FLAKY_ENDPOINT=http://127.0.0.1:$(cat "$work/flaky.port")
 export AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY TILEFMT_S3_BUCKET=tilefmt-test TILEFMT_S3_VERIFIES_SIGNATURES=1
 tiledb_py=${TILEFMT_INTEROP_DIR:-$src/build/interop}/venv/tiledb-0.36.1/bin/python
 rc=0

@@ -2,7 +2,8 @@
 // (files, ranges, listings over several pages, removal, limits, many
 // threads), arrays written and read through it, every committed TileDB
 // array copied there and read as from disk, and an array TileDB-Py wrote
-// to the same server. Run by s3_check.sh, which starts the server (moto)
+// to the same server; retries against a server that fails on purpose.
+// Run by s3_check.sh, which starts the servers (moto, s3_flaky.py)
 // and sets AWS_ENDPOINT_URL and the credentials; TILEFMT_S3_BUCKET names an
 // empty bucket the tests may fill, and TILEFMT_S3_TILEDB_ARRAY (if set) an
 // array TileDB-Py wrote, whose int32 attribute "a" holds 3 * i at cell i.
@@ -104,6 +105,26 @@ TEST_CASE("s3: a wrong secret is an error naming the server's refusal") {
   CHECK_THROWS_WITH_AS(wrong.read(at("anything")), doctest::Contains("SignatureDoesNotMatch"), storage::io_error);
   CHECK_THROWS_WITH_AS(wrong.write(at("w"), testing::text_bytes("x")), doctest::Contains("HTTP 403"),
                        storage::io_error);
+}
+
+TEST_CASE("s3: requests that fail for a passing reason are tried again") {
+  const std::string endpoint = env("TILEFMT_S3_FLAKY_ENDPOINT");
+  if (endpoint.empty()) return;  // s3_flaky.py, started by s3_check.sh
+  storage::s3_options o;
+  o.endpoint = endpoint;
+  o.path_style = true;
+  o.first_backoff = std::chrono::milliseconds(10);
+  o.retries = 3;
+  storage::s3 st(o);
+  // Three 503s, then the object: within three retries.
+  CHECK(st.read("s3://b/3-fails/k") == testing::text_bytes("/b/3-fails/k"));
+  // Four are one too many: the last answer's error, named.
+  CHECK_THROWS_WITH_AS(st.read("s3://b/4-fails/k"), doctest::Contains("HTTP 503 SlowDown"), storage::io_error);
+  o.retries = 0;
+  storage::s3 once(o);
+  CHECK_THROWS_WITH_AS(once.read("s3://b/1-fails/k"), doctest::Contains("HTTP 503"), storage::io_error);
+  // Not a passing failure: no retry.
+  CHECK_THROWS_WITH_AS(st.read("s3://b/none"), doctest::Contains("no such object"), storage::io_error);
 }
 
 TEST_CASE("s3: a listing of more than one page") {
