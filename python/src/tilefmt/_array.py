@@ -397,6 +397,8 @@ class Query:
             out[a] = self._column(schema.attr(a), by_name[a], cells)
         if not schema.sparse and shape is not None:
             for k, v in out.items():
+                if isinstance(v, tuple):  # raw var-size buffers keep their form
+                    continue
                 out[k] = self._shape(v, shape)
                 if steps is not None:
                     out[k] = out[k][steps]
@@ -580,7 +582,8 @@ class Query:
         if shape is not None:
             # TileDB-Py gives every field the shape in C order, whatever the layout.
             for k, v in out.items():
-                out[k] = v.reshape(shape)
+                if not isinstance(v, tuple):
+                    out[k] = v.reshape(shape)
         return out
 
 
