@@ -132,8 +132,8 @@ def _range_values(dim, lo, hi):
 
 
 def _string_bound(dim, raw):
-    # TileDB-Py gives ASCII dimensions' bounds as str.
-    return raw.decode("utf-8", "surrogateescape") if dim.tiledb_type in ("STRING_ASCII", "STRING_UTF8") else raw
+    # TileDB-Py gives string (ASCII) dimensions' bounds as bytes.
+    return raw.decode("utf-8", "surrogateescape") if dim.tiledb_type == "STRING_UTF8" else raw
 
 
 def _schema_of(raw):
@@ -162,41 +162,67 @@ def _schema_of(raw):
     current = None
     if raw["current_domain"]:
         current = tuple(_range_values(d, r["lo"], r["hi"]) for d, r in zip(dims, raw["current_domain"]))
-    return Schema(raw["sparse"], domain, tuple(attrs), raw["cell_order"], raw["tile_order"], raw["capacity"],
+    # TileDB-Py reports no tile order for Hilbert cell order (it does not apply).
+    tile_order = None if raw["cell_order"] == "hilbert" else raw["tile_order"]
+    return Schema(raw["sparse"], domain, tuple(attrs), raw["cell_order"], tile_order, raw["capacity"],
                   raw["allows_duplicates"], raw["version"], current)
 
 
 class Metadata(Mapping):
-    """An array's metadata, read-only: keys to values as TileDB-Py gives
-    them (one number: a scalar; several: a tuple; characters: str)."""
+    """An array's metadata, read-only, with TileDB-Py's conventions: one
+    integer or float is a NumPy scalar, several a tuple, UTF-8 a str,
+    BLOB and CHAR bytes; NumPy arrays TileDB-Py stored (under
+    "__np_flat_<key>", shaped by "__np_shape_<key>") come back as arrays."""
+
+    _FLAT = "__np_flat_"
+    _SHAPE = "__np_shape_"
 
     def __init__(self, raw):
         self._raw = raw
 
-    def _value(self, key):
+    def _decode(self, key, as_array=False):
         t, num, data = self._raw[key]
-        if t in ("STRING_UTF8", "STRING_ASCII", "CHAR"):
+        if t == "STRING_UTF8":
             return data.decode("utf-8", "surrogateescape")
-        if t == "BLOB":
+        if t in ("BLOB", "CHAR", "STRING_ASCII"):
             return data
         values = np.frombuffer(data, dtype=_types.base_dtype(t))
+        if as_array:
+            return values.copy()
+        if num == 1 and values.dtype.kind in "if":
+            return values[0]
         items = tuple(v.item() for v in values)
         return items[0] if len(items) == 1 else items
 
     def __getitem__(self, key):
-        if key not in self._raw:
-            raise KeyError(key)
-        return self._value(key)
+        if not isinstance(key, str):
+            raise TypeError("metadata keys are str, not %r" % type(key))
+        if key in self._raw:
+            return self._decode(key)
+        if self._FLAT + key in self._raw:
+            data = self._decode(self._FLAT + key, as_array=True)
+            if self._SHAPE + key in self._raw:
+                shape = self._decode(self._SHAPE + key)
+                data = data.reshape(shape if isinstance(shape, tuple) else (int(shape),))
+            return data
+        raise KeyError(key)
+
+    def __contains__(self, key):
+        return key in self._raw or (self._FLAT + key) in self._raw
 
     def __iter__(self):
-        return iter(self._raw)
+        for k in self._raw:
+            if k.startswith(self._FLAT):
+                yield k[len(self._FLAT):]
+            elif not k.startswith(self._SHAPE):
+                yield k
 
     def __len__(self):
-        return len(self._raw)
+        return sum(1 for _ in self)
 
     def get_type(self, key):
         """The TileDB type name of `key`'s values."""
-        return self._raw[key][0]
+        return self._raw[key if key in self._raw else self._FLAT + key][0]
 
     def __repr__(self):
         return "Metadata(%r)" % dict(self.items())
@@ -379,31 +405,42 @@ class Query:
 
     # -- running --
 
-    def _read(self, ranges, shape=None, drop_axes=(), steps=None):
+    def _read(self, ranges, style, shape=None, drop_axes=(), steps=None):
+        """Runs the query on `ranges` and shapes the result as TileDB-Py
+        does for `style`: "getitem" (A[...]: sparse attributes before
+        coordinates; dense fields shaped as the region, then stepped and
+        squeezed) or "multi" (multi_index: coordinates first)."""
         schema = self.array.schema
         names = [d.name for d in schema.domain.dims]
         core = self.array._reader()
         fields, cells = core.read(ranges, list(self.attrs), self.order, self._tree)
         by_name = {f[0]: f for f in fields}
-        out = OrderedDict()
+        dims = OrderedDict()
         if schema.sparse:
             for n in self.dims:
-                out[n] = self._column(schema.domain.dim(n), by_name[n], cells)
+                dims[n] = self._column(schema.domain.dim(n), by_name[n], cells)
         elif self.dims:
             coords = self._dense_coords(ranges, cells)
             for n in self.dims:
-                out[n] = coords[names.index(n)]
+                dims[n] = coords[names.index(n)]
+        attrs = OrderedDict()
         for a in self.attrs:
-            out[a] = self._column(schema.attr(a), by_name[a], cells)
+            attrs[a] = self._column(schema.attr(a), by_name[a], cells, labels=style == "multi",
+                                    empty_typed=schema.sparse or style == "multi")
+        out = OrderedDict()
+        first, second = (attrs, dims) if schema.sparse and style == "getitem" else (dims, attrs)
+        out.update(first)
+        out.update(second)
         if not schema.sparse and shape is not None:
             for k, v in out.items():
                 if isinstance(v, tuple):  # raw var-size buffers keep their form
                     continue
-                out[k] = self._shape(v, shape)
+                v = self._shape(v, shape, v.dtype == object)
                 if steps is not None:
-                    out[k] = out[k][steps]
+                    v = v[steps]
                 if drop_axes:
-                    out[k] = out[k].squeeze(axis=drop_axes)
+                    v = v.squeeze(axis=drop_axes)
+                out[k] = v
         return out
 
     def _dense_coords(self, ranges, cells):
@@ -421,8 +458,19 @@ class Query:
         ravel = "C" if self.order == "C" else "F"
         return [g.ravel(order=ravel) for g in grids]
 
-    def _shape(self, v, shape):
-        if self.order == "C":
+    def _shape(self, v, shape, var):
+        mask = np.ma.getmask(v)
+        if isinstance(v, np.ma.MaskedArray):
+            v = v.data
+        v = self._shape_data(v, shape, var)
+        if mask is not np.ma.nomask:
+            return np.ma.array(v, mask=mask.reshape(v.shape))
+        return v
+
+    def _shape_data(self, v, shape, var):
+        # As TileDB-Py: var-size (object) results take the shape in C order
+        # whatever the layout; fixed-size ones in C and F orders only.
+        if self.order == "C" or var:
             return v.reshape(shape)
         if self.order == "F":
             # TileDB-Py gives the buffer the shape in C order, then a Fortran
@@ -430,8 +478,14 @@ class Query:
             return np.asfortranarray(v.reshape(shape))
         return v
 
-    def _column(self, f, raw, cells):
+    def _column(self, f, raw, cells, labels=False, empty_typed=True):
         name, var, values, offsets, validity = raw
+        if var and empty_typed and len(offsets) == 0 and not self.return_raw:
+            # No cells: TileDB-Py gives the field's dtype ('U1' for strings),
+            # not an object array (except dense A[...]).
+            dt = f.dtype
+            col = np.zeros(0, dtype=np.dtype((dt.kind, 1)) if dt.kind in "SU" else dt)
+            return col if validity is None else np.ma.array(col, mask=np.zeros(0, dtype=bool))
         if var:
             if self.return_raw:
                 data = values.view(_types.base_dtype(f.tiledb_type))
@@ -451,6 +505,10 @@ class Query:
                 col = values.view("S1")
             else:
                 col = values.view(dt)
+        if labels and isinstance(f, Attr) and f.enumeration:
+            # multi_index gives an enumerated attribute's labels, as TileDB-Py does.
+            values = self.array.enum(f.enumeration)
+            col = np.array([values[i] for i in col.tolist()])
         if validity is not None:
             return np.ma.array(col, mask=validity == 0)
         return col
@@ -499,23 +557,26 @@ class Query:
                 shape.append(0)
                 continue
             floating = d.dtype.kind in "fmM"
+            datetime = d.dtype.kind in "mM"
             start, stop = s.start, s.stop
+            # TileDB-Py's rules, negative values counted from the end even
+            # on floating-point dimensions (array.py, index_domain_subarray).
             if start is None:
                 start = lb
-            elif not floating:
-                if isinstance(start, (float, np.floating)):
+            else:
+                if not floating and isinstance(start, (float, np.floating)):
                     raise IndexError("cannot index integral domain dimension with floating point slice")
-                if start < 0:
+                if not datetime and start < 0:
                     start += int(ub) + 1
                 if start < lb:
                     raise IndexError("index out of bounds")
             if stop is None:
                 stop = ub if floating else int(ub) + 1
-            elif not floating:
-                if stop < 0:
-                    stop = int(stop) + int(ub)
+            else:
+                if not datetime and stop < 0:
+                    stop = stop + ub
                 if stop > ub:
-                    stop = int(ub) + 1
+                    stop = ub if datetime else int(ub) + 1
             if floating or isinstance(stop, (float, np.floating)):
                 ranges.append([(start, stop)])
                 shape.append(0)
@@ -530,7 +591,7 @@ class Query:
     def _getitem(self, selection):
         schema = self.array.schema
         ranges, shape, drop, steps = self._ranges_of_slices(selection)
-        out = self._read(_encode_ranges(schema, ranges), None if schema.sparse else shape, drop, steps)
+        out = self._read(_encode_ranges(schema, ranges), "getitem", None if schema.sparse else shape, drop, steps)
         if not schema.sparse and not self.dims and len(self.attrs) == 1 and self.attrs[0] == "":
             return out[""]
         return out
@@ -578,7 +639,7 @@ class Query:
         if not schema.sparse and schema.ndim > 1:
             shape = tuple(sum(int(hi) - int(lo) + 1 for lo, hi in rs) if rs else n
                           for rs, n in zip(ranges, schema.shape))
-        out = self._read(_encode_ranges(schema, ranges))
+        out = self._read(_encode_ranges(schema, ranges), "multi")
         if shape is not None:
             # TileDB-Py gives every field the shape in C order, whatever the layout.
             for k, v in out.items():
@@ -632,7 +693,8 @@ def _encode_ranges(schema, ranges):
 
 def _unpack_var(tiledb_type, values, offsets):
     """Var-size cells as an object array: str for UTF-8, bytes for other
-    characters, NumPy arrays for numbers."""
+    characters, NumPy arrays for numbers. Characters lose their trailing
+    NULs, as they do through TileDB-Py's NumPy strings."""
     raw = values.tobytes()
     n = len(offsets)
     ends = np.empty(n, dtype=np.uint64)
@@ -642,12 +704,12 @@ def _unpack_var(tiledb_type, values, offsets):
     out = np.empty(n, dtype=object)
     starts = offsets.tolist()
     stops = ends.tolist()
-    if tiledb_type == "STRING_UTF8" or tiledb_type == "STRING_ASCII":
+    if tiledb_type == "STRING_UTF8":
         for i in range(n):
-            out[i] = raw[starts[i]:stops[i]].decode("utf-8", "surrogateescape")
+            out[i] = raw[starts[i]:stops[i]].rstrip(b"\0").decode("utf-8", "surrogateescape")
     elif _types.is_string(tiledb_type):
         for i in range(n):
-            out[i] = raw[starts[i]:stops[i]]
+            out[i] = raw[starts[i]:stops[i]].rstrip(b"\0")
     else:
         dt = _types.base_dtype(tiledb_type)
         typed = values.view(dt)
