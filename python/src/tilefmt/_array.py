@@ -332,8 +332,9 @@ class Array:
         `cond` (a condition string, see tilefmt._condition), `order` ("C",
         "F", "G" or "U"; default "C" for dense, "U" for sparse), `dims`
         (dimension names to return; sparse arrays return all by default).
-        With `return_raw`, var-size fields come as (offsets, data) pairs of
-        arrays instead of object arrays. Index it with `[...]` or
+        With `return_raw`, fields come as the reader filled them: var-size
+        ones as (offsets, data[, validity]) arrays instead of object arrays,
+        enumerated attributes as indices rather than labels. Index it with `[...]` or
         `.multi_index[...]`, or call `.agg(...)`."""
         return Query(self, attrs=attrs, cond=cond, order=order, dims=dims, coords=coords, return_raw=return_raw)
 
@@ -342,7 +343,13 @@ class Array:
         (half-open for integer dimensions, inclusive for floats), integers
         (that axis dropped, dense), `...`; a dict of NumPy arrays (dense:
         shaped as the region; a single anonymous attribute: the array)."""
-        return self.query()._getitem(selection)
+        out = self.query()._getitem(selection)
+        if isinstance(out, dict):
+            # A[...] (not A.query()[...]) gives enumerated attributes' labels, as in TileDB-Py.
+            for a in self.schema.attrs:
+                if a.enumeration and a.name in out:
+                    out[a.name] = _labels(self, a, out[a.name])
+        return out
 
     @property
     def multi_index(self):
@@ -505,10 +512,9 @@ class Query:
                 col = values.view("S1")
             else:
                 col = values.view(dt)
-        if labels and isinstance(f, Attr) and f.enumeration:
+        if labels and isinstance(f, Attr) and f.enumeration and not self.return_raw:
             # multi_index gives an enumerated attribute's labels, as TileDB-Py does.
-            values = self.array.enum(f.enumeration)
-            col = np.array([values[i] for i in col.tolist()])
+            col = _labels(self.array, f, col)
         if validity is not None:
             return np.ma.array(col, mask=validity == 0)
         return col
@@ -717,6 +723,19 @@ def _unpack_var(tiledb_type, values, offsets):
         for i in range(n):
             out[i] = typed[starts[i] // k:stops[i] // k]
     return out
+
+
+def _labels(array, attr, col):
+    """An enumerated attribute's values as its labels (an index without a
+    label, such as a fill value, raises IndexError as in TileDB-Py)."""
+    values = array.enum(attr.enumeration)
+    mask = np.ma.getmask(col)
+    data = col.data if isinstance(col, np.ma.MaskedArray) else col
+    if data.ndim == 0:
+        out = np.array(values[int(data)])
+    else:
+        out = np.array([values[i] for i in data])
+    return out if mask is np.ma.nomask else np.ma.array(out, mask=mask)
 
 
 class _MultiIndexer:
