@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tilefmt/array/query.hpp"
+#include "tilefmt/array/writer.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -294,6 +295,205 @@ private:
   std::unique_ptr<ta::array_reader> arr_;
 };
 
+// ---------------------------------------------------------------------------
+// Writing. Cells arrive as NumPy buffers of little-endian bytes with the
+// size of one value; the writers check them against the schema.
+// ---------------------------------------------------------------------------
+
+tf::Datatype datatype_of_name(const std::string& name) {
+  for (std::uint8_t i = 0; tf::codec_enum_valid(static_cast<tf::Datatype>(i)); ++i)
+    if (tf::codec_enum_name(static_cast<tf::Datatype>(i)) == name) return static_cast<tf::Datatype>(i);
+  throw std::invalid_argument("tilefmt: unknown datatype \"" + name + "\"");
+}
+
+tf::Layout layout_of_name(const std::string& s) {
+  if (s == "row-major") return tf::Layout::ROW_MAJOR;
+  if (s == "col-major") return tf::Layout::COL_MAJOR;
+  if (s == "hilbert") return tf::Layout::HILBERT;
+  throw std::invalid_argument("tilefmt: unknown order \"" + s + "\" (row-major, col-major or hilbert)");
+}
+
+/// A filter list from (name, level or None) pairs: compressors take the
+/// level, the others none.
+tf::FilterPipeline pipeline_of(const nb::list& filters) {
+  tf::FilterPipeline p;
+  for (nb::handle h : filters) {
+    auto t = nb::cast<nb::tuple>(h);
+    const auto name = nb::cast<std::string>(t[0]);
+    const std::int32_t level = t[1].is_none() ? -1 : nb::cast<std::int32_t>(t[1]);
+    std::optional<tf::FilterType> type;
+    for (std::uint8_t i = 0; tf::codec_enum_valid(static_cast<tf::FilterType>(i)); ++i)
+      if (tf::codec_enum_name(static_cast<tf::FilterType>(i)) == name) type = static_cast<tf::FilterType>(i);
+    if (!type) throw std::invalid_argument("tilefmt: unknown filter \"" + name + "\"");
+    switch (*type) {
+    case tf::FilterType::GZIP: case tf::FilterType::ZSTD: case tf::FilterType::LZ4: case tf::FilterType::RLE:
+    case tf::FilterType::BZIP2: case tf::FilterType::DICTIONARY:
+      p.filters.value.push_back(tf::compression_pipeline(*type, level).filters.value.front());
+      break;
+    case tf::FilterType::BITSHUFFLE: case tf::FilterType::BYTESHUFFLE: case tf::FilterType::CHECKSUM_MD5:
+    case tf::FilterType::CHECKSUM_SHA256: case tf::FilterType::NONE:
+      p.filters.value.push_back(tf::Filter::make(*type));
+      break;
+    default:
+      throw std::invalid_argument("tilefmt: the filter " + name + " cannot be declared from Python yet");
+    }
+  }
+  return p;
+}
+
+/// A schema from the dict tilefmt/_array.py builds (the form schema() returns).
+tf::ArraySchema schema_of(const nb::dict& d) {
+  tf::array_schema_options o;
+  o.type = nb::cast<bool>(d["sparse"]) ? tf::ArrayType::SPARSE : tf::ArrayType::DENSE;
+  o.cell_order = layout_of_name(nb::cast<std::string>(d["cell_order"]));
+  o.tile_order = layout_of_name(nb::cast<std::string>(d["tile_order"]));
+  o.capacity = nb::cast<std::uint64_t>(d["capacity"]);
+  o.allows_dups = nb::cast<bool>(d["allows_duplicates"]);
+  for (nb::handle h : nb::cast<nb::list>(d["dims"])) {
+    auto x = nb::cast<nb::dict>(h);
+    tf::Dimension dim;
+    if (nb::cast<bool>(x["var"])) {
+      dim = tf::make_string_dimension(nb::cast<std::string>(x["name"]));
+    } else {
+      dim.name.value = nb::cast<std::string>(x["name"]);
+      dim.type.value = datatype_of_name(nb::cast<std::string>(x["type"]));
+      dim.cell_val_num.value = 1;
+      dim.domain.value = from_bytes(nb::cast<nb::bytes>(x["domain"]));
+      dim.domain_size.value = dim.domain.size();
+      if (x["tile"].is_none()) {
+        dim.null_tile_extent = 1;
+      } else {
+        dim.null_tile_extent = 0;
+        dim.tile_extent.value = from_bytes(nb::cast<nb::bytes>(x["tile"]));
+      }
+    }
+    dim.filters.value = pipeline_of(nb::cast<nb::list>(x["filters"]));
+    o.dimensions.push_back(std::move(dim));
+  }
+  for (nb::handle h : nb::cast<nb::list>(d["attrs"])) {
+    auto x = nb::cast<nb::dict>(h);
+    tf::attribute_options a;
+    a.name = nb::cast<std::string>(x["name"]);
+    a.type = datatype_of_name(nb::cast<std::string>(x["type"]));
+    const auto cvn = nb::cast<std::uint32_t>(x["cell_val_num"]);
+    a.cell_val_num = cvn == 0 ? tf::var_num : cvn;
+    a.nullable = nb::cast<bool>(x["nullable"]);
+    a.filters = pipeline_of(nb::cast<nb::list>(x["filters"]));
+    if (!x["fill"].is_none()) a.fill_value = from_bytes(nb::cast<nb::bytes>(x["fill"]));
+    o.attributes.push_back(tf::make_attribute(std::move(a)));
+  }
+  return tf::make_array_schema(std::move(o));
+}
+
+std::string create_array(const std::string& path, const nb::dict& schema) {
+  return ta::create(path, schema_of(schema));
+}
+
+template <class F>
+void with_unsigned(std::size_t size, F&& f) {
+  switch (size) {
+  case 1: f.template operator()<std::uint8_t>(); break;
+  case 2: f.template operator()<std::uint16_t>(); break;
+  case 4: f.template operator()<std::uint32_t>(); break;
+  case 8: f.template operator()<std::uint64_t>(); break;
+  default: throw std::invalid_argument("tilefmt: values of " + std::to_string(size) + " bytes");
+  }
+}
+
+using u8_array = nb::ndarray<const std::uint8_t, nb::ndim<1>, nb::c_contig>;
+using u64_array = nb::ndarray<const std::uint64_t, nb::ndim<1>, nb::c_contig>;
+
+/// One attribute's cells: (values as bytes, bytes per value, offsets in
+/// values (var-size) or None, validity or None).
+template <class Fragment>
+void set_attribute(Fragment& frag, const std::string& name, nb::handle h) {
+  auto t = nb::cast<nb::tuple>(h);
+  auto values = nb::cast<u8_array>(t[0]);
+  const auto size = nb::cast<std::size_t>(t[1]);
+  std::span<const std::uint8_t> validity;
+  std::optional<u8_array> valid_array;
+  if (!t[3].is_none()) {
+    valid_array = nb::cast<u8_array>(t[3]);
+    validity = {valid_array->data(), valid_array->shape(0)};
+  }
+  with_unsigned(size, [&]<class T>() {
+    std::span<const T> cells(reinterpret_cast<const T*>(values.data()), values.shape(0) / sizeof(T));
+    if (t[2].is_none()) {
+      frag.template set<T>(name, cells, validity);
+    } else {
+      auto offsets = nb::cast<u64_array>(t[2]);
+      frag.template set_var<T>(name, cells, std::span<const std::uint64_t>(offsets.data(), offsets.shape(0)), validity);
+    }
+  });
+}
+
+std::string write_dense(const std::string& path, const std::vector<std::pair<std::int64_t, std::int64_t>>& subarray,
+                        const nb::dict& attrs, std::optional<std::uint64_t> timestamp) {
+  ta::dense_fragment frag(path, subarray, ta::cell_layout::row_major);
+  for (auto [k, v] : attrs) set_attribute(frag, nb::cast<std::string>(k), v);
+  ta::write_options opt;
+  opt.timestamp = timestamp;
+  nb::gil_scoped_release unlocked;  // tiles encode meanwhile
+  return frag.commit(opt);
+}
+
+/// coords: dimension name to (values as bytes, bytes per value, is float)
+/// or a list of bytes (string dimensions).
+std::string write_sparse(const std::string& path, const nb::dict& coords, const nb::dict& attrs,
+                         std::optional<std::uint64_t> timestamp) {
+  ta::sparse_fragment frag(path);
+  for (auto [k, v] : coords) {
+    const auto name = nb::cast<std::string>(k);
+    if (nb::isinstance<nb::list>(v)) {
+      std::vector<std::string> strings;
+      for (nb::handle s : nb::cast<nb::list>(v)) {
+        auto b = nb::cast<nb::bytes>(s);
+        strings.emplace_back(b.c_str(), b.size());
+      }
+      frag.set_coords(name, strings);
+      continue;
+    }
+    auto t = nb::cast<nb::tuple>(v);
+    auto values = nb::cast<u8_array>(t[0]);
+    const auto size = nb::cast<std::size_t>(t[1]);
+    const bool is_float = nb::cast<bool>(t[2]);
+    auto set = [&]<class T>() {
+      frag.template set_coords<T>(name, std::span<const T>(reinterpret_cast<const T*>(values.data()), values.shape(0) / sizeof(T)));
+    };
+    if (is_float && size == 4) set.template operator()<float>();
+    else if (is_float) set.template operator()<double>();
+    else with_unsigned(size, set);
+  }
+  for (auto [k, v] : attrs) set_attribute(frag, nb::cast<std::string>(k), v);
+  ta::write_options opt;
+  opt.timestamp = timestamp;
+  nb::gil_scoped_release unlocked;
+  return frag.commit(opt);
+}
+
+/// Metadata entries: key to (type name, value count, bytes), or None to
+/// delete the key.
+std::string write_metadata(const std::string& path, const nb::dict& entries, std::optional<std::uint64_t> timestamp) {
+  ta::metadata_writer w(path);
+  for (auto [k, v] : entries) {
+    const auto key = nb::cast<std::string>(k);
+    if (v.is_none()) {
+      w.remove(key);
+      continue;
+    }
+    auto t = nb::cast<nb::tuple>(v);
+    tf::MetadataEntry e;
+    e.key.value = key;
+    e.value->type = datatype_of_name(nb::cast<std::string>(t[0]));
+    e.value->num = nb::cast<std::uint32_t>(t[1]);
+    e.value->bytes.value = from_bytes(nb::cast<nb::bytes>(t[2]));
+    w.put(std::move(e));
+  }
+  ta::write_options opt;
+  opt.timestamp = timestamp;
+  return w.commit(opt);
+}
+
 } // namespace
 
 NB_MODULE(_core, m) {
@@ -307,10 +507,16 @@ NB_MODULE(_core, m) {
       .def("enumeration", &py_array::enumeration)
       .def("read", &py_array::read, "ranges"_a, "attrs"_a.none(), "order"_a, "cond"_a.none())
       .def("aggregate", &py_array::aggregate, "ranges"_a, "cond"_a.none(), "what"_a);
+  m.def("create", &create_array, "path"_a, "schema"_a);
+  m.def("write_dense", &write_dense, "path"_a, "subarray"_a, "attrs"_a, "timestamp"_a.none());
+  m.def("write_sparse", &write_sparse, "path"_a, "coords"_a, "attrs"_a, "timestamp"_a.none());
+  m.def("write_metadata", &write_metadata, "path"_a, "entries"_a, "timestamp"_a.none());
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
     } catch (const tilefmt::format_error& e) {
+      PyErr_SetString(PyExc_OSError, e.what());
+    } catch (const tilefmt::storage::io_error& e) {
       PyErr_SetString(PyExc_OSError, e.what());
     }
   });

@@ -16,13 +16,25 @@ _UINT64_MAX = (1 << 64) - 1
 
 @dataclass(frozen=True)
 class Dim:
-    """A dimension: its name, dtype, inclusive domain and tile extent."""
-    name: str
-    dtype: np.dtype
-    tiledb_type: str
-    domain: Tuple[Any, Any]
-    tile: Any
-    var: bool
+    """A dimension: its name, inclusive domain, tile extent and dtype
+    (TileDB-Py's ``tiledb.Dim(name=, domain=, tile=, dtype=)``; "ascii" or
+    bytes/str dtypes make a string dimension)."""
+    name: str = "__dim_0"
+    domain: Tuple[Any, Any] = (None, None)
+    tile: Any = None
+    dtype: Any = np.uint64
+    var: Optional[bool] = None
+    filters: Tuple = ()
+    tiledb_type: Optional[str] = None
+
+    def __post_init__(self):
+        t = self.tiledb_type or _types.tiledb_type_of(self.dtype, dimension=True)
+        object.__setattr__(self, "tiledb_type", t)
+        var = t == "STRING_ASCII" if self.var is None else self.var
+        object.__setattr__(self, "var", var)
+        object.__setattr__(self, "dtype", _types.cell_dtype(t, 0 if var else 1))
+        if var:
+            object.__setattr__(self, "domain", (None, None))
 
     @property
     def isvar(self):
@@ -31,15 +43,30 @@ class Dim:
 
 @dataclass(frozen=True)
 class Attr:
-    """An attribute: its name, dtype, cell size, nullability and fill value."""
-    name: str
-    dtype: np.dtype
-    tiledb_type: str
-    cell_val_num: int  # 0: var-size
-    var: bool
-    nullable: bool
-    fill: Any
-    enumeration: str
+    """An attribute: its name, dtype, var-size and nullable flags, fill
+    value and filters (TileDB-Py's ``tiledb.Attr``; str and bytes dtypes
+    are var-size, "ascii" an ASCII string). `filters`: (name, level) pairs
+    such as ("ZSTD", 3) or ("BYTESHUFFLE", None)."""
+    name: str = ""
+    dtype: Any = np.float64
+    var: Optional[bool] = None
+    nullable: bool = False
+    fill: Any = None
+    filters: Tuple = ()
+    tiledb_type: Optional[str] = None
+    cell_val_num: Optional[int] = None  # 0: var-size
+    enumeration: str = ""
+
+    def __post_init__(self):
+        t = self.tiledb_type or _types.tiledb_type_of(self.dtype)
+        object.__setattr__(self, "tiledb_type", t)
+        var = self.var
+        if var is None:
+            var = self.cell_val_num == 0 if self.cell_val_num is not None else _types.var_by_default(self.dtype)
+        object.__setattr__(self, "var", bool(var))
+        cvn = 0 if var else (self.cell_val_num or 1)
+        object.__setattr__(self, "cell_val_num", cvn)
+        object.__setattr__(self, "dtype", _types.cell_dtype(t, cvn))
 
     @property
     def isvar(self):
@@ -50,10 +77,19 @@ class Attr:
         return self.nullable
 
 
-@dataclass(frozen=True)
 class Domain:
-    """The dimensions of an array."""
-    dims: Tuple[Dim, ...]
+    """The dimensions of an array: ``Domain(dim, ...)``."""
+
+    def __init__(self, *dims):
+        if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+            dims = tuple(dims[0])
+        self.dims = tuple(dims)
+
+    def __eq__(self, other):
+        return isinstance(other, Domain) and self.dims == other.dims
+
+    def __repr__(self):
+        return "Domain(%s)" % ", ".join(map(repr, self.dims))
 
     @property
     def ndim(self):
@@ -75,16 +111,20 @@ class Domain:
 
 @dataclass(frozen=True)
 class Schema:
-    """An array schema as plain Python values."""
-    sparse: bool
+    """An array schema as plain Python values (TileDB-Py's
+    ``tiledb.ArraySchema(domain=, attrs=, sparse=, ...)``)."""
     domain: Domain
-    attrs: Tuple[Attr, ...]
-    cell_order: str
-    tile_order: str
-    capacity: int
-    allows_duplicates: bool
-    version: int
+    attrs: Tuple[Attr, ...] = ()
+    sparse: bool = False
+    cell_order: str = "row-major"
+    tile_order: Optional[str] = "row-major"
+    capacity: int = 10000
+    allows_duplicates: bool = False
+    version: int = 22
     current_domain: Optional[Tuple[Tuple[Any, Any], ...]] = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "attrs", tuple(self.attrs))
 
     @property
     def ndim(self):
@@ -148,24 +188,24 @@ def _schema_of(raw):
             tile = None if d["tile"] is None else _types.scalar(t, d["tile"])
             if tile is not None and _types.base_dtype(t).kind in "mM":
                 tile = np.frombuffer(d["tile"], "<i8")[0]
-        dims.append(Dim(d["name"], _types.cell_dtype(d["type"], 0 if d["var"] else 1), d["type"], domain, tile,
-                        d["var"]))
+        dims.append(Dim(name=d["name"], domain=domain, tile=tile, var=d["var"], tiledb_type=d["type"]))
     attrs = []
     for a in raw["attrs"]:
         dt = _types.cell_dtype(a["type"], a["cell_val_num"])
         fill = a["fill"]
         if not a["var"] and not _types.is_string(a["type"]):
             fill = np.frombuffer(fill, dtype=dt)[0] if len(fill) == dt.itemsize else fill
-        attrs.append(Attr(a["name"], dt, a["type"], a["cell_val_num"], a["var"], a["nullable"], fill,
-                          a["enumeration"]))
+        attrs.append(Attr(name=a["name"], var=a["var"], nullable=a["nullable"], fill=fill, tiledb_type=a["type"],
+                          cell_val_num=a["cell_val_num"], enumeration=a["enumeration"]))
     domain = Domain(tuple(dims))
     current = None
     if raw["current_domain"]:
         current = tuple(_range_values(d, r["lo"], r["hi"]) for d, r in zip(dims, raw["current_domain"]))
     # TileDB-Py reports no tile order for Hilbert cell order (it does not apply).
     tile_order = None if raw["cell_order"] == "hilbert" else raw["tile_order"]
-    return Schema(raw["sparse"], domain, tuple(attrs), raw["cell_order"], tile_order, raw["capacity"],
-                  raw["allows_duplicates"], raw["version"], current)
+    return Schema(domain=domain, attrs=tuple(attrs), sparse=raw["sparse"], cell_order=raw["cell_order"],
+                  tile_order=tile_order, capacity=raw["capacity"], allows_duplicates=raw["allows_duplicates"],
+                  version=raw["version"], current_domain=current)
 
 
 class Metadata(Mapping):

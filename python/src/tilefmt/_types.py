@@ -82,3 +82,35 @@ def encode(tiledb_type, value):
         if not info.min <= int(arr) <= info.max:
             raise ValueError("%r is out of range for type %s" % (value, tiledb_type))
     return arr.astype(dt).tobytes()
+
+
+_FROM_NUMPY = {np.dtype(v).str if k not in _BYTES and not k.startswith("STRING") and k != "ANY" else None: k
+               for k, v in _BASE.items()}
+_FROM_NUMPY.pop(None, None)
+_FROM_NUMPY[np.dtype("?").str] = "BOOL"
+
+
+def tiledb_type_of(dtype, dimension=False):
+    """The TileDB type for a NumPy dtype (or "ascii", "blob", str, bytes),
+    as TileDB-Py maps them: str is UTF-8 (ASCII for dimensions), bytes CHAR."""
+    if isinstance(dtype, str) and dtype in ("ascii", "blob"):
+        return "STRING_ASCII" if dtype == "ascii" else "BLOB"
+    dt = np.dtype(dtype)
+    if dt.kind == "U":
+        return "STRING_ASCII" if dimension else "STRING_UTF8"
+    if dt.kind == "S":
+        return "STRING_ASCII" if dimension else "CHAR"
+    try:
+        return _FROM_NUMPY[dt.str]
+    except KeyError:
+        raise TypeError("tilefmt: no TileDB type for %r" % (dtype,)) from None
+
+
+def var_by_default(dtype):
+    """Whether TileDB-Py makes an attribute of this dtype var-size."""
+    if isinstance(dtype, str) and dtype == "ascii":
+        return True
+    if isinstance(dtype, str) and dtype == "blob":
+        return False
+    dt = np.dtype(dtype)
+    return dt.kind in "US" and dt.itemsize == 0
