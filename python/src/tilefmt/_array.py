@@ -278,13 +278,20 @@ def _timestamps(timestamp):
 
 
 def open(uri, mode="r", key=None, timestamp=None):
-    """Opens the TileDB array at `uri` for reading.
+    """Opens the TileDB array at `uri` (for reading unless `mode` is "w").
 
     `key`: the AES-256-GCM key of an encrypted array (32 bytes, str or
     bytes). `timestamp`: read as of this time (ms since the epoch), or a
-    (start, end) pair, as in TileDB-Py. The result is a context manager."""
+    (start, end) pair, as in TileDB-Py. The result is a context manager.
+    Mode "w" opens it for writing (tilefmt.ArrayWriter; `timestamp` then
+    names the fragments' time)."""
+    if mode == "w":
+        if key:
+            raise ValueError("tilefmt: encrypted arrays cannot be written yet")
+        from ._write import ArrayWriter
+        return ArrayWriter(uri, timestamp=timestamp)
     if mode != "r":
-        raise ValueError("tilefmt.open: only mode \"r\" is supported")
+        raise ValueError('tilefmt.open: mode must be "r" or "w"')
     return Array(uri, key=key, timestamp=timestamp)
 
 
@@ -739,8 +746,9 @@ def _encode_ranges(schema, ranges):
 
 def _unpack_var(tiledb_type, values, offsets):
     """Var-size cells as an object array: str for UTF-8, bytes for other
-    characters, NumPy arrays for numbers. Characters lose their trailing
-    NULs, as they do through TileDB-Py's NumPy strings."""
+    characters, NumPy arrays for numbers. UTF-8 and ASCII strings lose
+    their trailing NULs, as they do through TileDB-Py's NumPy strings;
+    CHAR and BLOB bytes keep them, as in TileDB-Py."""
     raw = values.tobytes()
     n = len(offsets)
     ends = np.empty(n, dtype=np.uint64)
@@ -753,9 +761,12 @@ def _unpack_var(tiledb_type, values, offsets):
     if tiledb_type == "STRING_UTF8":
         for i in range(n):
             out[i] = raw[starts[i]:stops[i]].rstrip(b"\0").decode("utf-8", "surrogateescape")
-    elif _types.is_string(tiledb_type):
+    elif tiledb_type == "STRING_ASCII":
         for i in range(n):
             out[i] = raw[starts[i]:stops[i]].rstrip(b"\0")
+    elif _types.is_string(tiledb_type):
+        for i in range(n):
+            out[i] = raw[starts[i]:stops[i]]
     else:
         dt = _types.base_dtype(tiledb_type)
         typed = values.view(dt)
