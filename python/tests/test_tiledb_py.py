@@ -327,3 +327,22 @@ def test_bad_condition():
         A.query(cond="nope > 3")
     with pytest.raises(ValueError):
         A.query(cond="a >")
+
+
+def test_results_are_not_copied():
+    # Fixed-size results are views of the buffers the reader filled (their
+    # memory belongs to the extension), not arrays NumPy allocated.
+    with tilefmt.open(path("dense_1d_int32")) as A:
+        a = A[:]["a"]
+        assert not a.flags.owndata and a.base is not None
+
+
+def test_threads():
+    # Reads from several threads at once (the GIL is released while tiles
+    # decode) give the answers of a read alone.
+    import concurrent.futures
+    A = tilefmt.open(path("sparse_2d_duplicates"))
+    want = A.query(order="G")[:]
+    with concurrent.futures.ThreadPoolExecutor(4) as ex:
+        for got in ex.map(lambda _: A.query(order="G")[:], range(8)):
+            same(got, want, "threaded read")
