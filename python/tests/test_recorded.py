@@ -4,6 +4,7 @@ queries on the committed arrays and, when the interop corpus is there
 corpus: the same queries through tilefmt's Python API, compared byte for
 byte as the C++ checker compares them (tests/support/recorded_queries.hpp)."""
 
+import functools
 import json
 import math
 import os
@@ -39,7 +40,9 @@ def _corpus():
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def _corpus_keys():
+    """Encryption keys of the corpus arrays (its manifest is large: read once)."""
     if not CORPUS or not os.path.isfile(os.path.join(CORPUS, "manifest.json")):
         return {}
     with open(os.path.join(CORPUS, "manifest.json")) as f:
