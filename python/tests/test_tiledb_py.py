@@ -346,3 +346,14 @@ def test_threads():
     with concurrent.futures.ThreadPoolExecutor(4) as ex:
         for got in ex.map(lambda _: A.query(order="G")[:], range(8)):
             same(got, want, "threaded read")
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("sel", [(slice(2, 5), slice(3, 7)), (slice(None), 4)], ids=repr)
+def test_dense_coords(order, sel):
+    A, T = both("dense_2d_tilecol_cellcol")
+    check(lambda: A.query(coords=True, order=order)[sel], lambda: T.query(coords=True, order=order)[sel],
+          "query(coords=True)[%r]" % (sel,))
+    msel = tuple(slice(s.start, s.stop - 1) if isinstance(s, slice) and s.stop else s for s in sel)
+    check(lambda: A.query(coords=True, order=order).multi_index[msel],
+          lambda: T.query(coords=True, order=order).multi_index[msel], "multi_index[%r]" % (msel,))
