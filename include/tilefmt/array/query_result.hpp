@@ -100,6 +100,10 @@ public:
   /// A var-size attribute's byte offsets into bytes(name), one per cell.
   const std::vector<std::uint64_t>& byte_offsets(std::string_view name) const { return at(name).offsets; }
 
+  /// Moves the fields out, buffers and all: for callers that hand them on
+  /// (the Python binding gives them to NumPy) instead of copying them.
+  std::vector<detail::result_field> release_fields() && { return std::move(fields_); }
+
   query_result() = default;
 
 private:

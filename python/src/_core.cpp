@@ -1,0 +1,527 @@
+// tilefmt._core: the compiled half of the Python package. It keeps to what
+// Python cannot do quickly (opening an array, running a query, decoding
+// tiles) and hands results over as NumPy arrays of the bytes the readers
+// filled; the Python half (src/tilefmt/) turns them into typed arrays,
+// parses conditions and mimics TileDB-Py's indexing.
+//
+// Values cross as raw little-endian bytes plus the TileDB type name, so
+// that this file needs no per-type code: the Python side picks the dtype.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tilefmt/array/query.hpp"
+#include "tilefmt/array/writer.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+namespace ta = tilefmt::array;
+namespace tf = tilefmt::format;
+
+namespace {
+
+nb::bytes to_bytes(std::span<const std::byte> b) { return nb::bytes(reinterpret_cast<const char*>(b.data()), b.size()); }
+
+std::vector<std::byte> from_bytes(const nb::bytes& b) {
+  const auto* p = reinterpret_cast<const std::byte*>(b.c_str());
+  return {p, p + b.size()};
+}
+
+std::string type_name(tf::Datatype t) { return std::string(tf::codec_enum_name(t)); }
+
+std::string layout_name(tf::Layout l) {
+  switch (l) {
+  case tf::Layout::ROW_MAJOR: return "row-major";
+  case tf::Layout::COL_MAJOR: return "col-major";
+  case tf::Layout::GLOBAL_ORDER: return "global";
+  case tf::Layout::UNORDERED: return "unordered";
+  case tf::Layout::HILBERT: return "hilbert";
+  }
+  return "unknown";
+}
+
+/// A vector handed to NumPy without a copy: the array owns it through a capsule.
+template <class V>
+nb::ndarray<nb::numpy> to_numpy(V&& v, nb::dlpack::dtype dt, std::size_t elem) {
+  auto* owner = new std::decay_t<V>(std::forward<V>(v));
+  nb::capsule del(owner, [](void* p) noexcept { delete static_cast<std::decay_t<V>*>(p); });
+  const std::size_t n = owner->size() * sizeof(typename std::decay_t<V>::value_type) / elem;
+  return nb::ndarray<nb::numpy>(owner->data(), {n}, del, {}, dt);
+}
+
+/// The dimension ranges from Python: per dimension, a list of (lo, hi)
+/// pairs of ints, floats or bytes (strings arrive encoded).
+void add_ranges(ta::query& q, const ta::array_reader& arr, const nb::list& ranges) {
+  const auto& dims = arr.schema().domain.dimensions.value;
+  if (ranges.size() > dims.size()) throw std::invalid_argument("tilefmt: more ranges than dimensions");
+  for (std::size_t d = 0; d < ranges.size(); ++d) {
+    const tf::Datatype t = dims[d].type.value;
+    for (nb::handle r : nb::cast<nb::list>(ranges[d])) {
+      auto pair = nb::cast<nb::tuple>(r);
+      nb::handle lo = pair[0], hi = pair[1];
+      if (nb::isinstance<nb::bytes>(lo)) {
+        auto l = nb::cast<nb::bytes>(lo), h = nb::cast<nb::bytes>(hi);
+        q.add_range(d, std::string_view(l.c_str(), l.size()), std::string_view(h.c_str(), h.size()));
+      } else if (tf::is_float(t)) {
+        q.add_range(d, nb::cast<double>(lo), nb::cast<double>(hi));
+      } else if (t == tf::Datatype::UINT64) {
+        q.add_range(d, nb::cast<std::uint64_t>(lo), nb::cast<std::uint64_t>(hi));
+      } else {
+        q.add_range(d, nb::cast<std::int64_t>(lo), nb::cast<std::int64_t>(hi));
+      }
+    }
+  }
+}
+
+tf::QueryConditionOp op_of(const std::string& s) {
+  using O = tf::QueryConditionOp;
+  if (s == "<") return O::LT;
+  if (s == "<=") return O::LE;
+  if (s == ">") return O::GT;
+  if (s == ">=") return O::GE;
+  if (s == "==") return O::EQ;
+  if (s == "!=") return O::NE;
+  if (s == "in") return O::IN;
+  if (s == "not in") return O::NOT_IN;
+  throw std::invalid_argument("tilefmt: unknown condition operator \"" + s + "\"");
+}
+
+/// A condition from the tree the Python parser builds (tilefmt/_condition.py):
+/// ("and"|"or", [children]), ("not", child), ("cmp", field, op, value bytes
+/// or None for null tests, label), ("set", field, op, [value bytes], label).
+ta::condition condition_of(nb::handle h) {
+  auto t = nb::cast<nb::tuple>(h);
+  const auto kind = nb::cast<std::string>(t[0]);
+  if (kind == "and" || kind == "or") {
+    auto children = nb::cast<nb::list>(t[1]);
+    if (children.size() == 0) throw std::invalid_argument("tilefmt: empty condition");
+    ta::condition c = condition_of(children[0]);
+    for (std::size_t i = 1; i < children.size(); ++i)
+      c = kind == "and" ? std::move(c) && condition_of(children[i]) : std::move(c) || condition_of(children[i]);
+    return c;
+  }
+  if (kind == "not") return !condition_of(t[1]);
+  tf::ConditionNode n;
+  n.node_type = tf::ConditionNodeType::VALUE;
+  n.value->field_name.value = nb::cast<std::string>(t[1]);
+  n.value->op = op_of(nb::cast<std::string>(t[2]));
+  const bool label = nb::cast<bool>(t[4]);
+  if (kind == "cmp") {
+    if (!t[3].is_none()) n.value->value.value = from_bytes(nb::cast<nb::bytes>(t[3]));
+  } else if (kind == "set") {
+    std::vector<std::uint64_t> offsets;
+    for (nb::handle v : nb::cast<nb::list>(t[3])) {
+      offsets.push_back(n.value->value.value.size());
+      auto b = from_bytes(nb::cast<nb::bytes>(v));
+      n.value->value.value.insert(n.value->value.value.end(), b.begin(), b.end());
+    }
+    n.value->offsets->value.resize(offsets.size() * 8);
+    for (std::size_t i = 0; i < offsets.size(); ++i)
+      tilefmt::codec::store_le<std::uint64_t>(n.value->offsets->value.data() + 8 * i, offsets[i]);
+  } else {
+    throw std::invalid_argument("tilefmt: unknown condition node \"" + kind + "\"");
+  }
+  return ta::condition(std::move(n), label);
+}
+
+ta::query_layout layout_of(const std::string& s) {
+  if (s == "C") return ta::query_layout::row_major;
+  if (s == "F") return ta::query_layout::col_major;
+  if (s == "G") return ta::query_layout::global_order;
+  if (s == "U") return ta::query_layout::unordered;
+  throw std::invalid_argument("tilefmt: order must be \"C\", \"F\", \"G\" or \"U\", not \"" + s + "\"");
+}
+
+ta::aggregate_op agg_of(const std::string& s) {
+  if (s == "count") return ta::aggregate_op::count;
+  if (s == "sum") return ta::aggregate_op::sum;
+  if (s == "min") return ta::aggregate_op::min;
+  if (s == "max") return ta::aggregate_op::max;
+  if (s == "mean") return ta::aggregate_op::mean;
+  if (s == "null_count") return ta::aggregate_op::null_count;
+  throw std::invalid_argument("tilefmt: unknown aggregate \"" + s + "\"");
+}
+
+nb::dict range_dict(const tf::Range1D& r) {
+  nb::dict d;
+  d["lo"] = to_bytes(r.lo());
+  d["hi"] = to_bytes(r.hi());
+  return d;
+}
+
+class py_array {
+public:
+  py_array(const std::string& path, const nb::bytes& key, std::uint64_t t0, std::uint64_t t1) {
+    ta::open_options opt;
+    opt.encryption_key.assign(reinterpret_cast<const std::uint8_t*>(key.c_str()),
+                              reinterpret_cast<const std::uint8_t*>(key.c_str()) + key.size());
+    opt.timestamp_start = t0;
+    opt.timestamp_end = t1;
+    nb::gil_scoped_release unlocked;
+    arr_ = std::make_unique<ta::array_reader>(path, std::move(opt));
+  }
+
+  nb::dict schema() const {
+    const auto& s = arr_->schema();
+    nb::dict out;
+    out["sparse"] = s.is_sparse();
+    out["allows_duplicates"] = bool(s.allows_dups.value);
+    out["cell_order"] = layout_name(s.cell_order);
+    out["tile_order"] = layout_name(s.tile_order);
+    out["capacity"] = s.capacity;
+    out["version"] = s.version.value;
+    nb::list dims;
+    for (const auto& d : s.domain.dimensions.value) {
+      nb::dict x;
+      x["name"] = d.name.value;
+      x["type"] = type_name(d.type.value);
+      x["var"] = d.is_var();
+      x["domain"] = to_bytes(d.domain.value);
+      x["tile"] = d.has_tile_extent() ? nb::object(to_bytes(d.tile_extent.value)) : nb::none();
+      dims.append(x);
+    }
+    out["dims"] = dims;
+    nb::list attrs;
+    for (const auto& a : s.attributes.value) {
+      nb::dict x;
+      x["name"] = a.name.value;
+      x["type"] = type_name(a.type);
+      x["cell_val_num"] = a.is_var() ? 0u : a.cell_val_num;
+      x["var"] = a.is_var();
+      x["nullable"] = bool(a.nullable.value);
+      x["fill"] = to_bytes(a.fill());
+      x["enumeration"] = a.enumeration_name->value;
+      attrs.append(x);
+    }
+    out["attrs"] = attrs;
+    nb::list cd;
+    if (!s.current_domain->empty)
+      for (const auto& r : s.current_domain->ndrectangle->ranges) cd.append(range_dict(r));
+    out["current_domain"] = cd;
+    return out;
+  }
+
+  nb::list fragments() const {
+    nb::list out;
+    for (const auto& f : arr_->fragments()) {
+      nb::dict x;
+      x["uri"] = f.path().string();
+      x["name"] = f.name().stem();
+      x["timestamp_range"] = nb::make_tuple(f.timestamp_start(), f.timestamp_end());
+      x["version"] = f.format_version();
+      x["sparse"] = !f.dense();
+      x["cell_num"] = f.cell_num();
+      nb::list ned;
+      for (const auto& r : f.non_empty_domain().ranges) ned.append(range_dict(r));
+      x["nonempty_domain"] = ned;
+      out.append(x);
+    }
+    return out;
+  }
+
+  nb::dict metadata() const {
+    nb::dict out;
+    for (const auto& [k, e] : arr_->metadata().entries())
+      out[nb::str(k.data(), k.size())] = nb::make_tuple(type_name(e.type()), e.num(), to_bytes(e.bytes()));
+    return out;
+  }
+
+  /// (type, cell_val_num (0: var), data, offsets) of enumeration `name`.
+  nb::tuple enumeration(const std::string& name) const {
+    const auto e = arr_->enumeration(name);
+    return nb::make_tuple(type_name(e.type), e.is_var() ? 0u : e.cell_val_num, to_bytes(e.data.value), e.offset_values());
+  }
+
+  /// Runs a query: a list of (name, var, values uint8, offsets uint64 or
+  /// None, validity uint8 or None) and the cell count.
+  nb::tuple read(const nb::list& ranges, std::optional<std::vector<std::string>> attrs, const std::string& order,
+                 nb::object cond) const {
+    auto q = arr_->query();
+    add_ranges(q, *arr_, ranges);
+    q.layout(layout_of(order));
+    if (attrs) q.attributes(*attrs);
+    if (!cond.is_none()) q.where(condition_of(cond));
+    ta::query_result r;
+    {
+      nb::gil_scoped_release unlocked;  // tiles decode on the readers' threads meanwhile
+      r = q.read();
+    }
+    const std::uint64_t cells = r.cell_num();
+    nb::list fields;
+    const auto u8 = nb::dtype<std::uint8_t>();
+    for (auto& f : std::move(r).release_fields()) {
+      nb::object offsets = nb::none(), validity = nb::none();
+      if (f.var) offsets = nb::cast(to_numpy(std::move(f.offsets), nb::dtype<std::uint64_t>(), 8));
+      if (f.nullable) validity = nb::cast(to_numpy(std::move(f.validity), u8, 1));
+      fields.append(nb::make_tuple(f.name, f.var, to_numpy(std::move(f.values), u8, 1), offsets, validity));
+    }
+    return nb::make_tuple(fields, cells);
+  }
+
+  nb::list aggregate(const nb::list& ranges, nb::object cond, const std::vector<std::pair<std::string, std::string>>& what) const {
+    auto q = arr_->query();
+    add_ranges(q, *arr_, ranges);
+    if (!cond.is_none()) q.where(condition_of(cond));
+    std::vector<std::pair<ta::aggregate_op, std::string>> ops;
+    for (const auto& [op, field] : what) ops.emplace_back(agg_of(op), field);
+    std::vector<ta::aggregate_value> values;
+    {
+      nb::gil_scoped_release unlocked;
+      values = q.aggregate(ops);
+    }
+    nb::list out;
+    for (const auto& v : values) {
+      if (std::holds_alternative<std::monostate>(v)) out.append(nb::none());
+      else if (const auto* i = std::get_if<std::int64_t>(&v)) out.append(*i);
+      else if (const auto* u = std::get_if<std::uint64_t>(&v)) out.append(*u);
+      else if (const auto* d = std::get_if<double>(&v)) out.append(*d);
+      else out.append(nb::bytes(std::get<std::string>(v).data(), std::get<std::string>(v).size()));
+    }
+    return out;
+  }
+
+private:
+  std::unique_ptr<ta::array_reader> arr_;
+};
+
+// ---------------------------------------------------------------------------
+// Writing. Cells arrive as NumPy buffers of little-endian bytes with the
+// size of one value; the writers check them against the schema.
+// ---------------------------------------------------------------------------
+
+tf::Datatype datatype_of_name(const std::string& name) {
+  for (std::uint8_t i = 0; tf::codec_enum_valid(static_cast<tf::Datatype>(i)); ++i)
+    if (tf::codec_enum_name(static_cast<tf::Datatype>(i)) == name) return static_cast<tf::Datatype>(i);
+  throw std::invalid_argument("tilefmt: unknown datatype \"" + name + "\"");
+}
+
+tf::Layout layout_of_name(const std::string& s) {
+  if (s == "row-major") return tf::Layout::ROW_MAJOR;
+  if (s == "col-major") return tf::Layout::COL_MAJOR;
+  if (s == "hilbert") return tf::Layout::HILBERT;
+  throw std::invalid_argument("tilefmt: unknown order \"" + s + "\" (row-major, col-major or hilbert)");
+}
+
+/// A filter list from (name, level or None) pairs: compressors take the
+/// level, the others none.
+tf::FilterPipeline pipeline_of(const nb::list& filters) {
+  tf::FilterPipeline p;
+  for (nb::handle h : filters) {
+    auto t = nb::cast<nb::tuple>(h);
+    const auto name = nb::cast<std::string>(t[0]);
+    const std::int32_t level = t[1].is_none() ? -1 : nb::cast<std::int32_t>(t[1]);
+    std::optional<tf::FilterType> type;
+    for (std::uint8_t i = 0; tf::codec_enum_valid(static_cast<tf::FilterType>(i)); ++i)
+      if (tf::codec_enum_name(static_cast<tf::FilterType>(i)) == name) type = static_cast<tf::FilterType>(i);
+    if (!type) throw std::invalid_argument("tilefmt: unknown filter \"" + name + "\"");
+    switch (*type) {
+    case tf::FilterType::GZIP: case tf::FilterType::ZSTD: case tf::FilterType::LZ4: case tf::FilterType::RLE:
+    case tf::FilterType::BZIP2: case tf::FilterType::DICTIONARY:
+      p.filters.value.push_back(tf::compression_pipeline(*type, level).filters.value.front());
+      break;
+    case tf::FilterType::BITSHUFFLE: case tf::FilterType::BYTESHUFFLE: case tf::FilterType::CHECKSUM_MD5:
+    case tf::FilterType::CHECKSUM_SHA256: case tf::FilterType::NONE:
+      p.filters.value.push_back(tf::Filter::make(*type));
+      break;
+    default:
+      throw std::invalid_argument("tilefmt: the filter " + name + " cannot be declared from Python yet");
+    }
+  }
+  return p;
+}
+
+/// A schema from the dict tilefmt/_array.py builds (the form schema() returns).
+tf::ArraySchema schema_of(const nb::dict& d) {
+  tf::array_schema_options o;
+  o.type = nb::cast<bool>(d["sparse"]) ? tf::ArrayType::SPARSE : tf::ArrayType::DENSE;
+  o.cell_order = layout_of_name(nb::cast<std::string>(d["cell_order"]));
+  o.tile_order = layout_of_name(nb::cast<std::string>(d["tile_order"]));
+  o.capacity = nb::cast<std::uint64_t>(d["capacity"]);
+  o.allows_dups = nb::cast<bool>(d["allows_duplicates"]);
+  for (nb::handle h : nb::cast<nb::list>(d["dims"])) {
+    auto x = nb::cast<nb::dict>(h);
+    tf::Dimension dim;
+    if (nb::cast<bool>(x["var"])) {
+      dim = tf::make_string_dimension(nb::cast<std::string>(x["name"]));
+    } else {
+      dim.name.value = nb::cast<std::string>(x["name"]);
+      dim.type.value = datatype_of_name(nb::cast<std::string>(x["type"]));
+      dim.cell_val_num.value = 1;
+      dim.domain.value = from_bytes(nb::cast<nb::bytes>(x["domain"]));
+      dim.domain_size.value = dim.domain.size();
+      if (x["tile"].is_none()) {
+        dim.null_tile_extent = 1;
+      } else {
+        dim.null_tile_extent = 0;
+        dim.tile_extent.value = from_bytes(nb::cast<nb::bytes>(x["tile"]));
+      }
+    }
+    dim.filters.value = pipeline_of(nb::cast<nb::list>(x["filters"]));
+    o.dimensions.push_back(std::move(dim));
+  }
+  for (nb::handle h : nb::cast<nb::list>(d["attrs"])) {
+    auto x = nb::cast<nb::dict>(h);
+    tf::attribute_options a;
+    a.name = nb::cast<std::string>(x["name"]);
+    a.type = datatype_of_name(nb::cast<std::string>(x["type"]));
+    const auto cvn = nb::cast<std::uint32_t>(x["cell_val_num"]);
+    a.cell_val_num = cvn == 0 ? tf::var_num : cvn;
+    a.nullable = nb::cast<bool>(x["nullable"]);
+    a.filters = pipeline_of(nb::cast<nb::list>(x["filters"]));
+    if (!x["fill"].is_none()) a.fill_value = from_bytes(nb::cast<nb::bytes>(x["fill"]));
+    o.attributes.push_back(tf::make_attribute(std::move(a)));
+  }
+  return tf::make_array_schema(std::move(o));
+}
+
+std::string create_array(const std::string& path, const nb::dict& schema) {
+  return ta::create(path, schema_of(schema));
+}
+
+template <class F>
+void with_unsigned(std::size_t size, F&& f) {
+  switch (size) {
+  case 1: f.template operator()<std::uint8_t>(); break;
+  case 2: f.template operator()<std::uint16_t>(); break;
+  case 4: f.template operator()<std::uint32_t>(); break;
+  case 8: f.template operator()<std::uint64_t>(); break;
+  default: throw std::invalid_argument("tilefmt: values of " + std::to_string(size) + " bytes");
+  }
+}
+
+using u8_array = nb::ndarray<const std::uint8_t, nb::ndim<1>, nb::c_contig>;
+using u64_array = nb::ndarray<const std::uint64_t, nb::ndim<1>, nb::c_contig>;
+
+/// One attribute's cells: (values as bytes, bytes per value, offsets in
+/// values (var-size) or None, validity or None).
+template <class Fragment>
+void set_attribute(Fragment& frag, const std::string& name, nb::handle h) {
+  auto t = nb::cast<nb::tuple>(h);
+  auto values = nb::cast<u8_array>(t[0]);
+  const auto size = nb::cast<std::size_t>(t[1]);
+  std::span<const std::uint8_t> validity;
+  std::optional<u8_array> valid_array;
+  if (!t[3].is_none()) {
+    valid_array = nb::cast<u8_array>(t[3]);
+    validity = {valid_array->data(), valid_array->shape(0)};
+  }
+  with_unsigned(size, [&]<class T>() {
+    std::span<const T> cells(reinterpret_cast<const T*>(values.data()), values.shape(0) / sizeof(T));
+    if (t[2].is_none()) {
+      frag.template set<T>(name, cells, validity);
+    } else {
+      auto offsets = nb::cast<u64_array>(t[2]);
+      frag.template set_var<T>(name, cells, std::span<const std::uint64_t>(offsets.data(), offsets.shape(0)), validity);
+    }
+  });
+}
+
+std::string write_dense(const std::string& path, const std::vector<std::pair<std::int64_t, std::int64_t>>& subarray,
+                        const nb::dict& attrs, std::optional<std::uint64_t> timestamp) {
+  ta::dense_fragment frag(path, subarray, ta::cell_layout::row_major);
+  for (auto [k, v] : attrs) set_attribute(frag, nb::cast<std::string>(k), v);
+  ta::write_options opt;
+  opt.timestamp = timestamp;
+  nb::gil_scoped_release unlocked;  // tiles encode meanwhile
+  return frag.commit(opt);
+}
+
+/// coords: dimension name to (values as bytes, bytes per value, is float)
+/// or a list of bytes (string dimensions).
+std::string write_sparse(const std::string& path, const nb::dict& coords, const nb::dict& attrs,
+                         std::optional<std::uint64_t> timestamp) {
+  ta::sparse_fragment frag(path);
+  for (auto [k, v] : coords) {
+    const auto name = nb::cast<std::string>(k);
+    if (nb::isinstance<nb::list>(v)) {
+      std::vector<std::string> strings;
+      for (nb::handle s : nb::cast<nb::list>(v)) {
+        auto b = nb::cast<nb::bytes>(s);
+        strings.emplace_back(b.c_str(), b.size());
+      }
+      frag.set_coords(name, strings);
+      continue;
+    }
+    auto t = nb::cast<nb::tuple>(v);
+    auto values = nb::cast<u8_array>(t[0]);
+    const auto size = nb::cast<std::size_t>(t[1]);
+    const bool is_float = nb::cast<bool>(t[2]);
+    auto set = [&]<class T>() {
+      frag.template set_coords<T>(name, std::span<const T>(reinterpret_cast<const T*>(values.data()), values.shape(0) / sizeof(T)));
+    };
+    if (is_float && size == 4) set.template operator()<float>();
+    else if (is_float) set.template operator()<double>();
+    else with_unsigned(size, set);
+  }
+  for (auto [k, v] : attrs) set_attribute(frag, nb::cast<std::string>(k), v);
+  ta::write_options opt;
+  opt.timestamp = timestamp;
+  nb::gil_scoped_release unlocked;
+  return frag.commit(opt);
+}
+
+/// Metadata entries: key to (type name, value count, bytes), or None to
+/// delete the key.
+std::string write_metadata(const std::string& path, const nb::dict& entries, std::optional<std::uint64_t> timestamp) {
+  ta::metadata_writer w(path);
+  for (auto [k, v] : entries) {
+    const auto key = nb::cast<std::string>(k);
+    if (v.is_none()) {
+      w.remove(key);
+      continue;
+    }
+    auto t = nb::cast<nb::tuple>(v);
+    tf::MetadataEntry e;
+    e.key.value = key;
+    e.value->type = datatype_of_name(nb::cast<std::string>(t[0]));
+    e.value->num = nb::cast<std::uint32_t>(t[1]);
+    e.value->bytes.value = from_bytes(nb::cast<nb::bytes>(t[2]));
+    w.put(std::move(e));
+  }
+  ta::write_options opt;
+  opt.timestamp = timestamp;
+  return w.commit(opt);
+}
+
+} // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "tilefmt's compiled reader (use the tilefmt package, not this module)";
+  nb::class_<py_array>(m, "Array")
+      .def(nb::init<const std::string&, const nb::bytes&, std::uint64_t, std::uint64_t>(), "path"_a, "key"_a,
+           "timestamp_start"_a, "timestamp_end"_a)
+      .def("schema", &py_array::schema)
+      .def("fragments", &py_array::fragments)
+      .def("metadata", &py_array::metadata)
+      .def("enumeration", &py_array::enumeration)
+      .def("read", &py_array::read, "ranges"_a, "attrs"_a.none(), "order"_a, "cond"_a.none())
+      .def("aggregate", &py_array::aggregate, "ranges"_a, "cond"_a.none(), "what"_a);
+  m.def("create", &create_array, "path"_a, "schema"_a);
+  m.def("write_dense", &write_dense, "path"_a, "subarray"_a, "attrs"_a, "timestamp"_a.none());
+  m.def("write_sparse", &write_sparse, "path"_a, "coords"_a, "attrs"_a, "timestamp"_a.none());
+  m.def("write_metadata", &write_metadata, "path"_a, "entries"_a, "timestamp"_a.none());
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const tilefmt::format_error& e) {
+      PyErr_SetString(PyExc_OSError, e.what());
+    } catch (const tilefmt::storage::io_error& e) {
+      PyErr_SetString(PyExc_OSError, e.what());
+    }
+  });
+}
+
+// nanobind's runtime, compiled here rather than as a second translation
+// unit: the extension builds in one compiler run.
+#include "nb_combined.cpp"

@@ -1,0 +1,23 @@
+"""tilefmt: read TileDB arrays without libtiledb.
+
+    import tilefmt
+    with tilefmt.open("path/to/array") as A:
+        A.schema, A.nonempty_domain(), A.fragments, dict(A.meta)
+        A[1:11]                                   # TileDB-Py's slicing
+        A.multi_index[1:10, [(2, 3), 7]]          # inclusive ranges
+        A.query(attrs=["a"], cond="a > 5", order="F").multi_index[:]
+        A.query(attrs=["a"]).agg(["sum", "max"])[:]
+
+    tilefmt.create("new", tilefmt.Schema(domain=tilefmt.Domain(tilefmt.Dim("d", (1, 100), 10, np.int32)),
+                                         attrs=[tilefmt.Attr("a", np.float64)]))
+    with tilefmt.open("new", "w") as A:
+        A[1:51] = {"a": np.arange(50.0)}
+        A.meta["unit"] = "m"
+"""
+
+from ._array import Array, Attr, Dim, Domain, Fragment, Metadata, Query, Schema, open
+from ._write import ArrayWriter, create
+
+__all__ = ["open", "create", "Array", "ArrayWriter", "Query", "Schema", "Domain", "Dim", "Attr", "Fragment",
+           "Metadata"]
+__version__ = "0.1.0"

@@ -1,0 +1,220 @@
+"""Writing: creating arrays, dense and sparse fragments, array metadata,
+with TileDB-Py's forms (``tilefmt.create``, ``open(uri, "w")``,
+``A[lo:hi] = {...}``, ``A[I, J] = {...}``, ``A.meta[key] = value``)."""
+
+import numpy as np
+
+from . import _core, _types
+from ._array import Array, Schema, _encode_ranges, _replace_ellipsis
+
+
+def _schema_dict(schema):
+    dims = []
+    for d in schema.domain.dims:
+        x = {"name": d.name, "type": d.tiledb_type, "var": d.var,
+             "filters": [tuple(f) for f in d.filters], "domain": b"", "tile": None}
+        if not d.var:
+            if d.domain[0] is None or d.domain[1] is None:
+                raise ValueError("tilefmt.create: dimension %r needs a domain" % d.name)
+            x["domain"] = _types.encode(d.tiledb_type, d.domain[0]) + _types.encode(d.tiledb_type, d.domain[1])
+            if d.tile is not None:
+                x["tile"] = _types.encode(d.tiledb_type, d.tile)
+        dims.append(x)
+    attrs = []
+    for a in schema.attrs:
+        fill = None
+        if a.fill is not None:
+            fill = _types.encode(a.tiledb_type, a.fill)
+        attrs.append({"name": a.name, "type": a.tiledb_type, "cell_val_num": a.cell_val_num, "nullable": a.nullable,
+                      "filters": [tuple(f) for f in a.filters], "fill": fill})
+    return {"sparse": schema.sparse, "cell_order": schema.cell_order, "tile_order": schema.tile_order or "row-major",
+            "capacity": schema.capacity, "allows_duplicates": schema.allows_duplicates, "dims": dims, "attrs": attrs}
+
+
+def create(uri, schema):
+    """Creates an empty array at `uri` with `schema` (a tilefmt.Schema),
+    as TileDB 2.30 would (format 22)."""
+    if not isinstance(schema, Schema):
+        raise TypeError("tilefmt.create: schema must be a tilefmt.Schema")
+    _core.create(str(uri), _schema_dict(schema))
+
+
+def _cells(attr, value, n=None):
+    """An attribute's cells as the compiled writer takes them: (bytes,
+    bytes per value, offsets or None, validity or None)."""
+    validity = None
+    if isinstance(value, np.ma.MaskedArray):
+        validity = (~np.ma.getmaskarray(value)).ravel().astype(np.uint8)
+        value = value.data
+    elif attr.nullable:
+        validity = np.ones(np.size(value) if n is None else n, dtype=np.uint8)
+    if attr.var:
+        base = _types.base_dtype(attr.tiledb_type)
+        parts, offsets, pos = [], [], 0
+        for cell in np.asarray(value, dtype=object).ravel():
+            if isinstance(cell, str):
+                b = cell.encode("utf-8")
+            elif isinstance(cell, (bytes, bytearray)):
+                b = bytes(cell)
+            else:
+                b = np.ascontiguousarray(cell, dtype=base).tobytes()
+            offsets.append(pos // base.itemsize)
+            parts.append(b)
+            pos += len(b)
+        data = np.frombuffer(b"".join(parts), dtype=np.uint8)
+        return (data, base.itemsize, np.array(offsets, dtype=np.uint64), validity)
+    base = _types.base_dtype(attr.tiledb_type)
+    arr = np.asarray(value)
+    if arr.dtype.kind in "mM" and base.kind in "mM":
+        arr = arr.astype(base)
+    arr = np.ascontiguousarray(arr.astype(base.newbyteorder("<"), copy=False).ravel())
+    return (arr.view(np.uint8), base.itemsize, None, validity)
+
+
+def _pack_meta(value):
+    """A metadata value as (TileDB type, count, bytes), as TileDB-Py packs it."""
+    if isinstance(value, str):
+        b = value.encode("utf-8")
+        return ("STRING_UTF8", len(b), b)
+    if isinstance(value, (bytes, bytearray)):
+        return ("BLOB", len(value), bytes(value))
+    if isinstance(value, np.generic):
+        t = _types.tiledb_type_of(value.dtype)
+        return (t, 1, np.asarray(value).astype(_types.base_dtype(t)).tobytes())
+    if isinstance(value, (bool, int, float)):
+        value = (value,)
+    if isinstance(value, (tuple, list)):
+        if any(isinstance(v, float) for v in value):
+            return ("FLOAT64", len(value), np.array(value, dtype="<f8").tobytes())
+        if all(isinstance(v, int) for v in value):
+            return ("INT64", len(value), np.array(value, dtype="<i8").tobytes())
+    raise TypeError("tilefmt: cannot store %r as metadata" % (value,))
+
+
+class ArrayWriter:
+    """An array opened for writing (``tilefmt.open(uri, "w")``): each
+    assignment writes one fragment; metadata assignments are written
+    together when the array is closed."""
+
+    def __init__(self, uri, timestamp=None):
+        self.uri = str(uri)
+        with Array(self.uri) as r:
+            self.schema = r.schema
+        self.timestamp = timestamp
+        self._meta = {}
+        self.meta = _MetaWriter(self._meta)
+        self._open = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def mode(self):
+        return "w"
+
+    def close(self):
+        """Writes the pending metadata and closes the array."""
+        if self._open and self._meta:
+            _core.write_metadata(self.uri, self._meta, self.timestamp)
+            self._meta.clear()
+        self._open = False
+
+    def _values(self, value):
+        if not isinstance(value, dict):
+            if len(self.schema.attrs) != 1:
+                raise ValueError("tilefmt: give a dict of values, one per attribute")
+            value = {self.schema.attrs[0].name: value}
+        names = [a.name for a in self.schema.attrs]
+        missing = [n for n in names if n not in value]
+        if missing:
+            raise ValueError("tilefmt: no values for the attributes %s" % missing)
+        extra = [k for k in value if k not in names and not self.schema.domain.has_dim(k)]
+        if extra:
+            raise ValueError("tilefmt: the array has no attributes %s" % extra)
+        return value
+
+    def __setitem__(self, selection, value):
+        """Dense: ``A[lo:hi, ...] = {"a": values}`` writes the region (Python
+        half-open slices, cells in C order). Sparse: ``A[I, J] = {...}``
+        writes one cell per coordinate."""
+        if not self._open:
+            raise RuntimeError("tilefmt: the array is closed")
+        value = self._values(value)
+        if self.schema.sparse:
+            self._write_sparse(selection, value)
+        else:
+            self._write_dense(selection, value)
+
+    def _write_dense(self, selection, value):
+        schema = self.schema
+        idx = _replace_ellipsis(schema.ndim, selection if isinstance(selection, tuple) else (selection,))
+        subarray = []
+        for d, s in zip(schema.domain.dims, idx):
+            lb, ub = int(d.domain[0]), int(d.domain[1])
+            if isinstance(s, (int, np.integer)):
+                s = slice(int(s), int(s) + 1)
+            if not isinstance(s, slice) or s.step not in (None, 1):
+                raise IndexError("tilefmt: dense writes take integers and slices without steps")
+            lo = lb if s.start is None else int(s.start)
+            hi = ub + 1 if s.stop is None else int(s.stop)
+            subarray.append((lo, hi - 1))
+        n = 1
+        for lo, hi in subarray:
+            n *= hi - lo + 1
+        cells = {}
+        for a in schema.attrs:
+            v = value[a.name]
+            if np.size(v) != n:
+                raise ValueError("tilefmt: %d values for attribute %r, the region has %d cells" % (np.size(v), a.name, n))
+            cells[a.name] = _cells(a, v, n)
+        _core.write_dense(self.uri, subarray, cells, self.timestamp)
+
+    def _write_sparse(self, selection, value):
+        schema = self.schema
+        coords = selection if isinstance(selection, tuple) else (selection,)
+        if len(coords) != schema.ndim:
+            raise IndexError("tilefmt: sparse writes take one coordinate array per dimension")
+        out = {}
+        n = None
+        for d, c in zip(schema.domain.dims, coords):
+            if d.var:
+                vals = [x.encode("utf-8") if isinstance(x, str) else bytes(x) for x in c]
+                out[d.name] = vals
+                n = len(vals)
+                continue
+            base = _types.base_dtype(d.tiledb_type)
+            arr = np.asarray(c)
+            if arr.dtype.kind in "mM":
+                arr = arr.astype(base)
+            arr = np.ascontiguousarray(arr.astype(base, copy=False).ravel())
+            out[d.name] = (arr.view(np.uint8), base.itemsize, base.kind == "f")
+            n = arr.size
+        cells = {a.name: _cells(a, value[a.name], n) for a in schema.attrs}
+        _core.write_sparse(self.uri, out, cells, self.timestamp)
+
+
+class _MetaWriter:
+    """``A.meta`` of an array opened for writing: values set or deleted
+    are written when the array closes."""
+
+    def __init__(self, pending):
+        self._pending = pending
+
+    def __setitem__(self, key, value):
+        if not isinstance(key, str):
+            raise TypeError("metadata keys are str")
+        if isinstance(value, np.ndarray):
+            # As TileDB-Py stores arrays: flat values, and the shape when not 1-D.
+            t = _types.tiledb_type_of(value.dtype)
+            flat = np.ascontiguousarray(value.ravel()).astype(_types.base_dtype(t))
+            self._pending["__np_flat_" + key] = (t, flat.size, flat.tobytes())
+            if value.ndim != 1:
+                self._pending["__np_shape_" + key] = _pack_meta(tuple(int(x) for x in value.shape))
+            return
+        self._pending[key] = _pack_meta(value)
+
+    def __delitem__(self, key):
+        self._pending[key] = None

@@ -1,0 +1,127 @@
+"""Arrays tilefmt writes from Python, read by TileDB-Py (and by tilefmt):
+dense and sparse fragments, var-size and nullable attributes, filters,
+string dimensions, metadata."""
+
+import numpy as np
+import pytest
+
+import tilefmt
+
+tiledb = pytest.importorskip("tiledb")
+
+from test_tiledb_py import same, same_rows
+
+
+def test_dense_2d(tmp_path):
+    uri = str(tmp_path / "a")
+    schema = tilefmt.Schema(
+        domain=tilefmt.Domain(tilefmt.Dim("r", (1, 8), 4, np.int32), tilefmt.Dim("c", (1, 6), 3, np.int32)),
+        attrs=[tilefmt.Attr("a", np.int32, filters=[("BYTESHUFFLE", None), ("ZSTD", 1)]),
+               tilefmt.Attr("f", np.float64, nullable=True, filters=[("LZ4", None)]),
+               tilefmt.Attr("s", str, filters=[("GZIP", 5)]),
+               tilefmt.Attr("b", bytes)])
+    tilefmt.create(uri, schema)
+    rng = np.random.default_rng(1)
+    a = rng.integers(-100, 100, (3, 4)).astype(np.int32)
+    f = np.ma.array(rng.random((3, 4)), mask=rng.random((3, 4)) < 0.3)
+    s = np.array([["x" * i + "é" for i in range(4)] for _ in range(3)], dtype=object)
+    b = np.array([[bytes([i, j]) for i in range(4)] for j in range(3)], dtype=object)
+    with tilefmt.open(uri, "w") as A:
+        A[2:5, 3:7] = {"a": a, "f": f, "s": s, "b": b}
+        A[8, 1] = {"a": np.array([7]), "f": np.array([0.5]), "s": np.array(["last"], dtype=object),
+                   "b": np.array([b"z"], dtype=object)}
+    with tiledb.open(uri) as T, tilefmt.open(uri) as A:
+        assert len(A.fragments) == 2
+        for sel in [(slice(None), slice(None)), (slice(2, 5), slice(3, 7)), (8, 1)]:
+            same(A[sel], T[sel], "A[%r]" % (sel,))
+        got = T[2:5, 3:7]
+        assert np.array_equal(got["a"], a)
+        assert np.array_equal(np.ma.getmaskarray(got["f"]), np.ma.getmaskarray(f))
+        assert np.array_equal(got["f"].compressed(), f.compressed())
+        assert got["s"].tolist() == s.tolist() and got["b"].tolist() == b.tolist()
+
+
+def test_sparse(tmp_path):
+    uri = str(tmp_path / "s")
+    schema = tilefmt.Schema(
+        domain=tilefmt.Domain(tilefmt.Dim("x", (0, 999), 100, np.int64), tilefmt.Dim("y", (-1.0, 1.0), 0.5, np.float64)),
+        attrs=[tilefmt.Attr("v", np.uint16), tilefmt.Attr("t", str, nullable=True)],
+        sparse=True, capacity=7)
+    tilefmt.create(uri, schema)
+    rng = np.random.default_rng(2)
+    n = 50
+    x = rng.permutation(1000)[:n]
+    y = rng.uniform(-1, 1, n)
+    v = rng.integers(0, 60000, n).astype(np.uint16)
+    t = np.ma.array(np.array(["c%d" % i for i in range(n)], dtype=object), mask=rng.random(n) < 0.2)
+    with tilefmt.open(uri, "w") as A:
+        A[x, y] = {"v": v, "t": t}
+    with tiledb.open(uri) as T, tilefmt.open(uri) as A:
+        same(A.query(order="G")[:], T.query(order="G")[:], "A[:] global order")
+        same_rows(A[:], T[:], "A[:]")
+        got = T.query(order="U")[:]
+        order = np.argsort(got["x"])
+        want = np.argsort(x)
+        assert np.array_equal(got["x"][order], x[want])
+        assert np.array_equal(got["y"][order], y[want])
+        assert np.array_equal(got["v"][order], v[want])
+        assert np.array_equal(np.ma.getmaskarray(got["t"])[order], np.ma.getmaskarray(t)[want])
+
+
+def test_sparse_string_dimension(tmp_path):
+    uri = str(tmp_path / "k")
+    schema = tilefmt.Schema(domain=tilefmt.Domain(tilefmt.Dim("key", dtype="ascii")),
+                            attrs=[tilefmt.Attr("n", np.int32)], sparse=True, allows_duplicates=True)
+    tilefmt.create(uri, schema)
+    keys = ["pear", "apple", "fig", "apple", ""]
+    with tilefmt.open(uri, "w") as A:
+        A[keys] = {"n": np.arange(5, dtype=np.int32)}
+    with tiledb.open(uri) as T, tilefmt.open(uri) as A:
+        assert T.schema.domain.dim(0).dtype == np.dtype("S")
+        same_rows(A[:], T[:], "A[:]")
+        assert sorted(T[:]["key"].tolist()) == sorted(k.encode() for k in keys)
+
+
+def test_metadata(tmp_path):
+    uri = str(tmp_path / "m")
+    tilefmt.create(uri, tilefmt.Schema(domain=tilefmt.Domain(tilefmt.Dim("d", (0, 9), 10, np.int32)),
+                                       attrs=[tilefmt.Attr("a", np.int8)]))
+    with tilefmt.open(uri, "w") as A:
+        A.meta["s"] = "héllo"
+        A.meta["i"] = 42
+        A.meta["f"] = 2.5
+        A.meta["t"] = (1, 2, 3)
+        A.meta["ft"] = (0.5, 1)
+        A.meta["b"] = b"\x00\xff"
+        A.meta["np32"] = np.int32(-7)
+        A.meta["m"] = np.arange(6, dtype=np.uint16).reshape(3, 2)
+        A.meta["v"] = np.array([1.5, 2.5], dtype=np.float32)
+    with tiledb.open(uri) as T, tilefmt.open(uri) as A:
+        want = {k: T.meta[k] for k in T.meta}
+        assert sorted(want) == ["b", "f", "ft", "i", "m", "np32", "s", "t", "v"]
+        same({k: A.meta[k] for k in A.meta}, want, "meta")
+        assert want["s"] == "héllo" and want["t"] == (1, 2, 3) and want["m"].shape == (3, 2)
+    with tilefmt.open(uri, "w") as A:
+        del A.meta["i"]
+    with tiledb.open(uri) as T:
+        assert "i" not in T.meta and T.meta["f"] == 2.5
+
+
+def test_write_refusals(tmp_path):
+    uri = str(tmp_path / "r")
+    tilefmt.create(uri, tilefmt.Schema(domain=tilefmt.Domain(tilefmt.Dim("d", (1, 10), 5, np.int32)),
+                                       attrs=[tilefmt.Attr("a", np.int32), tilefmt.Attr("b", np.float32)]))
+    with pytest.raises(OSError):  # already an array
+        tilefmt.create(uri, tilefmt.Schema(domain=tilefmt.Domain(tilefmt.Dim("d", (1, 10), 5, np.int32)),
+                                           attrs=[tilefmt.Attr("a", np.int32)]))
+    with pytest.raises(ValueError):  # TileDB refuses a schema without attributes
+        tilefmt.create(str(tmp_path / "r2"), tilefmt.Schema(domain=tilefmt.Domain(tilefmt.Dim("d", (1, 10), 5, np.int32))))
+    with tilefmt.open(uri, "w") as A:
+        with pytest.raises(ValueError):
+            A[1:3] = {"a": np.arange(2)}  # b missing
+        with pytest.raises(ValueError):
+            A[1:3] = {"a": np.arange(3), "b": np.arange(3)}  # 3 values for 2 cells
+        with pytest.raises(ValueError):
+            A[8:13] = {"a": np.arange(5), "b": np.arange(5)}  # past the domain
+    with tilefmt.open(uri) as A:
+        assert A.fragments == ()
