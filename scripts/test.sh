@@ -2,9 +2,10 @@
 # Builds and runs the whole test suite: with g++ (-O2), and with clang++
 # under AddressSanitizer + UndefinedBehaviorSanitizer (with the libFuzzer
 # targets, smoke-run), the array and storage tests under ThreadSanitizer,
-# the interop suite against TileDB-Py, and the byte-level and array tests on
-# big-endian s390x under qemu-user. Ends with the time of each step and
-# "N passed, M failed"; exits non-zero on any failure. Safe to run again.
+# the interop suite against TileDB-Py, the Python package (pytest), and the
+# byte-level and array tests on big-endian s390x under qemu-user. Ends with
+# the time of each step and "N passed, M failed"; exits non-zero on any
+# failure. Safe to run again.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 declare -a STEPS=()
@@ -75,6 +76,17 @@ run_suite() {
 # scripts/bench.sh in its own -O3 build).
 run_suite "g++ -O2" build/gcc -- -Dbuildtype=plain -Doptimization=2 -Db_ndebug=true -Dbench=true
 
+# The Python package (python/): built into its venv under build/python and
+# tested with pytest against TileDB-Py and the interop corpus's recorded
+# queries (scripts/python_test.sh; about 75 s from nothing, most of it
+# compiling the extension).
+say "Python package (scripts/python_test.sh)"
+set +e
+scripts/python_test.sh "$TILEFMT_ROOT/build"
+python_status=$?
+set -e
+step "Python package"
+
 # The second compiler builds the same suite under AddressSanitizer and
 # UndefinedBehaviorSanitizer, at -O0 without debug info: the sanitizers find
 # the same faults at -O0, and it compiles in 40% of the time of -O1. The same
@@ -125,13 +137,14 @@ printf '%s\n' "${STEPS[@]}"
 printf '%-40s %5d s\n' total $(($(date +%s) - ${SCRIPT_START}))
 
 say "Summary"
-python3 - "$interop_status" "$bigendian_status" "$fuzz_status" "${RESULTS[@]}" <<'PY'
+python3 - "$interop_status" "$bigendian_status" "$fuzz_status" "$python_status" "${RESULTS[@]}" <<'PY'
 import json, sys
 interop_status = int(sys.argv[1])
 bigendian_status = int(sys.argv[2])
 fuzz_status = int(sys.argv[3])
+python_status = int(sys.argv[4])
 passed = failed = skipped = 0
-for d in sys.argv[4:]:
+for d in sys.argv[5:]:
     p = f"{d}/meson-logs/testlog.json"
     try:
         lines = open(p).read().splitlines()
@@ -155,6 +168,13 @@ if fuzz_status == 0:
 else:
     failed += 1
     print("FAILED fuzz smoke (scripts/fuzz.sh --smoke)")
+if python_status == 0:
+    passed += 1
+elif python_status == 77:
+    skipped += 1
+else:
+    failed += 1
+    print("FAILED Python package tests (scripts/python_test.sh)")
 if interop_status not in (0, 77):
     failed += 1
     print("FAILED interop corpus generation")
