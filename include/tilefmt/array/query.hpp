@@ -169,7 +169,7 @@ public:
     if (dense && fixed && !where_)
       fold_tiles(aggs, sub, split ? &*split : nullptr);
     else if (!split)
-      add_cells(aggs, run(names, sub, true), {});
+      add_read(aggs, what, run(names, sub, true));
     else
       aggregate_tiles(aggs, what, *split);
     std::vector<aggregate_value> values;
@@ -322,6 +322,33 @@ private:
         for (const auto& x : out.fields)
           if (x.name == aggs[a].field_name()) f = &x;
       aggs[a].add_cells(f, out.cells, &out.failed, &out.unwritten);
+    }
+  }
+
+  /// Feeds a read's cells to the aggregates; in sparse arrays, the tiles
+  /// all of whose cells the read holds from their metadata where it answers
+  /// (TileDB's readers do: the tile's bitmap full and, in global order, the
+  /// whole tile merged), their cells left out.
+  void add_read(std::vector<detail::aggregator>& aggs, const std::vector<std::pair<aggregate_op, std::string>>& what,
+                const detail::read_output& out) const {
+    if (!tile_metadata_ || out.whole_tiles.empty()) return add_cells(aggs, out, {});
+    const auto& frags = arr_->fragments();
+    for (std::size_t a = 0; a < aggs.size(); ++a) {
+      std::vector<std::uint8_t> answered;  // the cells of tiles the metadata answered for
+      if (aggs[a].op() != aggregate_op::count)
+        for (const auto& w : out.whole_tiles) {
+          const auto md = stored_for(aggs[a], what[a].second, frags[w.frag], static_cast<std::size_t>(w.tile));
+          if (!md) continue;
+          aggs[a].add_tile(*md);
+          answered.resize(static_cast<std::size_t>(out.cells), 0);
+          for (const auto& [first, count] : w.runs)
+            std::fill_n(answered.begin() + static_cast<std::ptrdiff_t>(first), count, std::uint8_t{1});
+        }
+      const detail::result_field* f = nullptr;
+      if (aggs[a].op() != aggregate_op::count)
+        for (const auto& x : out.fields)
+          if (x.name == aggs[a].field_name()) f = &x;
+      aggs[a].add_cells(f, out.cells, &out.failed, &answered);
     }
   }
 

@@ -627,22 +627,11 @@ inline std::uint64_t fold_dense(const read_plan& plan) {
                                std::to_string(frag.tile_num()),
                            0);
       const std::size_t stride = tile_stride(g, ds.order->run_dim());
-      if (!has_attribute(frag.schema(), name)) {
-        // The fragment predates the attribute: its cells hold the fill value.
-        const auto fill = attr.fill();
-        const std::uint8_t fv = attr.fill_value_validity.value;
-        for_each_tile_batch(g, ds.boxes, threads, [&](const std::vector<tile_work>& batch) {
-          std::vector<won_run> runs;
-          for (const auto& work : batch)
-            for (const auto& [b, p] : work.parts) {
-              if (plan.skips(p.tile_lo)) continue;
-              won_runs(p, ds.boxes[b], *ds.order, g, ds.fb.newer[k], runs);
-              for (const auto& r : runs)
-                for (std::size_t j = 0; j < r.len; ++j) agg.add_fixed(fill.data(), attr.nullable.value ? &fv : nullptr, 1);
-            }
-        });
-        continue;
-      }
+      // A fragment that predates the attribute reads as its fill value, but
+      // TileDB's aggregates leave its cells out, as cells nobody wrote
+      // (TileDB-Py 0.36.1 on arrays evolved by libtiledb 2.4 and 2.6: SUM and
+      // MEAN of the added attribute over the newer fragment's cells only).
+      if (!has_attribute(frag.schema(), name)) continue;
       const field_info fi = frag.field(name);
       std::mutex merge;
       for_each_tile_batch(g, ds.boxes, threads, [&](const std::vector<tile_work>& batch) {
@@ -745,7 +734,7 @@ inline read_output read_dense(const read_plan& plan) {
     if (r.var) store_var_cells(r, var_cells);
     out.push_back(std::move(r));
   }
-  return {std::move(out), order.cell_num(), std::move(failed), std::move(unwritten_cells)};
+  return {std::move(out), order.cell_num(), std::move(failed), std::move(unwritten_cells), {}};
 }
 
 } // namespace tilefmt::array::detail

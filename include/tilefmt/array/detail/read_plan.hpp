@@ -32,6 +32,15 @@ struct read_output {
   /// unread (read_plan::skip_tile): 1 for those cells, which aggregates
   /// leave out (TileDB's leave out the cells no fragment wrote).
   std::vector<std::uint8_t> unwritten;
+  /// Sparse reads for aggregates: the tiles every cell of which is in the
+  /// result (TileDB answers aggregates over those from their metadata), and
+  /// where their cells are (runs of result cells: first, count).
+  struct whole_tile {
+    std::uint32_t frag = 0;
+    std::uint64_t tile = 0;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;
+  };
+  std::vector<whole_tile> whole_tiles;
 };
 
 struct read_plan {
@@ -40,7 +49,7 @@ struct read_plan {
   query_layout layout;
   std::vector<std::string> names;  // attributes, in the result's order
   const condition_eval* where = nullptr;  // the query's condition, if any
-  bool aggregating = false;               // dense: mark the cells no fragment wrote (read_output::unwritten)
+  bool aggregating = false;  // dense: mark the cells no fragment wrote (read_output::unwritten); sparse: whole tiles
   /// Dense reads for aggregates: the space tiles (by their first cell, as
   /// offsets from the domain's start) to leave unread; their cells are
   /// marked in read_output::unwritten, as no fragment's.

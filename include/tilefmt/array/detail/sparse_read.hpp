@@ -90,7 +90,12 @@ public:
     rank_strings();
     if (!legacy && plan_.schema().cell_order == format::Layout::HILBERT) hilbert_values();
     const auto order = legacy ? legacy_order() : merged_order();
-    return {materialize(order), order.size(), {}, {}};
+    read_output out{{}, order.size(), {}, {}, {}};
+    std::vector<tile_run> runs;
+    out.fields = materialize(order, runs);
+    // A cell of several ranges is there once a range: its tile is not whole.
+    if (!legacy || merged.nd_range_num() <= 1) out.whole_tiles = whole_tiles(runs);
+    return out;
   }
 
 private:
@@ -216,7 +221,28 @@ private:
     std::vector<result_field> out;
     out.push_back(std::move(coords));
     read_attributes(out, n, runs);
-    return read_output{std::move(out), n, {}, {}};
+    return read_output{std::move(out), n, {}, {}, whole_tiles(runs)};
+  }
+
+  /// For aggregates: the tiles of `runs` (grouped by tile) all of whose
+  /// cells are in the result.
+  std::vector<read_output::whole_tile> whole_tiles(const std::vector<tile_run>& runs) const {
+    std::vector<read_output::whole_tile> out;
+    if (!plan_.aggregating) return out;
+    const auto& frags = plan_.arr.fragments();
+    for (std::size_t b = 0; b < runs.size();) {
+      std::size_t e = b;
+      std::uint64_t cells = 0;
+      for (; e < runs.size() && runs[e].frag == runs[b].frag && runs[e].tile == runs[b].tile; ++e)
+        cells += runs[e].count;
+      if (cells == frags[runs[b].frag].tile_cells(static_cast<std::size_t>(runs[b].tile))) {
+        read_output::whole_tile w{runs[b].frag, runs[b].tile, {}};
+        for (std::size_t x = b; x < e; ++x) w.runs.emplace_back(runs[x].out, runs[x].count);
+        out.push_back(std::move(w));
+      }
+      b = e;
+    }
+    return out;
   }
   bool dups() const { return plan_.schema().allows_dups.value; }
 
@@ -548,8 +574,9 @@ private:
     return out;
   }
 
-  /// The result's columns: coordinates, then each attribute, cell `c` from hit `order[c]`.
-  std::vector<result_field> materialize(const std::vector<std::size_t>& order) const {
+  /// The result's columns: coordinates, then each attribute, cell `c` from
+  /// hit `order[c]`; `runs`: where the cells came from, grouped by tile.
+  std::vector<result_field> materialize(const std::vector<std::size_t>& order, std::vector<tile_run>& runs) const {
     const std::size_t n = order.size();
     std::uint64_t coord_bytes = 0;
     for (std::size_t d = 0; d < dims_.size(); ++d)
@@ -586,7 +613,7 @@ private:
       return x.frag != y.frag ? x.frag < y.frag : x.tile < y.tile;
     });
     // Runs of result cells that are consecutive cells of one tile.
-    std::vector<tile_run> runs;
+    runs.clear();
     for (std::size_t b = 0; b < n; ++b) {
       const std::size_t c = by_tile[b];
       const hit& h = hits_[order[c]];
