@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <span>
@@ -24,6 +25,7 @@
 #include "tilefmt/array/detail/cells_api.hpp"
 #include "tilefmt/array/detail/coordinates.hpp"
 #include "tilefmt/array/detail/hilbert.hpp"
+#include "tilefmt/array/detail/radix_sort.hpp"
 #include "tilefmt/array/fragment_builder.hpp"
 
 namespace tilefmt::array {
@@ -131,9 +133,10 @@ public:
     const std::size_t n = static_cast<std::size_t>(cell_num());
     if (n == 0) throw std::invalid_argument(b_.message("commit: no cells (TileDB writes no fragment)"));
 
-    const std::vector<std::size_t> order = global_order();
+    bool maybe_duplicates = true;
+    const std::vector<std::size_t> order = global_order(maybe_duplicates);
     // A consolidation keeps every version of a cell, with its timestamp.
-    if (!s.allows_dups.value && special_.empty()) check_duplicates(order);
+    if (maybe_duplicates && !s.allows_dups.value && special_.empty()) check_duplicates(order);
 
     // Data tiles of `capacity` cells in global order; the last one short.
     const std::uint64_t cap = s.capacity;
@@ -154,7 +157,7 @@ public:
         }
         b_.encode_var(b_.dimension_tiles(d), spec, values, offsets, 1, {});
       } else {
-        b_.encode_fixed(b_.dimension_tiles(d), spec, permute_fixed(coords_[d].bytes, spec.cell_size(), order), {}, {});
+        b_.encode_fixed(b_.dimension_tiles(d), spec, permuted(coords_[d].bytes, spec.cell_size(), order), {}, {});
       }
     }
     for (std::size_t i = 0; i < attrs_.size(); ++i) {
@@ -174,8 +177,7 @@ public:
         }
         b_.encode_var(b_.attribute_tiles(i), spec, values, offsets, a.value_size, validity);
       } else {
-        b_.encode_fixed(b_.attribute_tiles(i), spec, permute_fixed(a.bytes, spec.cell_size(), order), validity,
-                        a.encoder);
+        b_.encode_fixed(b_.attribute_tiles(i), spec, permuted(a.bytes, spec.cell_size(), order), validity, a.encoder);
       }
     }
 
@@ -267,9 +269,13 @@ private:
   /// tiles in the tile order (dimensions without a tile extent left out),
   /// then coordinates in the cell order. Also refuses coordinates TileDB
   /// refuses (outside the domain, NaN).
-  std::vector<std::size_t> global_order() const {
+  /// `maybe_duplicates` is cleared when no two cells have the same
+  /// coordinates.
+  std::vector<std::size_t> global_order(bool& maybe_duplicates) const {
     const auto& dims = schema().domain.dimensions.value;
     const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
+    if (auto order = packed_global_order(maybe_duplicates)) return std::move(*order);
+    maybe_duplicates = true;
     detail::cell_keys keys(nd);
     for (std::size_t d = 0; d < nd; ++d) {
       const auto& dim = dims[d];
@@ -382,12 +388,109 @@ private:
     }
   }
 
-  static std::vector<std::byte> permute_fixed(const std::vector<std::byte>& bytes, std::size_t cell_size,
-                                              const std::vector<std::size_t>& order) {
-    std::vector<std::byte> out(bytes.size());
-    for (std::size_t k = 0; k < order.size(); ++k)
-      std::memcpy(out.data() + k * cell_size, bytes.data() + order[k] * cell_size, cell_size);
-    return out;
+  /// A fixed-size field's tiles in global order, each gathered by the
+  /// thread encoding it (no copy of the whole field).
+  detail::tile_cells permuted(const std::vector<std::byte>& bytes, std::size_t cell_size,
+                              const std::vector<std::size_t>& order) const {
+    return [&bytes, cell_size, &order, this](std::size_t t, std::vector<std::byte>& scratch) {
+      const std::uint64_t cap = schema().capacity;
+      const std::size_t first = static_cast<std::size_t>(t * cap);
+      const std::size_t cells = std::min(order.size() - first, static_cast<std::size_t>(cap));
+      scratch.resize(cells * cell_size);
+      detail::gather_cells(scratch.data(), bytes.data(), cell_size, order.data() + first, cells);
+      return std::span<const std::byte>(scratch);
+    };
+  }
+
+  /// The global order by one integer key per cell, where every dimension is
+  /// an integer with a tile extent: the cell's space tile (in the tile
+  /// order) times the cells of a space tile, plus its place inside the tile
+  /// (in the cell order). That is the order of GlobalCmpQB, ties (equal
+  /// coordinates) in the order given. Where key and cell index fit in 64
+  /// bits together they are sorted as one number by a parallel radix sort;
+  /// otherwise (or for floats, strings, Hilbert order) nullopt. Refuses
+  /// coordinates outside the domain.
+  std::optional<std::vector<std::size_t>> packed_global_order(bool& maybe_duplicates) const {
+    const auto& dims = schema().domain.dimensions.value;
+    const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
+    if (schema().cell_order == format::Layout::HILBERT || n == 0) return std::nullopt;
+    struct axis {
+      std::uint64_t extent = 0, tile_stride = 0, cell_stride = 0;
+    };
+    std::vector<axis> ax(nd);
+    std::vector<std::uint64_t> tiles(nd);
+    for (std::size_t d = 0; d < nd; ++d) {
+      const auto& dim = dims[d];
+      if (dim.is_var() || !dim.has_tile_extent()) return std::nullopt;
+      bool integral = false;
+      detail::with_coordinate_type(dim.type.value, [&]<class T>() {
+        if constexpr (std::is_integral_v<T>) {
+          auto [lo, hi] = dim.domain_as<T>();
+          const std::uint64_t ext = static_cast<std::uint64_t>(static_cast<std::int64_t>(*dim.tile_extent_as<T>()));
+          if (ext == 0) return;
+          ax[d].extent = ext;
+          tiles[d] = detail::tile_index<T>(hi, lo, static_cast<T>(ext)) + 1;
+          integral = tiles[d] != 0;
+        }
+      });
+      if (!integral) return std::nullopt;
+    }
+    // Strides of the tile grid (tile order) and of a tile's cells (cell
+    // order); nullopt where a product passes 64 bits.
+    auto strides = [&](bool row_major, auto size, auto set) {
+      std::uint64_t p = 1;
+      for (std::size_t k = 0; k < nd; ++k) {
+        const std::size_t d = row_major ? nd - 1 - k : k;
+        set(d, p);
+        if (size(d) != 0 && p > std::numeric_limits<std::uint64_t>::max() / size(d)) return std::optional<std::uint64_t>{};
+        p *= size(d);
+      }
+      return std::optional<std::uint64_t>{p};
+    };
+    const auto tile_count = strides(
+        schema().tile_order != format::Layout::COL_MAJOR, [&](std::size_t d) { return tiles[d]; },
+        [&](std::size_t d, std::uint64_t p) { ax[d].tile_stride = p; });
+    const auto cells_per_tile = strides(
+        schema().cell_order != format::Layout::COL_MAJOR, [&](std::size_t d) { return ax[d].extent; },
+        [&](std::size_t d, std::uint64_t p) { ax[d].cell_stride = p; });
+    if (!tile_count || !cells_per_tile || *tile_count > std::numeric_limits<std::uint64_t>::max() / *cells_per_tile)
+      return std::nullopt;
+    const int index_bits = std::bit_width(static_cast<std::uint64_t>(n - 1));
+    const int key_bits = std::bit_width(*tile_count * *cells_per_tile - 1);
+    if (index_bits >= 64 || index_bits + key_bits > 64) return std::nullopt;
+
+    // Each cell's key above its index, summed dimension by dimension.
+    std::vector<std::uint64_t> packed(n);
+    for (std::size_t c = 0; c < n; ++c) packed[c] = c;
+    for (std::size_t d = 0; d < nd; ++d) {
+      const auto& dim = dims[d];
+      detail::with_coordinate_type(dim.type.value, [&]<class T>() {
+        if constexpr (std::is_integral_v<T>) {
+          auto [lo, hi] = dim.domain_as<T>();
+          const std::uint64_t ext = ax[d].extent, ts = ax[d].tile_stride * *cells_per_tile, cs = ax[d].cell_stride;
+          const std::byte* p = coords_[d].bytes.data();
+          for (std::size_t c = 0; c < n; ++c) {
+            const T v = codec::load_le<T>(p + c * sizeof(T));
+            if (v < lo || v > hi)
+              throw std::invalid_argument(b_.message(std::string("coordinate ") + std::to_string(c) + " of dimension \"" +
+                                                     dim.name.value + "\" is " + std::to_string(v) +
+                                                     ", outside the domain [" + std::to_string(lo) + ", " +
+                                                     std::to_string(hi) + "]"));
+            const std::uint64_t off = static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) -
+                                      static_cast<std::uint64_t>(static_cast<std::int64_t>(lo));
+            packed[c] += ((off / ext) * ts + (off % ext) * cs) << index_bits;
+          }
+        }
+      });
+    }
+    detail::radix_sort(packed, index_bits, index_bits + key_bits, b_.threads());
+    maybe_duplicates = false;
+    for (std::size_t k = 1; k < n && !maybe_duplicates; ++k)
+      maybe_duplicates = (packed[k] >> index_bits) == (packed[k - 1] >> index_bits);
+    std::vector<std::size_t> order(n);
+    const std::uint64_t mask = index_bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << index_bits) - 1;
+    for (std::size_t k = 0; k < n; ++k) order[k] = static_cast<std::size_t>(packed[k] & mask);
+    return order;
   }
 
   /// One MBR per data tile (per dimension, the least and greatest

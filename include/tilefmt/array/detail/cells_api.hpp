@@ -23,6 +23,15 @@ namespace detail {
 template <class Fragment>
 class cells_api {
 public:
+  /// Threads encoding the fragment's tiles (0, the default: one per core).
+  /// The files are the same whatever the count. Set it before the cells: a
+  /// dense fragment encodes an attribute's tiles when it is set, a sparse
+  /// one at commit().
+  Fragment& threads(unsigned n) {
+    self().b_.set_threads(n);
+    return self();
+  }
+
   /// Sets a fixed-size attribute's cells, encoding its tiles with the
   /// schema's filter pipeline (built at run time). T must have the size of
   /// the attribute's type; a cell of cell_val_num values takes that many
