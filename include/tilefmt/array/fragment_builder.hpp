@@ -112,9 +112,10 @@ struct is_pipeline : std::false_type {};
 template <class... F>
 struct is_pipeline<filter::pipeline<F...>> : std::true_type {};
 
-/// Encodes one fixed-size tile (given by set<P>); empty: the field's
-/// pipeline from the schema, built at run time.
-using tile_encoder = std::function<std::vector<std::byte>(std::span<const std::byte>)>;
+/// Encodes one fixed-size tile (given by set<P>) into its second argument
+/// (contents replaced, capacity reused); empty: the field's pipeline from
+/// the schema, built at run time.
+using tile_encoder = std::function<void(std::span<const std::byte>, std::vector<std::byte>&)>;
 
 /// The cells of a fragment as little-endian bytes: a view of them on
 /// little-endian hosts, a converted copy in `copy` elsewhere.
@@ -170,7 +171,17 @@ using tile_cells = std::function<std::span<const std::byte>(std::size_t tile, st
 template <class Index>
 void gather_cells(std::byte* to, const std::byte* from, std::size_t cell_size, const Index* order, std::size_t n) {
   auto copy = [&]<std::size_t S>() {
-    for (std::size_t k = 0; k < n; ++k) std::memcpy(to + k * S, from + static_cast<std::size_t>(order[k]) * S, S);
+    // The cells are scattered (a sort's permutation): asking for a cell some
+    // iterations ahead hides most of the wait for memory.
+    constexpr std::size_t ahead = 16;
+    std::size_t k = 0;
+#if defined(__GNUC__)
+    for (; k + ahead < n; ++k) {
+      __builtin_prefetch(from + static_cast<std::size_t>(order[k + ahead]) * S);
+      std::memcpy(to + k * S, from + static_cast<std::size_t>(order[k]) * S, S);
+    }
+#endif
+    for (; k < n; ++k) std::memcpy(to + k * S, from + static_cast<std::size_t>(order[k]) * S, S);
   };
   switch (cell_size) {  // fixed sizes: one load and store per cell
     case 1: return copy.template operator()<1>();
@@ -351,7 +362,10 @@ public:
         [&](std::size_t t, std::vector<std::byte>& scratch, encoded_tile& e) {
           const auto [first, cells] = tile_span(t);
           const auto tile = cells_of(t, scratch);
-          e.data = encoder ? encoder(tile) : rp->encode(tile, ctx);
+          if (encoder)
+            encoder(tile, e.data);
+          else
+            rp->encode_into(tile, ctx, e.data);
           e.stats = tile_metadata(f, validity, t, first, cells, e.validity,
                                   [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t end) {
                                     g.fixed_slab(tile, cell_size, valid, b, end);
@@ -490,10 +504,8 @@ private:
       parallel_for(workers, static_cast<unsigned>(workers), [&](std::size_t w) {
         for (std::size_t i = w; i < m; i += workers) encode(b + i, scratch[w], results[i]);
       });
-      for (std::size_t i = 0; i < m; ++i) {
-        take(b + i, results[i]);
-        results[i] = Result{};
-      }
+      // The results keep their buffers for the next batch.
+      for (std::size_t i = 0; i < m; ++i) take(b + i, results[i]);
     }
   }
 
@@ -507,7 +519,7 @@ private:
     const auto valid = validity.empty() ? validity : validity.subspan(first, cells);
     if (f.nullable) {
       const auto& rp = *validity_pipeline_;
-      validity_tile = rp.encode(std::as_bytes(valid), rp.context(1));
+      rp.encode_into(std::as_bytes(valid), rp.context(1), validity_tile);
     }
     tile_metadata_generator g(f.type, f.cell_val_num, f.var(), f.nullable);
     slabs(tile, cells, [&](std::size_t start, std::size_t n) { feed(g, valid, start, start + n); });

@@ -84,6 +84,7 @@ public:
       throw std::invalid_argument(b_.message("set_coords: dimension \"" + dims[d].name.value + "\" holds " +
                                              std::string(format::codec_enum_name(type)) + " coordinates"));
     take_cells(coords.size(), "set_coords: dimension \"" + dims[d].name.value + "\"");
+    coordinates_change();
     std::vector<std::byte> copy;
     auto bytes = detail::le_bytes(coords, copy);
     coords_[d].bytes.assign(bytes.begin(), bytes.end());
@@ -105,6 +106,7 @@ public:
                                              std::string(format::codec_enum_name(dim.type.value)) +
                                              " coordinates, not strings"));
     take_cells(coords.size(), "set_coords: dimension \"" + dim.name.value + "\"");
+    coordinates_change();
     auto& p = coords_[d];
     p = pending{};
     p.value_size = 1;
@@ -133,19 +135,40 @@ public:
     const std::size_t n = static_cast<std::size_t>(cell_num());
     if (n == 0) throw std::invalid_argument(b_.message("commit: no cells (TileDB writes no fragment)"));
 
-    bool maybe_duplicates = true;
-    const std::vector<std::size_t> order = global_order(maybe_duplicates);
+    sort_cells();
+    const std::vector<std::uint64_t>& order = *order_;
     // A consolidation keeps every version of a cell, with its timestamp.
-    if (maybe_duplicates && !s.allows_dups.value && special_.empty()) check_duplicates(order);
+    if (maybe_duplicates_ && !s.allows_dups.value && special_.empty()) check_duplicates(order);
+    const std::vector<std::uint64_t> tiles = data_tiles();
 
-    // Data tiles of `capacity` cells in global order; the last one short.
-    const std::uint64_t cap = s.capacity;
-    std::vector<std::uint64_t> tiles(static_cast<std::size_t>((n + cap - 1) / cap), cap);
-    tiles.back() = n - (tiles.size() - 1) * cap;
-    b_.set_tiles(tiles);
-
+    // Each data tile's MBR along the fixed-size dimensions, taken from the
+    // tile's gathered coordinates by the thread encoding it.
+    std::vector<std::vector<format::Range1D>> mbrs(dims.size());
     for (std::size_t d = 0; d < dims.size(); ++d) {
       const auto spec = b_.dimension_spec(d);
+      if (!spec.var()) {
+        mbrs[d].resize(tiles.size());
+        const auto gather = permuted(coords_[d].bytes, spec.cell_size(), order);
+        auto& ranges = mbrs[d];
+        const format::Datatype type = dims[d].type.value;
+        b_.encode_fixed(
+            b_.dimension_tiles(d), spec,
+            [&](std::size_t t, std::vector<std::byte>& scratch) {
+              const auto cells = gather(t, scratch);
+              detail::with_coordinate_type(type, [&]<class T>() {
+                T lo = codec::load_le<T>(cells.data()), hi = lo;
+                for (std::size_t c = 1; c < cells.size() / sizeof(T); ++c) {
+                  const T v = codec::load_le<T>(cells.data() + c * sizeof(T));
+                  lo = std::min(lo, v);
+                  hi = std::max(hi, v);
+                }
+                ranges[t] = format::fixed_range<T>(lo, hi);
+              });
+              return cells;
+            },
+            {}, {});
+        continue;
+      }
       if (spec.var()) {
         std::vector<std::byte> values;
         std::vector<std::uint64_t> offsets;
@@ -156,13 +179,12 @@ public:
           for (char ch : str) values.push_back(static_cast<std::byte>(ch));
         }
         b_.encode_var(b_.dimension_tiles(d), spec, values, offsets, 1, {});
-      } else {
-        b_.encode_fixed(b_.dimension_tiles(d), spec, permuted(coords_[d].bytes, spec.cell_size(), order), {}, {});
       }
     }
     for (std::size_t i = 0; i < attrs_.size(); ++i) {
       const auto spec = b_.attribute_spec(i);
       const auto& a = attrs_[i];
+      if (a.encoded) continue;
       std::vector<std::uint8_t> validity;
       if (!a.validity.empty())
         for (std::size_t c : order) validity.push_back(a.validity[c]);
@@ -194,7 +216,7 @@ public:
     shape.processed_conditions = processed_conditions_;
     shape.sparse_tile_num = tiles.size();
     shape.last_tile_cell_num = tiles.back();
-    build_rtree(order, tiles, shape);
+    build_rtree(order, tiles, std::move(mbrs), shape);
     return b_.commit(opt, shape);
   }
 
@@ -202,8 +224,36 @@ private:
   friend class detail::cells_api<sparse_fragment>;
   friend struct detail::consolidator;
 
+  /// The cells' global order (and the data tiles), once every dimension
+  /// has its coordinates. Refuses coordinates outside the domain.
+  void sort_cells() {
+    if (order_) return;
+    bool dups = true;
+    auto order = global_order(dups);
+    order_ = std::move(order);
+    maybe_duplicates_ = dups;
+    b_.set_tiles(data_tiles());
+  }
+
+  /// Data tiles of `capacity` cells in global order; the last one short.
+  std::vector<std::uint64_t> data_tiles() const {
+    const std::uint64_t n = cell_num(), cap = schema().capacity;
+    std::vector<std::uint64_t> tiles(static_cast<std::size_t>((n + cap - 1) / cap), cap);
+    tiles.back() = n - (tiles.size() - 1) * cap;
+    return tiles;
+  }
+
+  /// New coordinates after attributes were encoded in the order of the old
+  /// ones cannot be written.
+  void coordinates_change() {
+    if (!order_) return;
+    throw std::logic_error(b_.message("set_coords: attributes set after every dimension's coordinates are encoded in "
+                                      "their order as they are set; set the coordinates once, first"));
+  }
+
   /// A fixed-size dimension's coordinates as little-endian bytes.
   void put_coords(std::size_t d, std::vector<std::byte> bytes) {
+    coordinates_change();
     const std::size_t size = format::datatype_size(schema().domain.dimensions.value[d].type.value);
     take_cells(bytes.size() / size, "set_coords");
     coords_[d] = pending{};
@@ -218,6 +268,7 @@ private:
     std::size_t value_size = 0;
     std::vector<std::uint8_t> validity;
     detail::tile_encoder encoder;
+    bool encoded = false;  // an attribute's tiles, encoded when it was set
   };
 
   std::size_t dimension_index(std::string_view dimension) const {
@@ -253,6 +304,34 @@ private:
         if (a.name.value == name && !a.is_var() && a.cell_val_num) cells = n / a.cell_val_num;
     const std::size_t i = b_.attribute(name, value_size, n, false, validity, cells);
     take_cells(cells, std::string("set: attribute \"") + std::string(name) + "\"");
+    // With every dimension's coordinates given, the cells' order is known:
+    // the attribute is encoded now, straight from the caller's cells, and
+    // not kept (a copy of every attribute until commit() was most of a
+    // write's memory). Coordinates the sort refuses are reported by
+    // commit(), as before.
+    bool sorted = cells != 0;
+    for (const auto& c : coords_) sorted = sorted && c.set;
+    if (sorted) {
+      try {
+        sort_cells();
+      } catch (const std::invalid_argument&) {
+        sorted = false;
+      }
+    }
+    if (sorted) {
+      const auto& order = *order_;
+      const auto spec = b_.attribute_spec(i);
+      std::vector<std::uint8_t> valid;
+      if (!validity.empty()) {
+        valid.resize(order.size());
+        detail::gather_cells(reinterpret_cast<std::byte*>(valid.data()), reinterpret_cast<const std::byte*>(validity.data()),
+                             1, order.data(), order.size());
+      }
+      b_.encode_fixed(b_.attribute_tiles(i), spec, permuted(bytes, spec.cell_size(), order), valid, encoder);
+      attrs_[i] = pending{};
+      attrs_[i].set = attrs_[i].encoded = true;
+      return;
+    }
     attrs_[i] = pending{true, {bytes.begin(), bytes.end()}, {}, value_size, {validity.begin(), validity.end()}, encoder};
   }
 
@@ -271,7 +350,7 @@ private:
   /// refuses (outside the domain, NaN).
   /// `maybe_duplicates` is cleared when no two cells have the same
   /// coordinates.
-  std::vector<std::size_t> global_order(bool& maybe_duplicates) const {
+  std::vector<std::uint64_t> global_order(bool& maybe_duplicates) const {
     const auto& dims = schema().domain.dimensions.value;
     const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
     if (auto order = packed_global_order(maybe_duplicates)) return std::move(*order);
@@ -311,13 +390,13 @@ private:
         }
       });
     }
-    std::vector<std::size_t> order(n);
-    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::vector<std::uint64_t> order(n);
+    std::iota(order.begin(), order.end(), std::uint64_t{0});
     if (schema().cell_order == format::Layout::HILBERT) {
       // No space tiles: the Hilbert curve over the domain, then row-major
       // coordinates (UnorderedWriter::sort_coords, HilbertCmpQB).
       const std::vector<std::uint64_t> h = hilbert_values();
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) {
         return h[a] != h[b] ? h[a] < h[b] : keys.layout_less(a, b, true);
       });
       return order;
@@ -325,7 +404,7 @@ private:
     const bool tile_row = schema().tile_order == format::Layout::ROW_MAJOR;
     const bool cell_row = schema().cell_order == format::Layout::ROW_MAJOR;
     std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return keys.global_less(a, b, tile_row, cell_row); });
+                     [&](std::uint64_t a, std::uint64_t b) { return keys.global_less(a, b, tile_row, cell_row); });
     return order;
   }
 
@@ -359,7 +438,7 @@ private:
 
   /// "Duplicate coordinates (c0, c1) are not allowed", as TileDB says it
   /// when cells next to each other in global order have the same bytes.
-  void check_duplicates(const std::vector<std::size_t>& order) const {
+  void check_duplicates(const std::vector<std::uint64_t>& order) const {
     const auto& dims = schema().domain.dimensions.value;
     for (std::size_t k = 1; k < order.size(); ++k) {
       bool same = true;
@@ -390,9 +469,9 @@ private:
 
   /// A fixed-size field's tiles in global order, each gathered by the
   /// thread encoding it (no copy of the whole field).
-  detail::tile_cells permuted(const std::vector<std::byte>& bytes, std::size_t cell_size,
-                              const std::vector<std::size_t>& order) const {
-    return [&bytes, cell_size, &order, this](std::size_t t, std::vector<std::byte>& scratch) {
+  detail::tile_cells permuted(std::span<const std::byte> bytes, std::size_t cell_size,
+                              const std::vector<std::uint64_t>& order) const {
+    return [bytes, cell_size, &order, this](std::size_t t, std::vector<std::byte>& scratch) {
       const std::uint64_t cap = schema().capacity;
       const std::size_t first = static_cast<std::size_t>(t * cap);
       const std::size_t cells = std::min(order.size() - first, static_cast<std::size_t>(cap));
@@ -410,7 +489,7 @@ private:
   /// bits together they are sorted as one number by a parallel radix sort;
   /// otherwise (or for floats, strings, Hilbert order) nullopt. Refuses
   /// coordinates outside the domain.
-  std::optional<std::vector<std::size_t>> packed_global_order(bool& maybe_duplicates) const {
+  std::optional<std::vector<std::uint64_t>> packed_global_order(bool& maybe_duplicates) const {
     const auto& dims = schema().domain.dimensions.value;
     const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
     if (schema().cell_order == format::Layout::HILBERT || n == 0) return std::nullopt;
@@ -435,6 +514,7 @@ private:
       });
       if (!integral) return std::nullopt;
     }
+    static_assert(sizeof(std::size_t) <= sizeof(std::uint64_t));
     // Strides of the tile grid (tile order) and of a tile's cells (cell
     // order); nullopt where a product passes 64 bits.
     auto strides = [&](bool row_major, auto size, auto set) {
@@ -487,21 +567,26 @@ private:
     maybe_duplicates = false;
     for (std::size_t k = 1; k < n && !maybe_duplicates; ++k)
       maybe_duplicates = (packed[k] >> index_bits) == (packed[k - 1] >> index_bits);
-    std::vector<std::size_t> order(n);
-    const std::uint64_t mask = index_bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << index_bits) - 1;
-    for (std::size_t k = 0; k < n; ++k) order[k] = static_cast<std::size_t>(packed[k] & mask);
-    return order;
+    // The cell indices, in place of the keys.
+    const std::uint64_t mask = (std::uint64_t{1} << index_bits) - 1;
+    for (auto& k : packed) k &= mask;
+    return packed;
   }
 
   /// One MBR per data tile (per dimension, the least and greatest
   /// coordinate), grouped ten at a time into the levels above, root first
   /// (RTree::build_tree); the non-empty domain is their union.
-  void build_rtree(const std::vector<std::size_t>& order, const std::vector<std::uint64_t>& tiles,
-                   detail::fragment_shape& shape) const {
+  /// `mbrs[d]` has the data tiles' ranges along each fixed-size dimension d.
+  void build_rtree(const std::vector<std::uint64_t>& order, const std::vector<std::uint64_t>& tiles,
+                   std::vector<std::vector<format::Range1D>> mbrs, detail::fragment_shape& shape) const {
     const auto& dims = schema().domain.dimensions.value;
     const std::size_t fanout = shape.rtree.fanout;
     std::vector<format::MBR> level(tiles.size());
     for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (!mbrs[d].empty()) {
+        for (std::size_t t = 0; t < tiles.size(); ++t) level[t].ranges.push_back(std::move(mbrs[d][t]));
+        continue;
+      }
       if (dims[d].is_var()) {
         std::size_t at = 0;
         for (std::size_t t = 0; t < tiles.size(); ++t) {
@@ -573,6 +658,11 @@ private:
   /// delete condition indices (a consolidation's special fields), or none.
   std::vector<std::vector<std::uint64_t>> special_;
   std::vector<std::string> processed_conditions_;
+  /// The cells' global order, once sorted, and whether two cells may have
+  /// the same coordinates (checked at commit, where a consolidation's
+  /// duplicates are known to be wanted).
+  std::optional<std::vector<std::uint64_t>> order_;
+  bool maybe_duplicates_ = true;
 };
 
 } // namespace tilefmt::array
