@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -20,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -483,30 +486,83 @@ private:
   };
 
   /// Runs encode(t, scratch, result) for every tile t on up to threads_
-  /// threads and then take(t, result) on this thread, in tile order. Tiles
-  /// go in batches of a few per thread and at least 32 MiB of cells
-  /// (`tile_bytes` a tile), so that threads start rarely; a batch's results
-  /// are taken (and freed) before the next batch starts, which bounds the
-  /// encoded tiles held outside their files. Each thread has its scratch
-  /// buffer, kept from batch to batch.
+  /// threads and take(t, result) on this thread, in tile order, as the
+  /// tiles are done. Threads take the next tile as they become free (a
+  /// thread the system stalls holds up no one else), up to a window of tiles
+  /// ahead of the next one taken: a few tiles a thread and at least 32 MiB
+  /// of cells (`tile_bytes` a tile), which bounds the encoded tiles held
+  /// outside their files. Each result slot and each thread's scratch buffer
+  /// is reused from tile to tile.
   template <class Result, class Encode, class Take>
   void for_tiles(std::size_t tile_bytes, Encode&& encode, Take&& take) const {
     const std::size_t n = tile_num();
     if (n == 0) return;
-    const unsigned threads = thread_count(threads_);
-    const std::size_t batch =
-        std::min(n, std::max<std::size_t>(2 * std::size_t{threads}, (std::size_t{32} << 20) / std::max<std::size_t>(1, tile_bytes)));
-    std::vector<Result> results(batch);
-    std::vector<std::vector<std::byte>> scratch(threads);
-    for (std::size_t b = 0; b < n; b += batch) {
-      const std::size_t m = std::min(batch, n - b);
-      const std::size_t workers = std::min<std::size_t>(threads, m);
-      parallel_for(workers, static_cast<unsigned>(workers), [&](std::size_t w) {
-        for (std::size_t i = w; i < m; i += workers) encode(b + i, scratch[w], results[i]);
-      });
-      // The results keep their buffers for the next batch.
-      for (std::size_t i = 0; i < m; ++i) take(b + i, results[i]);
+    const std::size_t workers = std::min<std::size_t>(thread_count(threads_), n);
+    if (workers <= 1) {
+      Result result;
+      std::vector<std::byte> scratch;
+      for (std::size_t t = 0; t < n; ++t) {
+        encode(t, scratch, result);
+        take(t, result);
+      }
+      return;
     }
+    const std::size_t window =
+        std::min(n, std::max<std::size_t>(2 * workers, (std::size_t{32} << 20) / std::max<std::size_t>(1, tile_bytes)));
+    std::vector<Result> results(window);
+    std::mutex m;
+    std::condition_variable cv;
+    // Guarded by m: the slots holding a finished tile, the next tile to
+    // start, the tiles taken, and the first error.
+    std::vector<char> ready(window, 0);
+    std::size_t next = 0, taken = 0;
+    std::exception_ptr error;
+    auto fail = [&](std::exception_ptr e) {
+      std::lock_guard<std::mutex> lock(m);
+      if (!error) error = e;
+      cv.notify_all();
+    };
+    auto work = [&] {
+      std::vector<std::byte> scratch;
+      while (true) {
+        std::size_t t = 0;
+        {
+          std::unique_lock<std::mutex> lock(m);
+          cv.wait(lock, [&] { return error || next >= n || next < taken + window; });
+          if (error || next >= n) return;
+          t = next++;
+        }
+        try {
+          encode(t, scratch, results[t % window]);
+        } catch (...) {
+          return fail(std::current_exception());
+        }
+        std::lock_guard<std::mutex> lock(m);
+        ready[t % window] = 1;
+        cv.notify_all();
+      }
+    };
+    std::vector<std::thread> pool;
+    pool.reserve(workers);
+    try {
+      for (std::size_t w = 0; w < workers; ++w) pool.emplace_back(work);
+      for (std::size_t t = 0; t < n; ++t) {
+        {
+          std::unique_lock<std::mutex> lock(m);
+          cv.wait(lock, [&] { return error || ready[t % window]; });
+          if (error) break;
+        }
+        take(t, results[t % window]);
+        std::lock_guard<std::mutex> lock(m);
+        ready[t % window] = 0;
+        ++taken;
+        cv.notify_all();
+      }
+    } catch (...) {
+      fail(std::current_exception());
+    }
+    for (auto& th : pool) th.join();
+    if (error) std::rethrow_exception(error);
   }
 
   /// A tile's metadata, `feed(generator, validity, start, end)` giving the
