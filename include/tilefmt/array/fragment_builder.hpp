@@ -136,9 +136,12 @@ std::span<const std::byte> le_bytes(std::span<const T> values, std::vector<std::
 /// One field's encoded tiles and their metadata.
 struct field_tiles {
   bool set = false;
-  std::vector<std::byte> file;               // fixed tiles, or var offsets tiles, back to back (a<i>.tdb)
+  // Data files are array::column buffers: huge pages where the system
+  // allows, so that first touching hundreds of MiB of encoded tiles does
+  // not take a page fault every 4 KiB.
+  column<std::byte> file;                    // fixed tiles, or var offsets tiles, back to back (a<i>.tdb)
   std::vector<std::uint64_t> offsets;        // where each tile starts
-  std::vector<std::byte> var_file;           // var tiles (a<i>_var.tdb)
+  column<std::byte> var_file;                // var tiles (a<i>_var.tdb)
   std::vector<std::uint64_t> var_offsets;    // where each var tile starts
   std::vector<std::uint64_t> var_sizes;      // each var tile's unfiltered size
   std::vector<std::byte> validity_file;      // validity tiles (a<i>_validity.tdb)
@@ -147,8 +150,8 @@ struct field_tiles {
 };
 
 /// Appends an encoded tile to a data file and records where it starts.
-inline void append_tile(std::vector<std::byte>& file, std::vector<std::uint64_t>& offsets,
-                        const std::vector<std::byte>& tile) {
+template <class File>
+void append_tile(File& file, std::vector<std::uint64_t>& offsets, const std::vector<std::byte>& tile) {
   offsets.push_back(file.size());
   file.insert(file.end(), tile.begin(), tile.end());
 }
@@ -157,7 +160,8 @@ inline void append_tile(std::vector<std::byte>& file, std::vector<std::uint64_t>
 /// judged by the `done` of `total` tiles appended so far: one allocation of
 /// about the final size instead of repeated doublings, each of which would
 /// hold the old and the new buffer at once.
-inline void reserve_file(std::vector<std::byte>& file, std::size_t done, std::size_t total) {
+template <class File>
+void reserve_file(File& file, std::size_t done, std::size_t total) {
   if (done == 0 || done >= total || file.empty()) return;
   const std::size_t want = file.size() / done * total + file.size() / done / 2 * (total - done);
   if (want > file.capacity()) file.reserve(want);
