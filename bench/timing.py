@@ -59,14 +59,15 @@ def run_json(cmd):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def parse_comparison_args(doc, reader, extra=(), repeats=3):
-    """The command line every comparison script shares (--reader, --dir,
+def parse_comparison_args(doc, reader, extra=(), repeats=3, program="--reader"):
+    """The command line every comparison script shares (--reader, or
+    `program` for the program timed, --dir,
     --repeats, --threads, --json) plus `extra` (argparse add_argument
     argument tuples: (args, kwargs)); returns the arguments and the thread
     counts to run (default: 1 and all cores)."""
     import argparse
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--reader", required=True, help="path of " + reader)
+    ap.add_argument(program, required=True, help="path of " + reader)
     ap.add_argument("--dir", default=os.path.join("build", "bench", "arrays"), help="where the arrays live")
     for a, kw in extra:
         ap.add_argument(*a, **kw)

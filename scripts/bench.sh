@@ -16,7 +16,7 @@ ${CXX:-c++} --version | head -1
 status=0
 for b in build/bench/bench/bench-*; do
   [ -f "$b" ] && [ -x "$b" ] || continue
-  case "$(basename "$b")" in bench-read-column | bench-read-query) continue ;; esac  # driven by compare_*.py below
+  case "$(basename "$b")" in bench-read-column | bench-read-query | bench-write-array) continue ;; esac  # driven by compare_*.py below
   say "$(basename "$b")"
   taskset -c 0 "$b" --benchmark_min_time=0.2 "$@" || status=1
 done
@@ -35,6 +35,9 @@ if [ -n "$VENV" ]; then
   say "tilefmt queries vs TileDB-Py (bench/compare_query.py; QUERY_SIDE=16384 for the 1 GiB array)"
   "$VENV/bin/python" bench/compare_query.py --reader build/bench/bench/bench-read-query --dir build/bench/arrays \
     --side "${QUERY_SIDE:-4096}" || status=1
+  say "tilefmt writes vs TileDB-Py (bench/compare_write.py: dense 1-D, 32 Mi cells; sparse 2-D, 10^7 cells)"
+  "$VENV/bin/python" bench/compare_write.py --writer build/bench/bench/bench-write-array --dir build/bench/arrays \
+    || status=1
   say "tilefmt sparse queries vs TileDB-Py (bench/compare_sparse_query.py; SPARSE_CELLS=100000000 for 10^8 cells)"
   "$VENV/bin/python" bench/compare_sparse_query.py --reader build/bench/bench/bench-read-query --dir build/bench/arrays \
     --cells "${SPARSE_CELLS:-10000000}" || status=1

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <numeric>
@@ -388,6 +389,94 @@ TEST_CASE("sparse fragments: the files TileDB 2.30 wrote, byte for byte") {
     if (k) CHECK((xs[k - 1] - 1) / 10 <= (xs[k] - 1) / 10);  // space tiles of x (extent 10 from 1) in row-major order
   }
   fs::remove_all(root);
+}
+
+TEST_CASE("sparse fragments: the same files with any thread count, attributes set before or after the coordinates") {
+  sparse_cells c;
+  const std::string frag_name = only_dir_in(twin_sparse / "__fragments");
+  for (int variant = 0; variant < 3; ++variant) {
+    INFO("variant " << variant);
+    fs::path root = scratch("sparse-threads-" + std::to_string(variant));
+    auto f = sparse_twin_fragment(root);
+    if (variant == 0) {
+      f.threads(1).set_coords("x", c.x).set_coords("y", c.y).set("a", c.a).set("f", c.f, c.f_valid).set_var("s", c.s);
+    } else if (variant == 1) {  // attributes kept until the coordinates are there
+      f.threads(3).set("a", c.a).set("f", c.f, c.f_valid).set_var("s", c.s).set_coords("x", c.x).set_coords("y", c.y);
+    } else {  // attributes encoded as they are set: the coordinates cannot change any more
+      f.threads(3).set_coords("x", c.x).set_coords("y", c.y).set("a", c.a).set("f", c.f, c.f_valid).set_var("s", c.s);
+      CHECK_THROWS_AS(f.set_coords("x", c.x), std::logic_error);
+    }
+    CHECK(f.commit(same_name_as(frag_name)) == frag_name);
+    check_same_files(root, twin_sparse, 10);
+    fs::remove_all(root);
+  }
+}
+
+TEST_CASE("radix_sort: stable, by a range of bits, on one or several threads") {
+  std::vector<std::uint64_t> v(300000);
+  std::uint64_t state = 12345;
+  for (auto& x : v) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    x = state >> 3;  // keys of few distinct values below, to test stability
+  }
+  for (unsigned threads : {1u, 4u})
+    for (const auto& bits : {std::pair{0, 64}, std::pair{20, 43}, std::pair{5, 7}}) {
+      const int from = bits.first, to = bits.second;
+      auto ours = v, want = v;
+      array::detail::radix_sort(ours, from, to, threads);
+      const std::uint64_t mask = to - from == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (to - from)) - 1;
+      std::stable_sort(want.begin(), want.end(),
+                       [&](std::uint64_t p, std::uint64_t q) { return ((p >> from) & mask) < ((q >> from) & mask); });
+      INFO("threads " << threads << ", bits " << from << "-" << to);
+      CHECK(ours == want);
+    }
+}
+
+TEST_CASE("dense fragments: cells given row-major are stored as the same cells given in storage order") {
+  using D = format::Datatype;
+  using L = format::Layout;
+  for (L tile_order : {L::ROW_MAJOR, L::COL_MAJOR})
+    for (L cell_order : {L::ROW_MAJOR, L::COL_MAJOR}) {
+      auto schema = format::make_array_schema(
+          {.type = format::ArrayType::DENSE,
+           .dimensions = {format::make_dimension<std::int32_t>("rows", 1, 12, 4),
+                          format::make_dimension<std::int32_t>("cols", 1, 10, 5)},
+           .attributes = {format::make_attribute({.name = "a", .type = D::INT32, .filters = IntP::descriptor()}),
+                          format::make_attribute({.name = "n", .type = D::FLOAT64, .nullable = true})},
+           .tile_order = tile_order,
+           .cell_order = cell_order});
+      fs::path rows_root = scratch("rows"), storage_root = scratch("storage");
+      array::create(rows_root, schema, {.timestamp = 1, .label = std::string(32, 'a')});
+      array::create(storage_root, schema, {.timestamp = 1, .label = std::string(32, 'a')});
+      auto value = [](std::int64_t r, std::int64_t c) { return static_cast<std::int32_t>(100 * r + c); };
+      std::vector<std::int32_t> a_rows, a_storage;
+      std::vector<double> n_rows, n_storage;
+      std::vector<std::uint8_t> v_rows, v_storage;
+      for (std::int64_t r = 1; r <= 12; ++r)
+        for (std::int64_t c = 1; c <= 10; ++c) {
+          a_rows.push_back(value(r, c));
+          n_rows.push_back(static_cast<double>(r) / 4.0 - static_cast<double>(c));
+          v_rows.push_back((r + c) % 3 != 0);
+        }
+      array::dense_fragment by_rows(rows_root, {{1, 12}, {1, 10}}, array::cell_layout::row_major);
+      array::dense_fragment stored(storage_root, {{1, 12}, {1, 10}}, array::cell_layout::storage);
+      for (std::uint64_t i = 0; i < stored.cell_num(); ++i) {
+        const auto rc = stored.cell_coordinates(i);
+        const std::size_t k = static_cast<std::size_t>((rc[0] - 1) * 10 + rc[1] - 1);
+        a_storage.push_back(a_rows[k]);
+        n_storage.push_back(n_rows[k]);
+        v_storage.push_back(v_rows[k]);
+      }
+      by_rows.threads(1).set<IntP>("a", a_rows).set("n", n_rows, v_rows);
+      stored.threads(3).set<IntP>("a", a_storage).set("n", n_storage, v_storage);
+      const array::write_options name{.timestamp = 2, .label = std::string(32, 'b')};
+      CHECK(by_rows.commit(name) == stored.commit(name));
+      const auto frag = only_dir_in(rows_root / "__fragments");
+      for (const auto& f : files_under(rows_root / "__fragments" / frag))
+        check_same_bytes(rows_root / "__fragments" / frag / f, storage_root / "__fragments" / frag / f);
+      fs::remove_all(rows_root);
+      fs::remove_all(storage_root);
+    }
 }
 
 TEST_CASE("sparse fragments: cells TileDB refuses are refused, and nothing is written") {

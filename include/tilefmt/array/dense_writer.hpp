@@ -147,18 +147,82 @@ private:
     const auto spec = b_.attribute_spec(i);
     if (layout_ == cell_layout::storage)
       return b_.encode_fixed(b_.attribute_tiles(i), spec, bytes, validity, encoder);
-    // Into storage order: TileDB's dense tiler starts each tile zeroed
-    // (values and validity) and copies the written cells in.
+    // Into storage order, tile by tile on the encoding threads: TileDB's
+    // dense tiler starts each tile zeroed (values and validity) and copies
+    // the written cells in.
     const std::size_t cell_size = spec.cell_size();
-    const auto& src = storage_source();
-    std::vector<std::byte> tiles(src.size() * cell_size, std::byte{0});
-    std::vector<std::uint8_t> valid(spec.nullable ? src.size() : 0, 0);
-    for (std::size_t k = 0; k < src.size(); ++k) {
-      if (src[k] == no_cell) continue;
-      std::memcpy(tiles.data() + k * cell_size, bytes.data() + src[k] * cell_size, cell_size);
-      if (spec.nullable) valid[k] = validity[src[k]];
+    const std::size_t per_tile = static_cast<std::size_t>(grid_->cells_per_tile());
+    std::vector<std::uint8_t> valid(spec.nullable ? static_cast<std::size_t>(grid_->tile_num()) * per_tile : 0);
+    if (spec.nullable)
+      for (std::size_t t = 0; t < grid_->tile_num(); ++t)
+        if (const auto* v = tile_from_rows(t, std::as_bytes(validity), 1, reinterpret_cast<std::byte*>(valid.data()) + t * per_tile))
+          std::memcpy(valid.data() + t * per_tile, v, per_tile);
+    b_.encode_fixed(
+        b_.attribute_tiles(i), spec,
+        [&](std::size_t t, std::vector<std::byte>& scratch) -> std::span<const std::byte> {
+          scratch.resize(per_tile * cell_size);
+          if (const auto* v = tile_from_rows(t, bytes, cell_size, scratch.data())) return {v, per_tile * cell_size};
+          return scratch;
+        },
+        valid, encoder);
+  }
+
+  /// Tile t's cells in storage order from the subarray's cells given
+  /// row-major (`rows`, cells of `cell_size` bytes): where the tile is
+  /// covered whole and its cells lie in `rows` in the same order (1-D
+  /// arrays, or tiles as wide as the subarray), their place in `rows`;
+  /// otherwise null, the cells copied to `to` (room for a whole tile) one
+  /// run along the cell order's fastest dimension at a time, the cells
+  /// outside the subarray zeroed.
+  const std::byte* tile_from_rows(std::size_t t, std::span<const std::byte> rows, std::size_t cell_size,
+                                  std::byte* to) const {
+    const std::size_t nd = grid_->dim_num();
+    const auto w = grid_->covered(t);
+    const auto tile_pos = grid_->tile_position(t);
+    const auto& ext = grid_->extents();
+    const auto widths = grid_->widths();
+    const bool row_major = schema().cell_order != format::Layout::COL_MAJOR;
+    std::vector<std::size_t> in_stride(nd, 1), tile_stride(nd, 1);
+    for (std::size_t d = nd - 1; d-- > 0;) in_stride[d] = in_stride[d + 1] * static_cast<std::size_t>(widths[d + 1]);
+    if (row_major)
+      for (std::size_t d = nd - 1; d-- > 0;) tile_stride[d] = tile_stride[d + 1] * static_cast<std::size_t>(ext[d + 1]);
+    else
+      for (std::size_t d = 1; d < nd; ++d) tile_stride[d] = tile_stride[d - 1] * static_cast<std::size_t>(ext[d - 1]);
+    bool full = true;
+    std::size_t in_at = 0, tile_at = 0;
+    for (std::size_t d = 0; d < nd; ++d) {
+      full = full && w.width[d] == ext[d];
+      const std::uint64_t at = (grid_->first_tile()[d] + tile_pos[d]) * ext[d] + w.start[d] - grid_->ranges()[d].from;
+      in_at += static_cast<std::size_t>(at) * in_stride[d];
+      tile_at += static_cast<std::size_t>(w.start[d]) * tile_stride[d];
     }
-    b_.encode_fixed(b_.attribute_tiles(i), spec, tiles, valid, encoder);
+    if (full && in_stride == tile_stride) return rows.data() + in_at * cell_size;
+    const std::size_t per_tile = static_cast<std::size_t>(grid_->cells_per_tile());
+    if (!full) std::memset(to, 0, per_tile * cell_size);
+    const std::size_t fast = row_major ? nd - 1 : 0;
+    const std::size_t run = static_cast<std::size_t>(w.width[fast]);
+    std::vector<std::uint64_t> q(nd, 0);  // the position in the covered window, `fast` left at 0
+    while (true) {
+      std::size_t in = in_at, out = tile_at;
+      for (std::size_t d = 0; d < nd; ++d) {
+        in += static_cast<std::size_t>(q[d]) * in_stride[d];
+        out += static_cast<std::size_t>(q[d]) * tile_stride[d];
+      }
+      if (in_stride[fast] == 1) {  // row-major cells: the run is contiguous on both sides
+        std::memcpy(to + out * cell_size, rows.data() + in * cell_size, run * cell_size);
+      } else {
+        for (std::size_t k = 0; k < run; ++k)
+          std::memcpy(to + (out + k) * cell_size, rows.data() + (in + k * in_stride[fast]) * cell_size, cell_size);
+      }
+      std::size_t d = nd;
+      while (d-- > 0) {
+        if (d == fast) continue;
+        if (++q[d] < w.width[d]) break;
+        q[d] = 0;
+      }
+      if (d == static_cast<std::size_t>(-1)) break;
+    }
+    return nullptr;
   }
 
   void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,

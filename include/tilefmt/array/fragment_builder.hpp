@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -20,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -27,6 +30,7 @@
 #include <openssl/rand.h>
 
 #include "tilefmt/array/column.hpp"
+#include "tilefmt/array/detail/parallel.hpp"
 #include "tilefmt/array/detail/schema_file.hpp"
 #include "tilefmt/array/directory.hpp"
 #include "tilefmt/array/field.hpp"
@@ -111,9 +115,10 @@ struct is_pipeline : std::false_type {};
 template <class... F>
 struct is_pipeline<filter::pipeline<F...>> : std::true_type {};
 
-/// Encodes one fixed-size tile (given by set<P>); empty: the field's
-/// pipeline from the schema, built at run time.
-using tile_encoder = std::function<std::vector<std::byte>(std::span<const std::byte>)>;
+/// Encodes one fixed-size tile (given by set<P>) into its second argument
+/// (contents replaced, capacity reused); empty: the field's pipeline from
+/// the schema, built at run time.
+using tile_encoder = std::function<void(std::span<const std::byte>, std::vector<std::byte>&)>;
 
 /// The cells of a fragment as little-endian bytes: a view of them on
 /// little-endian hosts, a converted copy in `copy` elsewhere.
@@ -131,9 +136,12 @@ std::span<const std::byte> le_bytes(std::span<const T> values, std::vector<std::
 /// One field's encoded tiles and their metadata.
 struct field_tiles {
   bool set = false;
-  std::vector<std::byte> file;               // fixed tiles, or var offsets tiles, back to back (a<i>.tdb)
+  // Data files are array::column buffers: huge pages where the system
+  // allows, so that first touching hundreds of MiB of encoded tiles does
+  // not take a page fault every 4 KiB.
+  column<std::byte> file;                    // fixed tiles, or var offsets tiles, back to back (a<i>.tdb)
   std::vector<std::uint64_t> offsets;        // where each tile starts
-  std::vector<std::byte> var_file;           // var tiles (a<i>_var.tdb)
+  column<std::byte> var_file;                // var tiles (a<i>_var.tdb)
   std::vector<std::uint64_t> var_offsets;    // where each var tile starts
   std::vector<std::uint64_t> var_sizes;      // each var tile's unfiltered size
   std::vector<std::byte> validity_file;      // validity tiles (a<i>_validity.tdb)
@@ -142,10 +150,56 @@ struct field_tiles {
 };
 
 /// Appends an encoded tile to a data file and records where it starts.
-inline void append_tile(std::vector<std::byte>& file, std::vector<std::uint64_t>& offsets,
-                        const std::vector<std::byte>& tile) {
+template <class File>
+void append_tile(File& file, std::vector<std::uint64_t>& offsets, const std::vector<std::byte>& tile) {
   offsets.push_back(file.size());
   file.insert(file.end(), tile.begin(), tile.end());
+}
+
+/// Makes room in a data file for what its remaining tiles will likely hold,
+/// judged by the `done` of `total` tiles appended so far: one allocation of
+/// about the final size instead of repeated doublings, each of which would
+/// hold the old and the new buffer at once.
+template <class File>
+void reserve_file(File& file, std::size_t done, std::size_t total) {
+  if (done == 0 || done >= total || file.empty()) return;
+  const std::size_t want = file.size() / done * total + file.size() / done / 2 * (total - done);
+  if (want > file.capacity()) file.reserve(want);
+}
+
+/// The cells of tile `tile` for encoding (little-endian bytes): a view of
+/// the caller's cells where the tile lies among them as stored, or the cells
+/// gathered into `scratch`, the buffer of the thread encoding the tile
+/// (reused from tile to tile).
+using tile_cells = std::function<std::span<const std::byte>(std::size_t tile, std::vector<std::byte>& scratch)>;
+
+/// Copies cells `order[0..n)` of `from` (cells of `cell_size` bytes) to `to`,
+/// one after another.
+template <class Index>
+void gather_cells(std::byte* to, const std::byte* from, std::size_t cell_size, const Index* order, std::size_t n) {
+  auto copy = [&]<std::size_t S>() {
+    // The cells are scattered (a sort's permutation): asking for a cell some
+    // iterations ahead hides most of the wait for memory.
+    constexpr std::size_t ahead = 16;
+    std::size_t k = 0;
+#if defined(__GNUC__)
+    for (; k + ahead < n; ++k) {
+      __builtin_prefetch(from + static_cast<std::size_t>(order[k + ahead]) * S);
+      std::memcpy(to + k * S, from + static_cast<std::size_t>(order[k]) * S, S);
+    }
+#endif
+    for (; k < n; ++k) std::memcpy(to + k * S, from + static_cast<std::size_t>(order[k]) * S, S);
+  };
+  switch (cell_size) {  // fixed sizes: one load and store per cell
+    case 1: return copy.template operator()<1>();
+    case 2: return copy.template operator()<2>();
+    case 4: return copy.template operator()<4>();
+    case 8: return copy.template operator()<8>();
+    case 16: return copy.template operator()<16>();
+    default:
+      for (std::size_t k = 0; k < n; ++k)
+        std::memcpy(to + k * cell_size, from + static_cast<std::size_t>(order[k]) * cell_size, cell_size);
+  }
 }
 
 /// What the footer and R-tree say of a fragment's extent.
@@ -279,9 +333,27 @@ public:
   field_tiles& attribute_tiles(std::size_t i) { return attrs_[i]; }
   field_tiles& dimension_tiles(std::size_t d) { return dims_[d]; }
 
+  /// Threads encoding tiles (0: one per core).
+  void set_threads(unsigned n) noexcept { threads_ = n; }
+  unsigned threads() const noexcept { return threads_; }
+
   /// Encodes a fixed-size field's cells (little-endian bytes, in storage
   /// order) tile by tile.
   void encode_fixed(field_tiles& out, const field_info& f, std::span<const std::byte> bytes,
+                    std::span<const std::uint8_t> validity, const tile_encoder& encoder) const {
+    const std::size_t cell_size = f.cell_size();
+    encode_fixed(
+        out, f,
+        [&](std::size_t t, std::vector<std::byte>&) {
+          const auto [first, cells] = tile_span(t);
+          return bytes.subspan(first * cell_size, cells * cell_size);
+        },
+        validity, encoder);
+  }
+
+  /// The same with each tile's cells given by `cells_of` (storage order;
+  /// `validity` is for every cell of the fragment, in storage order).
+  void encode_fixed(field_tiles& out, const field_info& f, const tile_cells& cells_of,
                     std::span<const std::uint8_t> validity, const tile_encoder& encoder) const {
     out = field_tiles{};
     const std::size_t cell_size = f.cell_size();
@@ -291,14 +363,26 @@ public:
       rp.emplace(*f.filters, f.type, version_);
       ctx = rp->context(cell_size);
     }
-    for (std::size_t t = 0; t < tile_num(); ++t) {
-      const auto [first, cells] = tile_span(t);
-      auto tile = bytes.subspan(first * cell_size, cells * cell_size);
-      append_tile(out.file, out.offsets, encoder ? encoder(tile) : rp->encode(tile, ctx));
-      finish_tile(out, f, validity, t, first, cells, [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t e) {
-        g.fixed_slab(tile, cell_size, valid, b, e);
-      });
-    }
+    const std::size_t largest = tile_cells_.empty() ? 0 : static_cast<std::size_t>(tile_cells_.front());
+    for_tiles<encoded_tile>(
+        largest * cell_size,
+        [&](std::size_t t, std::vector<std::byte>& scratch, encoded_tile& e) {
+          const auto [first, cells] = tile_span(t);
+          const auto tile = cells_of(t, scratch);
+          if (encoder)
+            encoder(tile, e.data);
+          else
+            rp->encode_into(tile, ctx, e.data);
+          e.stats = tile_metadata(f, validity, t, first, cells, e.validity,
+                                  [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t end) {
+                                    g.fixed_slab(tile, cell_size, valid, b, end);
+                                  });
+        },
+        [&](std::size_t t, encoded_tile& e) {
+          append_tile(out.file, out.offsets, e.data);
+          reserve_file(out.file, t + 1, tile_num());
+          take_metadata(out, f, e);
+        });
     out.set = true;
   }
 
@@ -336,9 +420,12 @@ public:
       }
       append_tile(out.var_file, out.var_offsets, rp.encode_var(data, tile_offsets, ctx));
       out.var_sizes.push_back(data.size());
-      finish_tile(out, f, validity, t, first, cells, [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t e) {
-        g.var_slab(data, tile_offsets, valid, b, e);
-      });
+      encoded_tile e;
+      e.stats = tile_metadata(f, validity, t, first, cells, e.validity,
+                              [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t end) {
+                                g.var_slab(data, tile_offsets, valid, b, end);
+                              });
+      take_metadata(out, f, e);
     }
     out.set = true;
   }
@@ -395,34 +482,122 @@ private:
       f(0, cells);
   }
 
-  /// What follows a tile's data: its validity tile (nullable fields) and its
-  /// metadata, `feed(generator, validity, start, end)` giving the generator
-  /// each slab of the tile.
+  /// One tile encoded by a worker thread: its data, its validity tile
+  /// (nullable fields) and its metadata.
+  struct encoded_tile {
+    std::vector<std::byte> data, validity;
+    tile_stats stats;
+  };
+
+  /// Runs encode(t, scratch, result) for every tile t on up to threads_
+  /// threads and take(t, result) on this thread, in tile order, as the
+  /// tiles are done. Threads take the next tile as they become free (a
+  /// thread the system stalls holds up no one else), up to a window of tiles
+  /// ahead of the next one taken: a few tiles a thread and at least 32 MiB
+  /// of cells (`tile_bytes` a tile), which bounds the encoded tiles held
+  /// outside their files. Each result slot and each thread's scratch buffer
+  /// is reused from tile to tile.
+  template <class Result, class Encode, class Take>
+  void for_tiles(std::size_t tile_bytes, Encode&& encode, Take&& take) const {
+    const std::size_t n = tile_num();
+    if (n == 0) return;
+    const std::size_t workers = std::min<std::size_t>(thread_count(threads_), n);
+    if (workers <= 1) {
+      Result result;
+      std::vector<std::byte> scratch;
+      for (std::size_t t = 0; t < n; ++t) {
+        encode(t, scratch, result);
+        take(t, result);
+      }
+      return;
+    }
+    const std::size_t window =
+        std::min(n, std::max<std::size_t>(2 * workers, (std::size_t{32} << 20) / std::max<std::size_t>(1, tile_bytes)));
+    std::vector<Result> results(window);
+    std::mutex m;
+    std::condition_variable cv;
+    // Guarded by m: the slots holding a finished tile, the next tile to
+    // start, the tiles taken, and the first error.
+    std::vector<char> ready(window, 0);
+    std::size_t next = 0, taken = 0;
+    std::exception_ptr error;
+    auto fail = [&](std::exception_ptr e) {
+      std::lock_guard<std::mutex> lock(m);
+      if (!error) error = e;
+      cv.notify_all();
+    };
+    auto work = [&] {
+      std::vector<std::byte> scratch;
+      while (true) {
+        std::size_t t = 0;
+        {
+          std::unique_lock<std::mutex> lock(m);
+          cv.wait(lock, [&] { return error || next >= n || next < taken + window; });
+          if (error || next >= n) return;
+          t = next++;
+        }
+        try {
+          encode(t, scratch, results[t % window]);
+        } catch (...) {
+          return fail(std::current_exception());
+        }
+        std::lock_guard<std::mutex> lock(m);
+        ready[t % window] = 1;
+        cv.notify_all();
+      }
+    };
+    std::vector<std::thread> pool;
+    pool.reserve(workers);
+    try {
+      for (std::size_t w = 0; w < workers; ++w) pool.emplace_back(work);
+      for (std::size_t t = 0; t < n; ++t) {
+        {
+          std::unique_lock<std::mutex> lock(m);
+          cv.wait(lock, [&] { return error || ready[t % window]; });
+          if (error) break;
+        }
+        take(t, results[t % window]);
+        std::lock_guard<std::mutex> lock(m);
+        ready[t % window] = 0;
+        ++taken;
+        cv.notify_all();
+      }
+    } catch (...) {
+      fail(std::current_exception());
+    }
+    for (auto& th : pool) th.join();
+    if (error) std::rethrow_exception(error);
+  }
+
+  /// A tile's metadata, `feed(generator, validity, start, end)` giving the
+  /// generator each slab of the tile, and for nullable fields its validity
+  /// tile in `validity_tile`.
   template <class Feed>
-  void finish_tile(field_tiles& out, const field_info& f, std::span<const std::uint8_t> validity, std::size_t tile,
-                   std::size_t first, std::size_t cells, Feed&& feed) const {
+  tile_stats tile_metadata(const field_info& f, std::span<const std::uint8_t> validity, std::size_t tile,
+                           std::size_t first, std::size_t cells, std::vector<std::byte>& validity_tile,
+                           Feed&& feed) const {
     const auto valid = validity.empty() ? validity : validity.subspan(first, cells);
-    if (f.nullable) encode_validity(out, valid);
+    if (f.nullable) {
+      const auto& rp = *validity_pipeline_;
+      rp.encode_into(std::as_bytes(valid), rp.context(1), validity_tile);
+    }
     tile_metadata_generator g(f.type, f.cell_val_num, f.var(), f.nullable);
     slabs(tile, cells, [&](std::size_t start, std::size_t n) { feed(g, valid, start, start + n); });
-    store_stats(out, f, g.result(), cells);
-  }
-
-  /// The validity tile, filtered with the schema's validity filters.
-  void encode_validity(field_tiles& out, std::span<const std::uint8_t> validity) const {
-    const auto& rp = *validity_pipeline_;
-    append_tile(out.validity_file, out.validity_offsets, rp.encode(std::as_bytes(validity), rp.context(1)));
-  }
-
-  /// An all-null tile keeps the zero min and max TileDB's buffers start with
-  /// (its writer sets them only for tiles with a non-null cell).
-  static void store_stats(field_tiles& out, const field_info& f, tile_stats st, std::size_t cells) {
+    tile_stats st = g.result();
     if (f.nullable && st.null_count == cells) {
+      // An all-null tile keeps the zero min and max TileDB's buffers start
+      // with (its writer sets them only for tiles with a non-null cell).
       std::fill(st.min.begin(), st.min.end(), std::byte{0});
       std::fill(st.max.begin(), st.max.end(), std::byte{0});
       if (f.var()) st.min.clear(), st.max.clear();
     }
-    out.stats.push_back(std::move(st));
+    return st;
+  }
+
+  /// Appends a tile's validity tile and metadata to the field.
+  static void take_metadata(field_tiles& out, const field_info& f, encoded_tile& e) {
+    if (f.nullable) append_tile(out.validity_file, out.validity_offsets, e.validity);
+    out.stats.push_back(std::move(e.stats));
   }
 
   /// The var min/max strings as TileDB's dense writer stores them. Each
@@ -644,6 +819,7 @@ private:
   std::vector<field_tiles> specials_;       // __timestamps, __delete_timestamps, __delete_condition_index
   std::vector<field_info> special_specs_;
   std::optional<std::pair<std::uint64_t, std::uint64_t>> time_range_;
+  unsigned threads_ = 0;
   bool committed_ = false;
 };
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <span>
@@ -24,6 +25,7 @@
 #include "tilefmt/array/detail/cells_api.hpp"
 #include "tilefmt/array/detail/coordinates.hpp"
 #include "tilefmt/array/detail/hilbert.hpp"
+#include "tilefmt/array/detail/radix_sort.hpp"
 #include "tilefmt/array/fragment_builder.hpp"
 
 namespace tilefmt::array {
@@ -82,6 +84,7 @@ public:
       throw std::invalid_argument(b_.message("set_coords: dimension \"" + dims[d].name.value + "\" holds " +
                                              std::string(format::codec_enum_name(type)) + " coordinates"));
     take_cells(coords.size(), "set_coords: dimension \"" + dims[d].name.value + "\"");
+    coordinates_change();
     std::vector<std::byte> copy;
     auto bytes = detail::le_bytes(coords, copy);
     coords_[d].bytes.assign(bytes.begin(), bytes.end());
@@ -103,6 +106,7 @@ public:
                                              std::string(format::codec_enum_name(dim.type.value)) +
                                              " coordinates, not strings"));
     take_cells(coords.size(), "set_coords: dimension \"" + dim.name.value + "\"");
+    coordinates_change();
     auto& p = coords_[d];
     p = pending{};
     p.value_size = 1;
@@ -131,18 +135,40 @@ public:
     const std::size_t n = static_cast<std::size_t>(cell_num());
     if (n == 0) throw std::invalid_argument(b_.message("commit: no cells (TileDB writes no fragment)"));
 
-    const std::vector<std::size_t> order = global_order();
+    sort_cells();
+    const std::vector<std::uint64_t>& order = *order_;
     // A consolidation keeps every version of a cell, with its timestamp.
-    if (!s.allows_dups.value && special_.empty()) check_duplicates(order);
+    if (maybe_duplicates_ && !s.allows_dups.value && special_.empty()) check_duplicates(order);
+    const std::vector<std::uint64_t> tiles = data_tiles();
 
-    // Data tiles of `capacity` cells in global order; the last one short.
-    const std::uint64_t cap = s.capacity;
-    std::vector<std::uint64_t> tiles(static_cast<std::size_t>((n + cap - 1) / cap), cap);
-    tiles.back() = n - (tiles.size() - 1) * cap;
-    b_.set_tiles(tiles);
-
+    // Each data tile's MBR along the fixed-size dimensions, taken from the
+    // tile's gathered coordinates by the thread encoding it.
+    std::vector<std::vector<format::Range1D>> mbrs(dims.size());
     for (std::size_t d = 0; d < dims.size(); ++d) {
       const auto spec = b_.dimension_spec(d);
+      if (!spec.var()) {
+        mbrs[d].resize(tiles.size());
+        const auto gather = permuted(coords_[d].bytes, spec.cell_size(), order);
+        auto& ranges = mbrs[d];
+        const format::Datatype type = dims[d].type.value;
+        b_.encode_fixed(
+            b_.dimension_tiles(d), spec,
+            [&](std::size_t t, std::vector<std::byte>& scratch) {
+              const auto cells = gather(t, scratch);
+              detail::with_coordinate_type(type, [&]<class T>() {
+                T lo = codec::load_le<T>(cells.data()), hi = lo;
+                for (std::size_t c = 1; c < cells.size() / sizeof(T); ++c) {
+                  const T v = codec::load_le<T>(cells.data() + c * sizeof(T));
+                  lo = std::min(lo, v);
+                  hi = std::max(hi, v);
+                }
+                ranges[t] = format::fixed_range<T>(lo, hi);
+              });
+              return cells;
+            },
+            {}, {});
+        continue;
+      }
       if (spec.var()) {
         std::vector<std::byte> values;
         std::vector<std::uint64_t> offsets;
@@ -153,13 +179,12 @@ public:
           for (char ch : str) values.push_back(static_cast<std::byte>(ch));
         }
         b_.encode_var(b_.dimension_tiles(d), spec, values, offsets, 1, {});
-      } else {
-        b_.encode_fixed(b_.dimension_tiles(d), spec, permute_fixed(coords_[d].bytes, spec.cell_size(), order), {}, {});
       }
     }
     for (std::size_t i = 0; i < attrs_.size(); ++i) {
       const auto spec = b_.attribute_spec(i);
       const auto& a = attrs_[i];
+      if (a.encoded) continue;
       std::vector<std::uint8_t> validity;
       if (!a.validity.empty())
         for (std::size_t c : order) validity.push_back(a.validity[c]);
@@ -174,8 +199,7 @@ public:
         }
         b_.encode_var(b_.attribute_tiles(i), spec, values, offsets, a.value_size, validity);
       } else {
-        b_.encode_fixed(b_.attribute_tiles(i), spec, permute_fixed(a.bytes, spec.cell_size(), order), validity,
-                        a.encoder);
+        b_.encode_fixed(b_.attribute_tiles(i), spec, permuted(a.bytes, spec.cell_size(), order), validity, a.encoder);
       }
     }
 
@@ -192,7 +216,7 @@ public:
     shape.processed_conditions = processed_conditions_;
     shape.sparse_tile_num = tiles.size();
     shape.last_tile_cell_num = tiles.back();
-    build_rtree(order, tiles, shape);
+    build_rtree(order, tiles, std::move(mbrs), shape);
     return b_.commit(opt, shape);
   }
 
@@ -200,8 +224,36 @@ private:
   friend class detail::cells_api<sparse_fragment>;
   friend struct detail::consolidator;
 
+  /// The cells' global order (and the data tiles), once every dimension
+  /// has its coordinates. Refuses coordinates outside the domain.
+  void sort_cells() {
+    if (order_) return;
+    bool dups = true;
+    auto order = global_order(dups);
+    order_ = std::move(order);
+    maybe_duplicates_ = dups;
+    b_.set_tiles(data_tiles());
+  }
+
+  /// Data tiles of `capacity` cells in global order; the last one short.
+  std::vector<std::uint64_t> data_tiles() const {
+    const std::uint64_t n = cell_num(), cap = schema().capacity;
+    std::vector<std::uint64_t> tiles(static_cast<std::size_t>((n + cap - 1) / cap), cap);
+    tiles.back() = n - (tiles.size() - 1) * cap;
+    return tiles;
+  }
+
+  /// New coordinates after attributes were encoded in the order of the old
+  /// ones cannot be written.
+  void coordinates_change() {
+    if (!order_) return;
+    throw std::logic_error(b_.message("set_coords: attributes set after every dimension's coordinates are encoded in "
+                                      "their order as they are set; set the coordinates once, first"));
+  }
+
   /// A fixed-size dimension's coordinates as little-endian bytes.
   void put_coords(std::size_t d, std::vector<std::byte> bytes) {
+    coordinates_change();
     const std::size_t size = format::datatype_size(schema().domain.dimensions.value[d].type.value);
     take_cells(bytes.size() / size, "set_coords");
     coords_[d] = pending{};
@@ -216,6 +268,7 @@ private:
     std::size_t value_size = 0;
     std::vector<std::uint8_t> validity;
     detail::tile_encoder encoder;
+    bool encoded = false;  // an attribute's tiles, encoded when it was set
   };
 
   std::size_t dimension_index(std::string_view dimension) const {
@@ -251,6 +304,34 @@ private:
         if (a.name.value == name && !a.is_var() && a.cell_val_num) cells = n / a.cell_val_num;
     const std::size_t i = b_.attribute(name, value_size, n, false, validity, cells);
     take_cells(cells, std::string("set: attribute \"") + std::string(name) + "\"");
+    // With every dimension's coordinates given, the cells' order is known:
+    // the attribute is encoded now, straight from the caller's cells, and
+    // not kept (a copy of every attribute until commit() was most of a
+    // write's memory). Coordinates the sort refuses are reported by
+    // commit(), as before.
+    bool sorted = cells != 0;
+    for (const auto& c : coords_) sorted = sorted && c.set;
+    if (sorted) {
+      try {
+        sort_cells();
+      } catch (const std::invalid_argument&) {
+        sorted = false;
+      }
+    }
+    if (sorted) {
+      const auto& order = *order_;
+      const auto spec = b_.attribute_spec(i);
+      std::vector<std::uint8_t> valid;
+      if (!validity.empty()) {
+        valid.resize(order.size());
+        detail::gather_cells(reinterpret_cast<std::byte*>(valid.data()), reinterpret_cast<const std::byte*>(validity.data()),
+                             1, order.data(), order.size());
+      }
+      b_.encode_fixed(b_.attribute_tiles(i), spec, permuted(bytes, spec.cell_size(), order), valid, encoder);
+      attrs_[i] = pending{};
+      attrs_[i].set = attrs_[i].encoded = true;
+      return;
+    }
     attrs_[i] = pending{true, {bytes.begin(), bytes.end()}, {}, value_size, {validity.begin(), validity.end()}, encoder};
   }
 
@@ -267,9 +348,13 @@ private:
   /// tiles in the tile order (dimensions without a tile extent left out),
   /// then coordinates in the cell order. Also refuses coordinates TileDB
   /// refuses (outside the domain, NaN).
-  std::vector<std::size_t> global_order() const {
+  /// `maybe_duplicates` is cleared when no two cells have the same
+  /// coordinates.
+  std::vector<std::uint64_t> global_order(bool& maybe_duplicates) const {
     const auto& dims = schema().domain.dimensions.value;
     const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
+    if (auto order = packed_global_order(maybe_duplicates)) return std::move(*order);
+    maybe_duplicates = true;
     detail::cell_keys keys(nd);
     for (std::size_t d = 0; d < nd; ++d) {
       const auto& dim = dims[d];
@@ -305,13 +390,13 @@ private:
         }
       });
     }
-    std::vector<std::size_t> order(n);
-    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::vector<std::uint64_t> order(n);
+    std::iota(order.begin(), order.end(), std::uint64_t{0});
     if (schema().cell_order == format::Layout::HILBERT) {
       // No space tiles: the Hilbert curve over the domain, then row-major
       // coordinates (UnorderedWriter::sort_coords, HilbertCmpQB).
       const std::vector<std::uint64_t> h = hilbert_values();
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) {
         return h[a] != h[b] ? h[a] < h[b] : keys.layout_less(a, b, true);
       });
       return order;
@@ -319,7 +404,7 @@ private:
     const bool tile_row = schema().tile_order == format::Layout::ROW_MAJOR;
     const bool cell_row = schema().cell_order == format::Layout::ROW_MAJOR;
     std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return keys.global_less(a, b, tile_row, cell_row); });
+                     [&](std::uint64_t a, std::uint64_t b) { return keys.global_less(a, b, tile_row, cell_row); });
     return order;
   }
 
@@ -353,7 +438,7 @@ private:
 
   /// "Duplicate coordinates (c0, c1) are not allowed", as TileDB says it
   /// when cells next to each other in global order have the same bytes.
-  void check_duplicates(const std::vector<std::size_t>& order) const {
+  void check_duplicates(const std::vector<std::uint64_t>& order) const {
     const auto& dims = schema().domain.dimensions.value;
     for (std::size_t k = 1; k < order.size(); ++k) {
       bool same = true;
@@ -382,23 +467,126 @@ private:
     }
   }
 
-  static std::vector<std::byte> permute_fixed(const std::vector<std::byte>& bytes, std::size_t cell_size,
-                                              const std::vector<std::size_t>& order) {
-    std::vector<std::byte> out(bytes.size());
-    for (std::size_t k = 0; k < order.size(); ++k)
-      std::memcpy(out.data() + k * cell_size, bytes.data() + order[k] * cell_size, cell_size);
-    return out;
+  /// A fixed-size field's tiles in global order, each gathered by the
+  /// thread encoding it (no copy of the whole field).
+  detail::tile_cells permuted(std::span<const std::byte> bytes, std::size_t cell_size,
+                              const std::vector<std::uint64_t>& order) const {
+    return [bytes, cell_size, &order, this](std::size_t t, std::vector<std::byte>& scratch) {
+      const std::uint64_t cap = schema().capacity;
+      const std::size_t first = static_cast<std::size_t>(t * cap);
+      const std::size_t cells = std::min(order.size() - first, static_cast<std::size_t>(cap));
+      scratch.resize(cells * cell_size);
+      detail::gather_cells(scratch.data(), bytes.data(), cell_size, order.data() + first, cells);
+      return std::span<const std::byte>(scratch);
+    };
+  }
+
+  /// The global order by one integer key per cell, where every dimension is
+  /// an integer with a tile extent: the cell's space tile (in the tile
+  /// order) times the cells of a space tile, plus its place inside the tile
+  /// (in the cell order). That is the order of GlobalCmpQB, ties (equal
+  /// coordinates) in the order given. Where key and cell index fit in 64
+  /// bits together they are sorted as one number by a parallel radix sort;
+  /// otherwise (or for floats, strings, Hilbert order) nullopt. Refuses
+  /// coordinates outside the domain.
+  std::optional<std::vector<std::uint64_t>> packed_global_order(bool& maybe_duplicates) const {
+    const auto& dims = schema().domain.dimensions.value;
+    const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
+    if (schema().cell_order == format::Layout::HILBERT || n == 0) return std::nullopt;
+    struct axis {
+      std::uint64_t extent = 0, tile_stride = 0, cell_stride = 0;
+    };
+    std::vector<axis> ax(nd);
+    std::vector<std::uint64_t> tiles(nd);
+    for (std::size_t d = 0; d < nd; ++d) {
+      const auto& dim = dims[d];
+      if (dim.is_var() || !dim.has_tile_extent()) return std::nullopt;
+      bool integral = false;
+      detail::with_coordinate_type(dim.type.value, [&]<class T>() {
+        if constexpr (std::is_integral_v<T>) {
+          auto [lo, hi] = dim.domain_as<T>();
+          const std::uint64_t ext = static_cast<std::uint64_t>(static_cast<std::int64_t>(*dim.tile_extent_as<T>()));
+          if (ext == 0) return;
+          ax[d].extent = ext;
+          tiles[d] = detail::tile_index<T>(hi, lo, static_cast<T>(ext)) + 1;
+          integral = tiles[d] != 0;
+        }
+      });
+      if (!integral) return std::nullopt;
+    }
+    static_assert(sizeof(std::size_t) <= sizeof(std::uint64_t));
+    // Strides of the tile grid (tile order) and of a tile's cells (cell
+    // order); nullopt where a product passes 64 bits.
+    auto strides = [&](bool row_major, auto size, auto set) {
+      std::uint64_t p = 1;
+      for (std::size_t k = 0; k < nd; ++k) {
+        const std::size_t d = row_major ? nd - 1 - k : k;
+        set(d, p);
+        if (size(d) != 0 && p > std::numeric_limits<std::uint64_t>::max() / size(d)) return std::optional<std::uint64_t>{};
+        p *= size(d);
+      }
+      return std::optional<std::uint64_t>{p};
+    };
+    const auto tile_count = strides(
+        schema().tile_order != format::Layout::COL_MAJOR, [&](std::size_t d) { return tiles[d]; },
+        [&](std::size_t d, std::uint64_t p) { ax[d].tile_stride = p; });
+    const auto cells_per_tile = strides(
+        schema().cell_order != format::Layout::COL_MAJOR, [&](std::size_t d) { return ax[d].extent; },
+        [&](std::size_t d, std::uint64_t p) { ax[d].cell_stride = p; });
+    if (!tile_count || !cells_per_tile || *tile_count > std::numeric_limits<std::uint64_t>::max() / *cells_per_tile)
+      return std::nullopt;
+    const int index_bits = std::bit_width(static_cast<std::uint64_t>(n - 1));
+    const int key_bits = std::bit_width(*tile_count * *cells_per_tile - 1);
+    if (index_bits >= 64 || index_bits + key_bits > 64) return std::nullopt;
+
+    // Each cell's key above its index, summed dimension by dimension.
+    std::vector<std::uint64_t> packed(n);
+    for (std::size_t c = 0; c < n; ++c) packed[c] = c;
+    for (std::size_t d = 0; d < nd; ++d) {
+      const auto& dim = dims[d];
+      detail::with_coordinate_type(dim.type.value, [&]<class T>() {
+        if constexpr (std::is_integral_v<T>) {
+          auto [lo, hi] = dim.domain_as<T>();
+          const std::uint64_t ext = ax[d].extent, ts = ax[d].tile_stride * *cells_per_tile, cs = ax[d].cell_stride;
+          const std::byte* p = coords_[d].bytes.data();
+          for (std::size_t c = 0; c < n; ++c) {
+            const T v = codec::load_le<T>(p + c * sizeof(T));
+            if (v < lo || v > hi)
+              throw std::invalid_argument(b_.message(std::string("coordinate ") + std::to_string(c) + " of dimension \"" +
+                                                     dim.name.value + "\" is " + std::to_string(v) +
+                                                     ", outside the domain [" + std::to_string(lo) + ", " +
+                                                     std::to_string(hi) + "]"));
+            const std::uint64_t off = static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) -
+                                      static_cast<std::uint64_t>(static_cast<std::int64_t>(lo));
+            packed[c] += ((off / ext) * ts + (off % ext) * cs) << index_bits;
+          }
+        }
+      });
+    }
+    detail::radix_sort(packed, index_bits, index_bits + key_bits, b_.threads());
+    maybe_duplicates = false;
+    for (std::size_t k = 1; k < n && !maybe_duplicates; ++k)
+      maybe_duplicates = (packed[k] >> index_bits) == (packed[k - 1] >> index_bits);
+    // The cell indices, in place of the keys.
+    const std::uint64_t mask = (std::uint64_t{1} << index_bits) - 1;
+    for (auto& k : packed) k &= mask;
+    return packed;
   }
 
   /// One MBR per data tile (per dimension, the least and greatest
   /// coordinate), grouped ten at a time into the levels above, root first
   /// (RTree::build_tree); the non-empty domain is their union.
-  void build_rtree(const std::vector<std::size_t>& order, const std::vector<std::uint64_t>& tiles,
-                   detail::fragment_shape& shape) const {
+  /// `mbrs[d]` has the data tiles' ranges along each fixed-size dimension d.
+  void build_rtree(const std::vector<std::uint64_t>& order, const std::vector<std::uint64_t>& tiles,
+                   std::vector<std::vector<format::Range1D>> mbrs, detail::fragment_shape& shape) const {
     const auto& dims = schema().domain.dimensions.value;
     const std::size_t fanout = shape.rtree.fanout;
     std::vector<format::MBR> level(tiles.size());
     for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (!mbrs[d].empty()) {
+        for (std::size_t t = 0; t < tiles.size(); ++t) level[t].ranges.push_back(std::move(mbrs[d][t]));
+        continue;
+      }
       if (dims[d].is_var()) {
         std::size_t at = 0;
         for (std::size_t t = 0; t < tiles.size(); ++t) {
@@ -470,6 +658,11 @@ private:
   /// delete condition indices (a consolidation's special fields), or none.
   std::vector<std::vector<std::uint64_t>> special_;
   std::vector<std::string> processed_conditions_;
+  /// The cells' global order, once sorted, and whether two cells may have
+  /// the same coordinates (checked at commit, where a consolidation's
+  /// duplicates are known to be wanted).
+  std::optional<std::vector<std::uint64_t>> order_;
+  bool maybe_duplicates_ = true;
 };
 
 } // namespace tilefmt::array

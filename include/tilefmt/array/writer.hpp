@@ -16,6 +16,12 @@
 //   s.set_coords<std::int32_t>("x", xs).set_coords<std::int64_t>("y", ys).set("a", values);
 //   s.commit();
 //
+// Tiles are encoded on every core (`frag.threads(n)` before the cells for
+// n threads; the files are the same for any n). A sparse fragment sorts its
+// cells once every dimension has coordinates: attributes set after that are
+// encoded at once and not kept, so setting the coordinates first saves a
+// copy of every attribute.
+//
 // Var-size attributes take values and offsets (or one std::string per
 // cell), nullable ones a validity byte per cell:
 //

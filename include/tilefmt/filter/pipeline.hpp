@@ -111,6 +111,14 @@ public:
   /// little-endian, as in every TileDB file, whatever the host's order.
   template <class T>
   static std::vector<std::byte> encode(std::span<const T> values, const encode_options& opt = {}) {
+    std::vector<std::byte> out;
+    encode_into<T>(values, out, opt);
+    return out;
+  }
+  /// The same into `out` (contents replaced, capacity reused: no fresh
+  /// buffer per tile when tiles are encoded one after another).
+  template <class T>
+  static void encode_into(std::span<const T> values, std::vector<std::byte>& out, const encode_options& opt = {}) {
     static_assert(std::is_trivially_copyable_v<T>, "tilefmt::filter::pipeline: values must be trivially copyable");
     format::Datatype type = detail::field_type<T>(opt.datatype);
     tile_context ctx;
@@ -130,7 +138,7 @@ public:
     detail::runner run(seq);
     run.set_input_type(type);
     const bool chunking = opt.chunking && ((F::filter_type != format::FilterType::WEBP) && ...);
-    return detail::encode_tile(run, ctx, raw, fixed_chunks(raw.size(), ctx.cell_size, chunking));
+    detail::encode_tile_into(run, ctx, raw, fixed_chunks(raw.size(), ctx.cell_size, chunking), out);
   }
   template <class T>
   static std::vector<std::byte> encode(const std::vector<T>& values, const encode_options& opt = {}) {

@@ -137,6 +137,13 @@ public:
   std::vector<std::byte> encode(bytes_view data, const tile_context& ctx) const {
     return encode_chunks(data, ctx, fixed_chunks(data.size(), ctx.cell_size, tile_chunking(false)));
   }
+  /// The same into `out`, whose capacity is reused.
+  void encode_into(bytes_view data, const tile_context& ctx, std::vector<std::byte>& out) const {
+    detail::vector_stages seq{stages_};
+    detail::runner run(seq);
+    run.set_input_type(type_);
+    detail::encode_tile_into(run, ctx, data, fixed_chunks(data.size(), ctx.cell_size, tile_chunking(false)), out);
+  }
 
   /// Filters one var-size data tile whose cells start at `offsets` (one per
   /// cell, relative to the tile, no trailing offset). The offsets go to the

@@ -23,6 +23,17 @@ namespace detail {
 template <class Fragment>
 class cells_api {
 public:
+  /// Threads encoding the fragment's tiles (0, the default: one per core).
+  /// The files are the same whatever the count. Set it before the cells: a
+  /// dense fragment encodes an attribute's tiles when it is set; a sparse
+  /// one sorts its cells and encodes a fixed-size attribute when the
+  /// attribute is set after every dimension's coordinates, and everything
+  /// else at commit().
+  Fragment& threads(unsigned n) {
+    self().b_.set_threads(n);
+    return self();
+  }
+
   /// Sets a fixed-size attribute's cells, encoding its tiles with the
   /// schema's filter pipeline (built at run time). T must have the size of
   /// the attribute's type; a cell of cell_val_num values takes that many
@@ -65,18 +76,18 @@ public:
     opt.version = format::written_version;
     std::vector<std::byte> copy;
     self().put_fixed(attribute, sizeof(T), cells.size(), le_bytes(cells, copy), validity,
-                     [opt](std::span<const std::byte> tile) {
+                     [opt](std::span<const std::byte> tile, std::vector<std::byte>& out) {
                        // The tile (little-endian bytes, a whole number of
                        // cells) as values of T again, which P stores
                        // little-endian: a view here, a converted copy on
                        // big-endian hosts.
                        if constexpr (std::endian::native == std::endian::little || !codec::wire_scalar<T>) {
                          std::span<const T> values(reinterpret_cast<const T*>(tile.data()), tile.size() / sizeof(T));
-                         return P::template encode<T>(values, opt);
+                         P::template encode_into<T>(values, out, opt);
                        } else {
                          std::vector<T> values(tile.size() / sizeof(T));
                          codec::load_le_array(tile.data(), values.data(), values.size());
-                         return P::template encode<T>(values, opt);
+                         P::template encode_into<T>(std::span<const T>(values), out, opt);
                        }
                      });
     return self();

@@ -101,14 +101,25 @@ private:
   std::vector<format::Datatype> types_;
 };
 
-/// Serializes a whole tile: chunk count, then each chunk filtered.
+/// Serializes a whole tile into `out` (its contents replaced, its capacity
+/// kept: a writer encoding tile after tile reuses one buffer instead of
+/// allocating and first touching a fresh one per tile): chunk count, then
+/// each chunk filtered.
 template <class Stages>
-std::vector<std::byte> encode_tile(runner<Stages>& run, const tile_context& ctx, bytes_view tile,
-                                   const std::vector<chunk_range>& chunks) {
-  std::vector<std::byte> out(8);
+void encode_tile_into(runner<Stages>& run, const tile_context& ctx, bytes_view tile,
+                      const std::vector<chunk_range>& chunks, std::vector<std::byte>& out) {
+  out.resize(8);
   out.reserve(tile.size() + 64 + chunks.size() * 64);
   codec::store_le<std::uint64_t>(out.data(), chunks.size());
   for (const auto& c : chunks) run.forward_chunk(ctx, tile.subspan(c.offset, c.size), out);
+}
+
+/// The same into a new buffer.
+template <class Stages>
+std::vector<std::byte> encode_tile(runner<Stages>& run, const tile_context& ctx, bytes_view tile,
+                                   const std::vector<chunk_range>& chunks) {
+  std::vector<std::byte> out;
+  encode_tile_into(run, ctx, tile, chunks, out);
   return out;
 }
 
