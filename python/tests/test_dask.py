@@ -163,6 +163,13 @@ def test_sparse_partitions_balance_cells(client, sparse_uri):
     sizes = tdask.from_sparse(sparse_uri, attrs=["v"], npartitions=4).map_partitions(len).compute().tolist()
     assert len(sizes) >= 3 and sum(sizes) == len(_tiledb_sparse(sparse_uri))
     assert max(sizes) < 2 * sum(sizes) / len(sizes)
+    # The partitions are disjoint ranges of x covering the non-empty domain.
+    ranges = tdask.partition_ranges(sparse_uri, 4)
+    assert len(ranges) == len(sizes)
+    with tiledb.open(sparse_uri) as A:
+        lo, hi = A.nonempty_domain()[0]
+    assert ranges[0][0] == lo and ranges[-1][1] == hi
+    assert all(a[1] + 1 == b[0] for a, b in zip(ranges, ranges[1:]))
 
 
 def test_sparse_condition_and_count(client, sparse_uri):

@@ -27,7 +27,7 @@ from . import _config
 from ._array import Array, Attr, Dim, Domain, Schema, _timestamps
 from ._write import ArrayWriter, create
 
-__all__ = ["from_array", "from_sparse", "to_tilefmt"]
+__all__ = ["from_array", "from_sparse", "partition_ranges", "to_tilefmt"]
 
 # ---------------------------------------------------------------------------
 # Opened arrays, per worker process
@@ -267,20 +267,36 @@ def from_sparse(uri, attrs=None, npartitions=None, *, cond=None, order="U", time
             raise ValueError(f"tilefmt.dask.from_sparse: {uri} is dense (read it with from_array)")
         attrs = [x.name for x in schema.attrs] if attrs is None else list(attrs)
         opts = _options(a, key, config)
-        d0 = schema.domain.dims[0]
-        ned = a.nonempty_domain()
         meta = _meta(schema, attrs)
-        if ned is None:
+        ranges = _ranges(a, npartitions)
+        if ranges is None:
             return dd.from_pandas(meta, npartitions=1)
-        if not d0.var and d0.dtype.kind in "iuf":
-            pieces = _pieces(a)
-            total = sum(p[2] for p in pieces)
-            n = npartitions or max(1, math.ceil(total / 1_000_000))
-            ranges = _split(pieces, ned[0][0], ned[0][1], n, d0.dtype.kind in "iu")
-        else:
-            ranges = [None]
     args = [(uri, opts, attrs, cond, order, r) for r in ranges]
     return dd.from_map(_read_partition_args, args, meta=meta, enforce_metadata=False)
+
+
+def _ranges(a, npartitions):
+    """The first-dimension ranges of from_sparse's partitions of opened
+    array `a`: [None] (the whole array) when its first dimension is not a
+    number, None when nothing is written."""
+    d0 = a.schema.domain.dims[0]
+    ned = a.nonempty_domain()
+    if ned is None:
+        return None
+    if d0.var or d0.dtype.kind not in "iuf":
+        return [None]
+    pieces = _pieces(a)
+    total = sum(p[2] for p in pieces)
+    n = npartitions or max(1, math.ceil(total / 1_000_000))
+    return _split(pieces, ned[0][0], ned[0][1], n, d0.dtype.kind in "iu")
+
+
+def partition_ranges(uri, npartitions=None, *, timestamp=None, key=None, config=None):
+    """The inclusive (lo, hi) ranges of the first dimension that
+    from_sparse would read as partitions (with the same arguments), e.g.
+    to split another computation the same way."""
+    with Array(str(uri), key=key, timestamp=timestamp, config=config) as a:
+        return _ranges(a, npartitions) or []
 
 
 def _sample(field):
