@@ -180,6 +180,27 @@ def test_sparse_condition_and_count(client, sparse_uri):
     pd.testing.assert_frame_equal(_sorted(df.compute()), want[["x", "y", "v"]], check_dtype=False)
 
 
+def test_sparse_nullable_and_string_columns(client, tmp_path):
+    # Nullable attributes become pandas' nullable columns, masked cells NA.
+    uri = str(tmp_path / "nullable")
+    tilefmt.create(uri, tilefmt.Schema(
+        domain=tilefmt.Domain(tilefmt.Dim("k", domain=(0, 99), tile=10, dtype=np.int64)), sparse=True,
+        attrs=[tilefmt.Attr("n", np.int32, nullable=True), tilefmt.Attr("s", str, nullable=True)]))
+    keys = np.arange(0, 100, 3, dtype=np.int64)
+    mask = keys % 2 == 1
+    with tilefmt.open(uri, "w") as A:
+        A[keys] = {"n": np.ma.array(keys.astype(np.int32), mask=mask),
+                   "s": np.ma.array([f"s{k}" for k in keys], dtype=object, mask=mask)}
+    got = tdask.from_sparse(uri, npartitions=3).compute().sort_values("k").reset_index(drop=True)
+    assert got.k.tolist() == keys.tolist()
+    assert got.n.isna().tolist() == mask.tolist()
+    assert got.n[~mask].tolist() == keys[~mask].tolist()
+    assert got.s.isna().tolist() == mask.tolist()
+    assert got.s[~mask].tolist() == [f"s{k}" for k in keys[~mask]]
+    with tiledb.open(uri) as T:  # and TileDB-Py reads the same cells
+        assert sorted(T.multi_index[:]["k"].tolist()) == keys.tolist()
+
+
 def test_sparse_dask_from_tiledb_cannot_read_it(sparse_uri):
     # What from_sparse reads above, dask's own reader refuses.
     if not hasattr(da, "from_tiledb"):
