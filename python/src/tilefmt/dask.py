@@ -24,7 +24,7 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _config
-from ._array import Array, Attr, Dim, Domain, Schema, _timestamps
+from ._array import Array, Attr, Dim, Domain, Schema
 from ._write import ArrayWriter, create
 
 __all__ = ["from_array", "from_sparse", "partition_ranges", "to_tilefmt"]
