@@ -11,9 +11,13 @@
 # (BUILD_DIR/interop/corpus, scripts/interop.sh), its recorded queries are
 # run too.
 #
-# Cost on the 2-core reference machine: about 75 s from nothing (57 s of it
-# compiling the extension, one translation unit at -O2; the downloads are
-# cached in BUILD_DIR/python/pip-cache), about 8 s when nothing changed.
+# Cost on the 2-core reference machine: about 4 minutes from nothing
+# (2026-11-24, busy with other builds: about 95 s for the venv's packages,
+# downloads included (dask, pandas, pyarrow, moto and TileDB-Py are most of
+# it; cached afterwards in BUILD_DIR/python/pip-cache), 124 s compiling the
+# extension, one translation unit at -O2, and 15 s of tests, of which
+# test_dask.py's two-process Dask cluster and S3 server take about 10),
+# about 20 s when nothing changed.
 #
 # Exit status: 0 passed; 77 the package index cannot be reached while the
 # venv needs packages (meson's "skip"), except under CI=true, where that is

@@ -8,6 +8,7 @@
 // that this file needs no per-type code: the Python side picks the dtype.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -16,13 +17,16 @@
 
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "tilefmt/array/query.hpp"
 #include "tilefmt/array/writer.hpp"
+#include "tilefmt/storage/s3.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -160,10 +164,58 @@ nb::dict range_dict(const tf::Range1D& r) {
   return d;
 }
 
+/// Storage options from Python: names of s3_options fields to their values
+/// as text (tilefmt/_array.py translates TileDB's "vfs.s3.*" names).
+using config_map = std::map<std::string, std::string>;
+
+/// The backend for `path`: null (the local file system) unless it is an
+/// s3:// path, then an S3 backend set up from the AWS environment variables
+/// with `config` over them. One backend per configuration is kept for the
+/// process, so that its pool of connections serves every array opened
+/// with it (a Dask worker opens many).
+std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string& path, const config_map& config) {
+  namespace st = tilefmt::storage;
+  if (path.rfind("s3://", 0) != 0) {
+    if (!config.empty() && path.find("://") != std::string::npos)
+      throw std::invalid_argument("tilefmt: only local paths and s3:// URIs are supported, not " + path);
+    return {};
+  }
+  auto o = st::s3_options::from_environment();
+  auto flag = [](const std::string& k, const std::string& v) {
+    if (v == "true" || v == "1") return true;
+    if (v == "false" || v == "0") return false;
+    throw std::invalid_argument("tilefmt: config \"" + k + "\" must be true or false, not \"" + v + "\"");
+  };
+  bool path_style_given = false;
+  for (const auto& [k, v] : config) {
+    if (k == "endpoint") o.endpoint = v;
+    else if (k == "region") o.region = v;
+    else if (k == "access_key_id") o.access_key_id = v;
+    else if (k == "secret_access_key") o.secret_access_key = v;
+    else if (k == "session_token") o.session_token = v;
+    else if (k == "path_style") o.path_style = flag(k, v), path_style_given = true;
+    else if (k == "verify_tls") o.verify_tls = flag(k, v);
+    else if (k == "retries") o.retries = static_cast<unsigned>(std::stoul(v));
+    else throw std::invalid_argument("tilefmt: unknown S3 option \"" + k + "\"");
+  }
+  // As from_environment does: a service other than AWS is addressed by path.
+  if (!path_style_given) o.path_style = !o.endpoint.empty();
+  const std::string id = o.endpoint + '\n' + o.region + '\n' + o.access_key_id + '\n' + o.secret_access_key + '\n' +
+                         o.session_token + '\n' + char('0' + o.path_style) + char('0' + o.verify_tls) + '\n' +
+                         std::to_string(o.retries);
+  static std::mutex m;
+  static std::map<std::string, std::shared_ptr<st::s3>> backends;
+  std::lock_guard lock(m);
+  auto& b = backends[id];
+  if (!b) b = std::make_shared<st::s3>(std::move(o));
+  return b;
+}
+
 class py_array {
 public:
-  py_array(const std::string& path, const nb::bytes& key, std::uint64_t t0, std::uint64_t t1) {
+  py_array(const std::string& path, const nb::bytes& key, std::uint64_t t0, std::uint64_t t1, const config_map& config) {
     ta::open_options opt;
+    opt.storage = storage_for(path, config);
     opt.encryption_key.assign(reinterpret_cast<const std::uint8_t*>(key.c_str()),
                               reinterpret_cast<const std::uint8_t*>(key.c_str()) + key.size());
     opt.timestamp_start = t0;
@@ -241,6 +293,24 @@ public:
   nb::tuple enumeration(const std::string& name) const {
     const auto e = arr_->enumeration(name);
     return nb::make_tuple(type_name(e.type), e.is_var() ? 0u : e.cell_val_num, to_bytes(e.data.value), e.offset_values());
+  }
+
+  /// The first-dimension bounds of each data tile of sparse fragment `i`
+  /// (its R-tree's leaves) with the tile's cell count: (lo bytes, hi bytes,
+  /// cells) per tile; empty when the fragment has no R-tree to read.
+  nb::list tile_bounds(std::size_t i) const {
+    const auto& frags = arr_->fragments();
+    if (i >= frags.size()) throw std::out_of_range("tilefmt: no fragment " + std::to_string(i));
+    const auto& f = frags[i];
+    std::vector<tf::MBR> mbrs;
+    {
+      nb::gil_scoped_release unlocked;
+      mbrs = f.mbrs();
+    }
+    nb::list out;
+    for (std::size_t t = 0; t < mbrs.size(); ++t)
+      out.append(nb::make_tuple(to_bytes(mbrs[t].ranges.at(0).lo()), to_bytes(mbrs[t].ranges.at(0).hi()), f.tile_cells(t)));
+    return out;
   }
 
   /// Runs a query: a list of (name, var, values uint8, offsets uint64 or
@@ -385,8 +455,10 @@ tf::ArraySchema schema_of(const nb::dict& d) {
   return tf::make_array_schema(std::move(o));
 }
 
-std::string create_array(const std::string& path, const nb::dict& schema) {
-  return ta::create(path, schema_of(schema));
+std::string create_array(const std::string& path, const nb::dict& schema, const config_map& config) {
+  ta::write_options opt;
+  opt.storage = storage_for(path, config);
+  return ta::create(path, schema_of(schema), opt);
 }
 
 template <class F>
@@ -428,8 +500,8 @@ void set_attribute(Fragment& frag, const std::string& name, nb::handle h) {
 }
 
 std::string write_dense(const std::string& path, const std::vector<std::pair<std::int64_t, std::int64_t>>& subarray,
-                        const nb::dict& attrs, std::optional<std::uint64_t> timestamp) {
-  ta::dense_fragment frag(path, subarray, ta::cell_layout::row_major);
+                        const nb::dict& attrs, std::optional<std::uint64_t> timestamp, const config_map& config) {
+  ta::dense_fragment frag(path, subarray, ta::cell_layout::row_major, storage_for(path, config));
   for (auto [k, v] : attrs) set_attribute(frag, nb::cast<std::string>(k), v);
   ta::write_options opt;
   opt.timestamp = timestamp;
@@ -440,8 +512,8 @@ std::string write_dense(const std::string& path, const std::vector<std::pair<std
 /// coords: dimension name to (values as bytes, bytes per value, is float)
 /// or a list of bytes (string dimensions).
 std::string write_sparse(const std::string& path, const nb::dict& coords, const nb::dict& attrs,
-                         std::optional<std::uint64_t> timestamp) {
-  ta::sparse_fragment frag(path);
+                         std::optional<std::uint64_t> timestamp, const config_map& config) {
+  ta::sparse_fragment frag(path, storage_for(path, config));
   for (auto [k, v] : coords) {
     const auto name = nb::cast<std::string>(k);
     if (nb::isinstance<nb::list>(v)) {
@@ -473,8 +545,9 @@ std::string write_sparse(const std::string& path, const nb::dict& coords, const 
 
 /// Metadata entries: key to (type name, value count, bytes), or None to
 /// delete the key.
-std::string write_metadata(const std::string& path, const nb::dict& entries, std::optional<std::uint64_t> timestamp) {
-  ta::metadata_writer w(path);
+std::string write_metadata(const std::string& path, const nb::dict& entries, std::optional<std::uint64_t> timestamp,
+                           const config_map& config) {
+  ta::metadata_writer w(path, storage_for(path, config));
   for (auto [k, v] : entries) {
     const auto key = nb::cast<std::string>(k);
     if (v.is_none()) {
@@ -499,18 +572,19 @@ std::string write_metadata(const std::string& path, const nb::dict& entries, std
 NB_MODULE(_core, m) {
   m.doc() = "tilefmt's compiled reader (use the tilefmt package, not this module)";
   nb::class_<py_array>(m, "Array")
-      .def(nb::init<const std::string&, const nb::bytes&, std::uint64_t, std::uint64_t>(), "path"_a, "key"_a,
-           "timestamp_start"_a, "timestamp_end"_a)
+      .def(nb::init<const std::string&, const nb::bytes&, std::uint64_t, std::uint64_t, const config_map&>(), "path"_a,
+           "key"_a, "timestamp_start"_a, "timestamp_end"_a, "config"_a)
       .def("schema", &py_array::schema)
       .def("fragments", &py_array::fragments)
       .def("metadata", &py_array::metadata)
       .def("enumeration", &py_array::enumeration)
+      .def("tile_bounds", &py_array::tile_bounds, "fragment"_a)
       .def("read", &py_array::read, "ranges"_a, "attrs"_a.none(), "order"_a, "cond"_a.none())
       .def("aggregate", &py_array::aggregate, "ranges"_a, "cond"_a.none(), "what"_a);
-  m.def("create", &create_array, "path"_a, "schema"_a);
-  m.def("write_dense", &write_dense, "path"_a, "subarray"_a, "attrs"_a, "timestamp"_a.none());
-  m.def("write_sparse", &write_sparse, "path"_a, "coords"_a, "attrs"_a, "timestamp"_a.none());
-  m.def("write_metadata", &write_metadata, "path"_a, "entries"_a, "timestamp"_a.none());
+  m.def("create", &create_array, "path"_a, "schema"_a, "config"_a);
+  m.def("write_dense", &write_dense, "path"_a, "subarray"_a, "attrs"_a, "timestamp"_a.none(), "config"_a);
+  m.def("write_sparse", &write_sparse, "path"_a, "coords"_a, "attrs"_a, "timestamp"_a.none(), "config"_a);
+  m.def("write_metadata", &write_metadata, "path"_a, "entries"_a, "timestamp"_a.none(), "config"_a);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);

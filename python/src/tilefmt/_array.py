@@ -8,7 +8,7 @@ from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
-from . import _condition, _types
+from . import _condition, _config, _types
 from ._core import Array as _CoreArray
 
 _UINT64_MAX = (1 << 64) - 1
@@ -277,34 +277,38 @@ def _timestamps(timestamp):
     return 0, int(timestamp)
 
 
-def open(uri, mode="r", key=None, timestamp=None):
-    """Opens the TileDB array at `uri` (for reading unless `mode` is "w").
+def open(uri, mode="r", key=None, timestamp=None, config=None):
+    """Opens the TileDB array at `uri` (for reading unless `mode` is "w"):
+    a local path or ``s3://bucket/key``.
 
     `key`: the AES-256-GCM key of an encrypted array (32 bytes, str or
     bytes). `timestamp`: read as of this time (ms since the epoch), or a
     (start, end) pair, as in TileDB-Py. The result is a context manager.
     Mode "w" opens it for writing (tilefmt.ArrayWriter; `timestamp` then
-    names the fragments' time)."""
+    names the fragments' time). `config`: storage options for s3:// URIs
+    (endpoint, region, credentials; see tilefmt._config), over the AWS
+    environment variables."""
     if mode == "w":
         if key:
             raise ValueError("tilefmt: encrypted arrays cannot be written yet")
         from ._write import ArrayWriter
-        return ArrayWriter(uri, timestamp=timestamp)
+        return ArrayWriter(uri, timestamp=timestamp, config=config)
     if mode != "r":
         raise ValueError('tilefmt.open: mode must be "r" or "w"')
-    return Array(uri, key=key, timestamp=timestamp)
+    return Array(uri, key=key, timestamp=timestamp, config=config)
 
 
 class Array:
     """An array opened for reading (see `open`)."""
 
-    def __init__(self, uri, key=None, timestamp=None):
+    def __init__(self, uri, key=None, timestamp=None, config=None):
         if isinstance(key, str):
             key = key.encode()
         t0, t1 = _timestamps(timestamp)
         self.uri = str(uri)
         self.timestamp_range = (t0, t1)
-        self._core = _CoreArray(self.uri, key or b"", t0, t1)
+        self.config = _config.normalize(config)
+        self._core = _CoreArray(self.uri, key or b"", t0, t1, self.config)
         self.schema = _schema_of(self._core.schema())
         self._meta = None
         self._fragments = None

@@ -4,7 +4,7 @@ with TileDB-Py's forms (``tilefmt.create``, ``open(uri, "w")``,
 
 import numpy as np
 
-from . import _core, _types
+from . import _config, _core, _types
 from ._array import Array, Schema, _encode_ranges, _replace_ellipsis
 
 
@@ -31,12 +31,13 @@ def _schema_dict(schema):
             "capacity": schema.capacity, "allows_duplicates": schema.allows_duplicates, "dims": dims, "attrs": attrs}
 
 
-def create(uri, schema):
-    """Creates an empty array at `uri` with `schema` (a tilefmt.Schema),
-    as TileDB 2.30 would (format 22)."""
+def create(uri, schema, config=None):
+    """Creates an empty array at `uri` (a local path or s3://bucket/key)
+    with `schema` (a tilefmt.Schema), as TileDB 2.30 would (format 22).
+    `config`: storage options, as for tilefmt.open."""
     if not isinstance(schema, Schema):
         raise TypeError("tilefmt.create: schema must be a tilefmt.Schema")
-    _core.create(str(uri), _schema_dict(schema))
+    _core.create(str(uri), _schema_dict(schema), _config.normalize(config))
 
 
 def _cells(attr, value, n=None):
@@ -96,9 +97,10 @@ class ArrayWriter:
     assignment writes one fragment; metadata assignments are written
     together when the array is closed."""
 
-    def __init__(self, uri, timestamp=None):
+    def __init__(self, uri, timestamp=None, config=None):
         self.uri = str(uri)
-        with Array(self.uri) as r:
+        self.config = _config.normalize(config)
+        with Array(self.uri, config=self.config) as r:
             self.schema = r.schema
         self.timestamp = timestamp
         self._meta = {}
@@ -118,7 +120,7 @@ class ArrayWriter:
     def close(self):
         """Writes the pending metadata and closes the array."""
         if self._open and self._meta:
-            _core.write_metadata(self.uri, self._meta, self.timestamp)
+            _core.write_metadata(self.uri, self._meta, self.timestamp, self.config)
             self._meta.clear()
         self._open = False
 
@@ -170,7 +172,7 @@ class ArrayWriter:
             if np.size(v) != n:
                 raise ValueError("tilefmt: %d values for attribute %r, the region has %d cells" % (np.size(v), a.name, n))
             cells[a.name] = _cells(a, v, n)
-        _core.write_dense(self.uri, subarray, cells, self.timestamp)
+        _core.write_dense(self.uri, subarray, cells, self.timestamp, self.config)
 
     def _write_sparse(self, selection, value):
         schema = self.schema
@@ -193,7 +195,7 @@ class ArrayWriter:
             out[d.name] = (arr.view(np.uint8), base.itemsize, base.kind == "f")
             n = arr.size
         cells = {a.name: _cells(a, value[a.name], n) for a in schema.attrs}
-        _core.write_sparse(self.uri, out, cells, self.timestamp)
+        _core.write_sparse(self.uri, out, cells, self.timestamp, self.config)
 
 
 class _MetaWriter:

@@ -1,0 +1,55 @@
+"""Storage options: where an s3:// array is and who signs the requests.
+
+Every function that opens or writes an array takes ``config``: a dict
+whose keys are tilefmt's short names or the names TileDB-Py users already
+set in a ``tiledb.Config``. What it does not say comes from the usual AWS
+environment variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+AWS_SESSION_TOKEN, AWS_REGION or AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3 or
+AWS_ENDPOINT_URL), read when the array is opened.
+"""
+
+_SHORT = ("endpoint", "region", "access_key_id", "secret_access_key", "session_token", "path_style",
+          "verify_tls", "retries")
+
+# TileDB's names for the same settings.
+_TILEDB = {
+    "vfs.s3.region": "region",
+    "vfs.s3.aws_access_key_id": "access_key_id",
+    "vfs.s3.aws_secret_access_key": "secret_access_key",
+    "vfs.s3.aws_session_token": "session_token",
+    "vfs.s3.verify_ssl": "verify_tls",
+    "vfs.s3.connect_max_tries": "retries",
+}
+
+
+def _text(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def normalize(config):
+    """The options the extension takes (short names, values as text) from
+    `config` (None, or a dict of short or TileDB names)."""
+    if not config:
+        return {}
+    config = dict(config)
+    out = {}
+    # TileDB gives the endpoint without its scheme, and the scheme apart.
+    scheme = str(config.pop("vfs.s3.scheme", "https"))
+    if "vfs.s3.endpoint_override" in config:
+        endpoint = str(config.pop("vfs.s3.endpoint_override"))
+        if endpoint and "://" not in endpoint:
+            endpoint = scheme + "://" + endpoint
+        out["endpoint"] = endpoint
+    if "vfs.s3.use_virtual_addressing" in config:
+        v = config.pop("vfs.s3.use_virtual_addressing")
+        out["path_style"] = _text(not (v is True or str(v).lower() == "true"))
+    for k, v in config.items():
+        name = _TILEDB.get(k, k)
+        if name not in _SHORT:
+            raise ValueError(f"tilefmt: unknown storage option {k!r} (known: {', '.join(_SHORT + tuple(_TILEDB))})")
+        if name == "retries" and k == "vfs.s3.connect_max_tries":
+            v = max(int(v) - 1, 0)  # TileDB counts the first try
+        out[name] = _text(v).lower() if isinstance(v, bool) else _text(v)
+    return out
