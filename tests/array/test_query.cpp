@@ -455,13 +455,20 @@ TEST_CASE("sparse: the newest of equal coordinates, time travel, and every layou
   CHECK(arr.query().subarray({{-100, 100}, {8, 1000}}).read().cell_num() == 1);
 }
 
-TEST_CASE("sparse, one dimension: tiles apart from each other are read as runs, as cell by cell") {
+TEST_CASE("sparse, one dimension: tiles apart from each other are read as runs, with TileDB's answer") {
   // A time series written in pieces: the reader takes the cells of a tile
-  // inside the range as one run when no other tile's cells meet them.
-  // A condition every cell passes sends the same query through the
-  // cell-by-cell reader; both must give TileDB's answer, checked here
-  // against the newest cell of each coordinate.
+  // inside the range as one run when no other tile's cells meet them (less
+  // those a condition drops), and cell by cell where writes overlap. Every
+  // answer is checked against the cells written: the newest of each
+  // coordinate, or all of them with duplicates allowed.
   using L = array::query_layout;
+  struct series_cell {
+    std::int64_t t;
+    std::int32_t v;
+    std::string s;  // "null" when not valid
+    bool operator==(const series_cell&) const = default;
+    auto operator<=>(const series_cell&) const = default;
+  };
   for (const bool dups : {false, true}) {
     CAPTURE(dups);
     auto st = std::make_shared<storage::memory>();
@@ -477,7 +484,7 @@ TEST_CASE("sparse, one dimension: tiles apart from each other are read as runs, 
                        .capacity = 7,
                        .allows_dups = dups}),
                   {.storage = st});
-    std::map<std::int64_t, std::pair<std::int32_t, std::string>> newest;
+    std::vector<series_cell> written;  // oldest first
     auto write = [&](std::int64_t from, std::int64_t to, std::int64_t step, std::uint64_t at) {
       std::vector<std::int64_t> t;
       std::vector<std::int32_t> v;
@@ -488,46 +495,76 @@ TEST_CASE("sparse, one dimension: tiles apart from each other are read as runs, 
         v.push_back(static_cast<std::int32_t>(x * 10 + static_cast<std::int64_t>(at)));
         s.push_back(x % 3 == 0 ? std::string() : std::string(static_cast<std::size_t>(x % 5), 'a'));
         valid.push_back(x % 4 != 0);
-        newest[x] = {v.back(), valid.back() ? s.back() : std::string()};
+        written.push_back({x, v.back(), valid.back() ? s.back() : "null"});
       }
       array::sparse_fragment f("/t", st);
       f.set_coords("t", t).set("v", v).set_var("s", s, valid);
       f.commit({.timestamp = at});
     };
-    write(100, 299, 1, 10);   // three pieces one after the other, newest first in time
+    write(100, 299, 1, 10);  // three pieces one after the other, in time out of order
     write(0, 99, 3, 30);
     write(300, 520, 2, 20);
-    write(600, 640, 1, 40);   // a later write over part of its own range
+    write(600, 640, 1, 40);  // a later write over part of its own range
     write(610, 620, 1, 50);
-    auto arr = array::open("/t", {.storage = st});
-    auto expect = [&](std::int64_t lo, std::int64_t hi) {
-      std::vector<std::pair<std::int64_t, std::int32_t>> out;
-      for (auto it = newest.lower_bound(lo); it != newest.end() && it->first <= hi; ++it)
-        out.emplace_back(it->first, it->second.first);
+    // What TileDB returns: the newest cell of each coordinate (written
+    // later in time: the timestamps above), or every cell with duplicates.
+    std::vector<std::pair<std::uint64_t, series_cell>> by_time;
+    const std::uint64_t at[] = {10, 30, 20, 40, 50};
+    {
+      std::size_t w = 0, i = 0;
+      for (const auto& [from, to, step] : std::vector<std::tuple<int, int, int>>{
+               {100, 299, 1}, {0, 99, 3}, {300, 520, 2}, {600, 640, 1}, {610, 620, 1}}) {
+        for (int x = to; x >= from; x -= step) by_time.emplace_back(at[w], written[i++]);
+        ++w;
+      }
+    }
+    auto expect = [&](std::int64_t lo, std::int64_t hi, bool cond) {
+      std::map<std::int64_t, std::pair<std::uint64_t, series_cell>> newest;
+      std::vector<series_cell> all;
+      for (const auto& [time, c] : by_time) {
+        if (c.t < lo || c.t > hi) continue;
+        all.push_back(c);
+        auto it = newest.find(c.t);
+        if (it == newest.end() || it->second.first < time) newest[c.t] = {time, c};
+      }
+      std::vector<series_cell> out;
+      if (dups)
+        out = all;
+      else
+        for (const auto& [t, tc] : newest) out.push_back(tc.second);
+      if (cond) std::erase_if(out, [](const series_cell& c) { return c.v >= 1000 && c.v <= 3000; });
+      std::sort(out.begin(), out.end());
       return out;
     };
+    auto arr = array::open("/t", {.storage = st});
     for (const auto& range : std::vector<std::pair<std::int64_t, std::int64_t>>{
              {0, 999}, {5, 5}, {37, 260}, {99, 100}, {290, 310}, {521, 599}, {0, 599}, {600, 640}, {605, 615}}) {
       const std::int64_t lo = range.first, hi = range.second;
       CAPTURE(lo);
       CAPTURE(hi);
       for (const auto layout : {L::row_major, L::col_major, L::global_order, L::unordered}) {
-        CAPTURE(static_cast<int>(layout));
-        const auto runs = arr.query().subarray({{lo, hi}}).layout(layout).read();
-        const auto cells = arr.query().subarray({{lo, hi}}).layout(layout).where(array::field("v") >= 0).read();
-        auto a = testing::rows(runs), b = testing::rows(cells);
-        if (layout == L::unordered) {
-          std::sort(a.begin(), a.end());
-          std::sort(b.begin(), b.end());
+        for (const bool cond : {false, true}) {
+          CAPTURE(static_cast<int>(layout));
+          CAPTURE(cond);
+          auto q = arr.query().subarray({{lo, hi}}).layout(layout);
+          if (cond) q.where(array::field("v") < std::int32_t{1000} || array::field("v") > std::int32_t{3000});
+          const auto res = q.read();
+          const auto t = res.get<std::int64_t>("t");
+          const auto v = res.get<std::int32_t>("v");
+          const auto s = res.get_var<char>("s");
+          const auto& valid = res.validity("s");
+          std::vector<series_cell> got;
+          for (std::size_t i = 0; i < t.size(); ++i) {
+            const std::size_t b = s.offsets[i], e = i + 1 < s.offsets.size() ? s.offsets[i + 1] : s.values.size();
+            got.push_back({t[i], v[i], valid[i] ? std::string(s.values.begin() + static_cast<std::ptrdiff_t>(b),
+                                                              s.values.begin() + static_cast<std::ptrdiff_t>(e))
+                                                 : "null"});
+          }
+          if (layout != L::unordered)
+            CHECK(std::is_sorted(got.begin(), got.end(), [](const series_cell& a, const series_cell& b) { return a.t < b.t; }));
+          std::sort(got.begin(), got.end());
+          CHECK(got == expect(lo, hi, cond));
         }
-        CHECK(a == b);
-        if (dups) continue;  // the overlapping writes' older cells are there too
-        const auto t = runs.get<std::int64_t>("t");
-        const auto v = runs.get<std::int32_t>("v");
-        std::vector<std::pair<std::int64_t, std::int32_t>> got;
-        for (std::size_t i = 0; i < t.size(); ++i) got.emplace_back(t[i], v[i]);
-        if (layout == L::unordered) std::sort(got.begin(), got.end());
-        CHECK(got == expect(lo, hi));
       }
     }
     // Several ranges: each range's cells, range by range (row-major).

@@ -120,15 +120,16 @@ private:
   bool row_major() const { return plan_.layout != query_layout::col_major; }
   unsigned threads() const { return plan_.arr.options().threads; }
 
-  /// A one-dimensional read of one range without deletes, per-cell
-  /// timestamps or a condition (a time series, typically) needs no per-cell
-  /// bookkeeping. A tile holds its cells in order, so those inside the range
-  /// are one run of positions; when no two tiles' bounding rectangles share
-  /// a coordinate inside the range, no cell has an older twin to drop and
-  /// TileDB's answer in every sorted layout is the runs in coordinate order.
-  /// nullopt when any of that does not hold (the general reader answers).
+  /// A one-dimensional read of one range without deletes or per-cell
+  /// timestamps (a time series, typically) needs no per-cell bookkeeping. A
+  /// tile holds its cells in order, so those inside the range are one run
+  /// of positions; when no two tiles' bounding rectangles share a coordinate
+  /// inside the range, no cell has an older twin to drop and TileDB's answer
+  /// in every sorted layout is the runs in coordinate order, less the cells
+  /// that fail the query's condition. nullopt when any of that does not hold
+  /// (the general reader answers).
   std::optional<read_output> read_runs(const subarray& sub) const {
-    if (dims_.size() != 1 || text(0) || !deletes_.empty() || plan_.where || sub.dim(0).ranges.size() != 1 ||
+    if (dims_.size() != 1 || text(0) || !deletes_.empty() || sub.dim(0).ranges.size() != 1 ||
         plan_.schema().cell_order == format::Layout::HILBERT)
       return std::nullopt;
     if (plan_.layout == query_layout::unordered && dups()) return std::nullopt;  // storage order, not sorted
@@ -137,6 +138,7 @@ private:
       tile_run run;
       key_range box;  // the tile's bounding rectangle inside the range
       tile_data coords;
+      std::vector<tile_run> parts;  // the run less the cells that fail the condition
     };
     std::vector<segment> segs;
     const auto& frags = plan_.arr.fragments();
@@ -153,7 +155,7 @@ private:
           const auto [lo, hi] = mbrs[t].ranges[0].as<T>();
           box = {std::max(order_key(lo), range.lo), std::min(order_key(hi), range.hi)};
         });
-        segs.push_back({{static_cast<std::uint32_t>(k), t, 0, 0, 0}, box, {}});
+        segs.push_back({{static_cast<std::uint32_t>(k), t, 0, 0, 0}, box, {}, {}});
       }
     }
     std::sort(segs.begin(), segs.end(), [](const segment& a, const segment& b) { return a.box.lo < b.box.lo; });
@@ -194,14 +196,37 @@ private:
         };
         s.run.pos = first(0, [&](std::uint64_t k) { return k < range.lo; });
         s.run.count = first(s.run.pos, [&](std::uint64_t k) { return k <= range.hi; }) - s.run.pos;
+        if (!plan_.where) {
+          if (s.run.count != 0) s.parts.push_back(s.run);
+          return;
+        }
+        // The condition, over the run's cells: the tiles it names read here.
+        std::vector<std::uint64_t> cells_in(s.run.count);
+        std::iota(cells_in.begin(), cells_in.end(), std::uint64_t{s.run.pos});
+        std::map<std::string, tile_data, std::less<>> read;
+        const auto pass = plan_.where->evaluate(cells_in, [&](const std::string& name) -> const tile_data* {
+          if (name == dims_[0].name.value) return &s.coords;
+          if (!has_attribute(f.schema(), name)) return nullptr;  // added after the fragment
+          auto it = read.find(name);
+          if (it == read.end()) it = read.emplace(name, f.read_tile(f.field(name), static_cast<std::size_t>(s.run.tile))).first;
+          return &it->second;
+        });
+        for (std::size_t x = 0; x < pass.size(); ++x) {
+          if (!pass[x]) continue;
+          if (!s.parts.empty() && s.parts.back().pos + s.parts.back().count == s.run.pos + x)
+            ++s.parts.back().count;
+          else
+            s.parts.push_back({s.run.frag, s.run.tile, s.run.pos + x, 0, 1});
+        }
       });
     });
     if (std::find(in_order.begin(), in_order.end(), 0) != in_order.end()) return std::nullopt;
     std::size_t n = 0;
-    for (auto& s : segs) {
-      s.run.out = n;
-      n += s.run.count;
-    }
+    for (auto& s : segs)
+      for (auto& part : s.parts) {
+        part.out = n;
+        n += part.count;
+      }
     plan_.check_size(n, size);
     result_field coords;
     coords.name = dims_[0].name.value;
@@ -209,13 +234,14 @@ private:
     coords.values.resize(n * size);
     std::vector<tile_run> runs;
     for (auto& s : segs) {
-      if (s.run.count == 0) continue;
-      std::memcpy(coords.values.data() + s.run.out * size, s.coords.values.data() + s.run.pos * size,
-                  s.run.count * size);
+      for (const auto& part : s.parts) {
+        std::memcpy(coords.values.data() + part.out * size, s.coords.values.data() + part.pos * size,
+                    part.count * size);
+        runs.push_back(part);
+      }
       s.coords = {};
-      runs.push_back(s.run);
     }
-    std::sort(runs.begin(), runs.end(), [](const tile_run& a, const tile_run& b) {
+    std::stable_sort(runs.begin(), runs.end(), [](const tile_run& a, const tile_run& b) {
       return a.frag != b.frag ? a.frag < b.frag : a.tile < b.tile;
     });
     std::vector<result_field> out;
