@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <variant>
 
 #include "tilefmt/codec/text.hpp"
 #include "tilefmt/codec/traits.hpp"
@@ -68,6 +69,8 @@ void write_number(std::ostream& os, T v, bool json) {
 }
 
 template <class T> struct is_char_array : std::false_type {};
+template <class T> struct is_variant : std::false_type {};
+template <class... A> struct is_variant<std::variant<A...>> : std::true_type {};
 template <std::size_t N> struct is_char_array<std::array<char, N>> : std::true_type {};
 
 // Elements printed on one line: numbers, enums, and adaptors of them (big<T>).
@@ -105,6 +108,9 @@ public:
       os_ << json_string(std::string_view(v.data(), v.size())); // magic numbers and tags read as text
     } else if constexpr (is_std_array<T>::value || is_vector<T>::value || is_le_span<T>::value) {
       sequence(v, depth);
+    } else if constexpr (is_variant<T>::value) {
+      // A tagged union (switch.hpp) shows the alternative it holds.
+      std::visit([&](const auto& alternative) { value(alternative, depth); }, v);
     } else if constexpr (is_counted<T>::value || is_rest<T>::value || is_sized<T>::value ||
                          is_version_field<T>::value || is_framed<T>::value) {
       value(v.value, depth);
