@@ -144,7 +144,7 @@ TEST_CASE("ordered<T> follows the byte order an earlier field names, in nested s
 
   auto p = bytes_of({0xa1, 0xb2, 0xc3, 0xd4, 0, 2});  // written by a big-endian host
   CHECK(codec::decode<Pcapish>(p).major.value == 2);
-  CHECK(codec::encode(codec::decode<Pcapish>(p)) == p);
+  CHECK(check_round_trip(codec::decode<Pcapish>(p)) == p);
   p = bytes_of({0xd4, 0xc3, 0xb2, 0xa1, 2, 0});
   CHECK(codec::decode<Pcapish>(p).major.value == 2);
 
