@@ -21,7 +21,7 @@
 // field and the offset field, at the offset field's position. To follow an
 // offset that points back into bytes already decoded (ZIP's central
 // directory, found from the end record), decode from the position when it
-// is needed: decode_at<T>(bytes, position).
+// is needed: decode_at<T>(bytes, position) (codec.hpp).
 #pragma once
 
 #include <algorithm>
@@ -36,7 +36,6 @@
 #include <vector>
 
 #include "tilefmt/codec/adaptors.hpp"
-#include "tilefmt/codec/codec.hpp"
 #include "tilefmt/codec/error.hpp"
 #include "tilefmt/codec/fixed_string.hpp"
 #include "tilefmt/codec/linked.hpp"
@@ -58,33 +57,6 @@ struct at {
   TILEFMT_CODEC_VALUE_ACCESS(T)
   friend bool operator==(const at&, const at&) = default;
 };
-
-namespace detail {
-[[noreturn]] inline void fail_position(std::uint64_t position, std::size_t size, std::size_t at_offset,
-                                       std::string_view field) {
-  throw format_error("offset " + std::to_string(position) + (field.empty() ? "" : " (field " + std::string(field) + ")") +
-                         " is past the end of the input (" + std::to_string(size) + " bytes)",
-                     at_offset);
-}
-} // namespace detail
-
-/// Decodes a T that starts `position` bytes into `bytes` (and may end
-/// anywhere before their end). Offsets in errors count from the start of
-/// `bytes`.
-template <class T, class Ctx = no_context>
-T decode_at(std::span<const std::byte> bytes, std::uint64_t position, const Ctx& ctx = {}) {
-  if (position > bytes.size()) {
-    try {
-      detail::fail_position(position, bytes.size(), 0, {});
-    } catch (format_error& e) {
-      detail::name_top_level<T>(e);
-      throw;
-    }
-  }
-  reader r(bytes);
-  r.take(static_cast<std::size_t>(position));
-  return decode<T>(r, ctx);
-}
 
 template <fixed_string OffsetField, class T>
 struct traits<at<OffsetField, T>> {
@@ -117,7 +89,10 @@ struct traits<at<OffsetField, T>> {
                              ") points before this field (at " + std::to_string(here) +
                              "); decode what it points to with decode_at",
                          starts[j]);
-    if (position - here > r.remaining()) detail::fail_position(position, here + r.remaining(), starts[j], F::linked_field);
+    if (position - here > r.remaining())
+      throw format_error("offset " + std::to_string(position) + " (field " + std::string(F::linked_field) +
+                             ") is past the end of the input (" + std::to_string(here + r.remaining()) + " bytes)",
+                         starts[j]);
     const std::size_t gap = static_cast<std::size_t>(position - here);
     v.skipped.resize(gap);
     if (gap) std::memcpy(v.skipped.data(), r.take(gap), gap);
