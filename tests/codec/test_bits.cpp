@@ -67,6 +67,11 @@ template <std::size_t N, class T>
 using lsb = codec::bits_le<N, T>;
 } // namespace
 
+// A struct's fewest bytes count each run once (what bounds allocations).
+static_assert(codec::traits<DosDateTime>::min_size == 4);
+static_assert(codec::traits<Ipv4Start>::min_size == 8);
+static_assert(codec::traits<Wide<msb>>::min_size == 12);
+
 TEST_CASE("bits_le<> packs from bit 0 up: DOS dates as ZIP stores them") {
   // 2024-05-17 13:45:30: time 13 << 11 | 45 << 5 | 15, date 44 << 9 | 5 << 5 | 17.
   DosDateTime t{{15}, {45}, {13}, {17}, {5}, {44}};

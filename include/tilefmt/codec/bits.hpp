@@ -170,7 +170,7 @@ template <std::size_t N, class T, bit_order Order>
 struct traits<bit_field<N, T, Order>> {
   using F = bit_field<N, T, Order>;
   static constexpr bool positional = true;
-  static constexpr std::size_t min_size = 0;  // the run's bytes are counted at its first field
+  static constexpr std::size_t min_size = 0;  // the run's bytes count at its first field: min_size_at
 
   template <class Parent, std::size_t I>
   static consteval detail::bit_run run() {
@@ -208,6 +208,13 @@ struct traits<bit_field<N, T, Order>> {
         (pack<I + K>(p, parent), ...);
       }(std::make_index_sequence<run_.last - run_.first + 1>{});
     }
+  }
+
+  // What the enclosing struct's min_size counts for field I.
+  template <class Parent, std::size_t I>
+  static consteval std::size_t min_size_at() {
+    constexpr detail::bit_run run_ = run<Parent, I>();
+    return I == run_.first ? run_.total / 8 : 0;
   }
 
   template <std::size_t I, class Parent, class S>

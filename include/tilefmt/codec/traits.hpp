@@ -25,7 +25,11 @@
 //
 // where I is the field's position in Parent and starts[k] (k <= I) is where
 // field k of the parent begins: a reader or writer offset when decoding or
-// encoding, a count of bytes from the start of the struct when sizing. That is also the extension point for encodings that are
+// encoding, a count of bytes from the start of the struct when sizing. A
+// positional field whose fewest bytes depend on its place (a run of bit
+// fields counts its bytes at its first field) also provides
+// `template <class Parent, std::size_t I> static consteval std::size_t min_size_at()`.
+// That is also the extension point for encodings that are
 // bitstreams rather than records: specialise `traits<YourType>` the same way
 // (see examples/custom_format.cpp and tests/codec/test_custom.cpp).
 #pragma once
@@ -836,6 +840,8 @@ consteval std::size_t field_min_size() {
     return 0;
   else if constexpr (is_when<F>::value || is_sized<F>::value)
     return 0;
+  else if constexpr (requires { traits<F>::template min_size_at<T, I>(); })
+    return traits<F>::template min_size_at<T, I>();  // a positional field whose size depends on its place
   else
     return min_size_of<F>();
 }
