@@ -80,6 +80,15 @@ constexpr U from_raw_integer(std::uint64_t raw) {
   }
 }
 
+/// An integer, an enum, or an adaptor holding one (what a tag or an offset can be).
+template <class U>
+consteval bool is_integer_like() {
+  if constexpr (declared_adaptor<U> && requires { typename U::value_type; })
+    return is_integer_like<typename U::value_type>();
+  else
+    return (std::is_integral_v<U> && !std::is_same_v<U, bool>) || std::is_enum_v<U>;
+}
+
 template <class U>
 constexpr bool fits_in(std::uint64_t raw) {
   return raw_integer(from_raw_integer<U>(raw)) == raw;
@@ -117,6 +126,8 @@ consteval std::size_t deriving_field() {
 
 template <class U>
 struct traits<derived<U>> {
+  static_assert(detail::is_integer_like<U>(),
+                "tilefmt::codec: derived<U>: U must be an integer, an enum, or big<T>/ordered<T> of one");
   static_assert((detail::check_supported<U>(), true));
   static constexpr bool positional = true;
   static constexpr std::size_t min_size = detail::min_size_of<U>();

@@ -196,8 +196,8 @@ template <class Tag, class... Cases>
 struct traits<tagged<Tag, Cases...>> {
   using table = detail::case_table<Cases...>;
   static_assert((detail::check_supported<Tag>(), true));
-  static_assert(requires(const Tag& t) { detail::raw_integer(t); },
-                "tilefmt::codec: tagged<Tag, ...>: Tag must be an integer, an enum or an adaptor of one");
+  static_assert(detail::is_integer_like<Tag>(),
+                "tilefmt::codec: tagged<Tag, ...>: Tag must be an integer, an enum, or big<T>/ordered<T> of one");
   static constexpr std::size_t min_size = detail::min_size_of<Tag>();
 
   template <class S>
