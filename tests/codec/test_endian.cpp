@@ -129,6 +129,12 @@ struct Orders {
 struct Big {
   static constexpr std::endian byte_order = std::endian::big;
 };
+struct Counted {  // a count in the byte order of the data
+  codec::byte_order_field<std::uint8_t, codec::byte_order_if<1, 2>> data;
+  codec::count_of<"items", codec::ordered<std::uint16_t>> n;
+  std::vector<codec::ordered<std::uint16_t>> items;
+  friend bool operator==(const Counted&, const Counted&) = default;
+};
 } // namespace
 
 TEST_CASE("ordered<T> follows the byte order an earlier field names, in nested structs too") {
@@ -152,6 +158,16 @@ TEST_CASE("ordered<T> follows the byte order an earlier field names, in nested s
   Orders o{{{be, le}}};
   auto ob = check_round_trip(o);
   CHECK(codec::decode<Orders>(ob).items[1].word.value == 0x01020304u);
+}
+
+TEST_CASE("count_of<> takes an ordered<U> count") {
+  Counted c{{2}, {}, {{{0x0102}}, {{0x0304}}}};
+  auto b = check_round_trip(c);
+  CHECK(b == bytes_of({2, 0, 2, 1, 2, 3, 4}));
+  check_every_prefix_throws<Counted>(b);
+  c.data.value = 1;
+  CHECK(check_round_trip(c) == bytes_of({1, 2, 0, 2, 1, 4, 3}));
+  CHECK_THROWS_AS(codec::decode<Counted>(bytes_of({1, 9, 0, 2, 1})), format_error);
 }
 
 TEST_CASE("a value that names no byte order, and ordered<T> without one, are errors") {
