@@ -161,7 +161,7 @@ TEST_CASE("ordered<T> follows the byte order an earlier field names, in nested s
 }
 
 TEST_CASE("count_of<> takes an ordered<U> count") {
-  Counted c{{2}, {}, {{{0x0102}}, {{0x0304}}}};
+  Counted c{{2}, {}, {{0x0102}, {0x0304}}};
   auto b = check_round_trip(c);
   CHECK(b == bytes_of({2, 0, 2, 1, 2, 3, 4}));
   check_every_prefix_throws<Counted>(b);
