@@ -174,7 +174,11 @@ TEST_CASE("otherwise<Body> keeps records of unknown type, and a TLV stream re-en
   CHECK_THROWS_AS(codec::encode(wide), std::length_error);
 }
 
-TEST_CASE("dumps show the alternative held, with field names") {
+TEST_CASE("dumps show the alternative held, with field names, and derived tags as encode writes them") {
+  Linked built{{}, 3, {Text{{"t"}}}};  // type never set: the dump shows the tag of the alternative
+  CHECK(codec::to_text(built) == "Linked {\n  type: 2\n  id: 3\n  body: Text {\n    s: \"t\"\n  }\n}");
+  Tlv tlv{{}, {{codec::unknown<codec::rest<std::vector<std::byte>>>{77, {}}}}};
+  CHECK(codec::to_text(tlv).starts_with("Tlv {\n  type: 77\n"));
   Shape t{7, {Text{{"hi"}}}};
   CHECK(codec::to_text(t) == "Shape {\n  lead: 7\n  body: Text {\n    s: \"hi\"\n  }\n}");
   Linked l{{}, 3, {Point{1, 2}}};

@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "tilefmt/codec/linked.hpp"
 #include "tilefmt/codec/text.hpp"
 #include "tilefmt/codec/traits.hpp"
 
@@ -78,6 +79,20 @@ template <class E>
 concept inline_element = wire_scalar<E> || std::is_enum_v<E> ||
                          (declared_adaptor<E> && requires { typename E::value_type; } &&
                           (wire_scalar<typename E::value_type> || std::is_enum_v<typename E::value_type>));
+
+// A derived<U> field whose source can say its value without encoding (the
+// tag of a switch_on<>): dumps show that, as encode would write it, rather
+// than what was last decoded into the field.
+template <class T, std::size_t I>
+consteval bool shows_derived_value() {
+  using F = field_t<T, I>;
+  if constexpr (is_derived<F>::value) {
+    constexpr std::size_t k = deriving_field<T, I>();
+    if constexpr (k != npos)
+      return requires(const field_t<T, k>& source) { traits<field_t<T, k>>::held_tag(source); };
+  }
+  return false;
+}
 
 template <class S>
 class dumper {
@@ -206,7 +221,12 @@ private:
                 os_ << traits<F>::template size_field<I>(f, v, starts.view(), st_);
               else if constexpr (is_when<F>::value)
                 value(f.value, depth + 1);
-              else
+              else if constexpr (shows_derived_value<T, I>()) {
+                constexpr std::size_t k = deriving_field<T, I>();
+                value(from_raw_integer<typename F::value_type>(
+                          traits<field_t<T, k>>::held_tag(boost::pfr::get<k>(v))),
+                      depth + 1);
+              } else
                 value(f, depth + 1);
             }(),
             ...);

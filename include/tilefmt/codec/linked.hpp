@@ -10,8 +10,10 @@
 //
 // Decode reads U and keeps it in `value`, for the later field to use; encode
 // ignores `value` and writes what the later field says, so the two cannot
-// disagree. U is an unsigned integer, an enum, or an adaptor holding one
-// (big<T>, ordered<T>).
+// disagree. Dumps show what encode would write when the later field can say
+// it without encoding (a switch_on<>'s tag; an at<>'s position needs the
+// bytes, so there the dump shows what was decoded). U is an unsigned
+// integer, an enum, or an adaptor holding one (big<T>, ordered<T>).
 //
 // A later field that links to an earlier one says so with
 //   static constexpr std::string_view linked_field = "name";

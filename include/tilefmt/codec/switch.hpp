@@ -263,6 +263,8 @@ struct traits<switch_on<TagField, Cases...>> {
   static std::size_t size_field(const F& v, const Parent&, std::span<const std::size_t>, S& st) {
     return table::size(v.value, st);
   }
+  /// The tag of the alternative held (what dumps show for the tag field).
+  static std::uint64_t held_tag(const F& v) { return table::tag_of(v.value); }
   /// The tag a derived<U> field named by this one is written as.
   template <std::size_t K, std::size_t I, class Parent, class S>
   static std::uint64_t derive(const F& v, const Parent&, std::span<const std::size_t>, std::size_t, S&) {

@@ -655,6 +655,11 @@ struct traits<framed<Length, T>> {
                                 S& st) {
     return sizeof(Length) + traits<T>::template size_field<I>(v.value, parent, starts, st);
   }
+  template <class F = framed<Length, T>>
+    requires requires(const T& t) { traits<T>::held_tag(t); }
+  static std::uint64_t held_tag(const F& v) {
+    return traits<T>::held_tag(v.value);
+  }
   // What a derived<U> field that the wrapped field names is written as (linked.hpp).
   template <std::size_t K, std::size_t I, class Parent, class S>
     requires requires { &traits<T>::template derive<K, I, Parent, S>; }
