@@ -1,5 +1,5 @@
 // expect: at<Name, T> must name a field before it
-#include <tilefmt/codec/offset.hpp>
+#include <tilefmt/codec/codec.hpp>
 struct Record {
   tilefmt::codec::at<"where", std::uint16_t> value;
   std::uint32_t where;
