@@ -1,6 +1,7 @@
 // libFuzzer target: the codec as a general binary-format language, through
-// the WAV and PNG declarations of examples/formats (magic bytes, big-endian
-// fields, padding, checksums, sequences ended by a chunk): every input that
+// the WAV, PNG, ZIP and ELF declarations of examples/formats (magic bytes,
+// big-endian fields, padding, checksums, sequences ended by a chunk, tagged
+// unions, bit fields, byte order from the data, offsets): every input that
 // decodes must encode back to itself.
 // Run it through scripts/fuzz.sh; the harness is in fuzz/harness_format.cpp.
 #include "fuzz.hpp"

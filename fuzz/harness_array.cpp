@@ -687,11 +687,11 @@ std::size_t make_seeds(const char* data_dir, const char* out_dir) {
       std::fprintf(stderr, "fuzz seeds: %s: %s\n", root.c_str(), e.what());
     }
   }
-  // The codec's example formats: the WAV and PNG files of tests/data/formats.
+  // The codec's example formats: the WAV, PNG, ZIP and ELF files of tests/data/formats.
   const fs::path formats = fs::path(data_dir) / "formats";
   if (fs::is_directory(formats))
     for (const auto& e : fs::directory_iterator(formats))
-      if (e.path().extension() == ".wav" || e.path().extension() == ".png")
+      if (const auto x = e.path().extension(); x == ".wav" || x == ".png" || x == ".zip" || x == ".elf")
         w.add("codec_formats", read_file(e.path()));
   return w.count();
 }

@@ -19,8 +19,10 @@
 #include "tilefmt/storage/memory.hpp"
 #include "tilefmt/format/print.hpp"
 #include "tilefmt/format/query_condition.hpp"
+#include "formats/elf.hpp"
 #include "formats/png.hpp"
 #include "formats/wav.hpp"
+#include "formats/zip.hpp"
 
 namespace tilefmt::fuzz {
 
@@ -358,7 +360,10 @@ void commit_files(input in) {
 }
 
 /// The codec as a language for other formats (examples/formats): what
-/// decodes as WAV or PNG must encode to exactly the input bytes, and dump.
+/// decodes as WAV, PNG, ZIP or ELF must encode to exactly the input bytes,
+/// and dump; a ZIP's directory found through its offsets must hold the
+/// records the sequence holds, and its entries' contents inflate or fail
+/// with a format_error.
 void codec_formats(input in) {
   const auto bytes = std::as_bytes(in);
   auto exact = [&]<class File>(const char* what) {
@@ -373,6 +378,15 @@ void codec_formats(input in) {
   };
   exact.template operator()<wav::File>("WAV");
   exact.template operator()<png::File>("PNG");
+  exact.template operator()<zip::File>("ZIP");
+  exact.template operator()<elf::File>("ELF");
+  guarded([&] {
+    const zip::Directory d = zip::directory(bytes);
+    for (std::size_t i = 0; i < d.local.size(); ++i) {
+      guarded([&] { (void)zip::contents(d.local[i], d.central[i].local_header_offset); });
+      (void)codec::to_text(d.central[i]);
+    }
+  });
 }
 
 } // namespace tilefmt::fuzz

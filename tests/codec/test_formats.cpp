@@ -1,11 +1,13 @@
-// WAV and PNG declared with the codec (examples/formats/), checked against
-// files written by Python's wave and zlib modules (tests/data/formats/,
-// made by make_files.py): decoded values equal what Python's readers
-// reported (expected.txt), re-encoding gives the same bytes, and truncated
-// files, wrong magic and corrupt CRCs, pads and header fields are errors
-// naming the field.
+// WAV, PNG, ZIP and ELF declared with the codec (examples/formats/), checked
+// against files written by Python's wave, zlib and zipfile modules and by
+// struct (tests/data/formats/, made by make_files.py): decoded values equal
+// what Python's readers and readelf reported (expected.txt), re-encoding
+// gives the same bytes, and truncated files, wrong magic, corrupt CRCs,
+// pads, header fields and offsets out of range are errors naming the field.
+#include "../../examples/formats/elf.hpp"
 #include "../../examples/formats/png.hpp"
 #include "../../examples/formats/wav.hpp"
+#include "../../examples/formats/zip.hpp"
 
 #include <fstream>
 #include <map>
@@ -210,4 +212,251 @@ TEST_CASE("dumps of decoded files name every field") {
   CHECK(w.find("riff: \"RIFF\"") != std::string::npos);
   CHECK(w.find("wave: \"WAVE\"") != std::string::npos);
   CHECK(w.find("pad: 1") != std::string::npos);
+}
+
+namespace {
+std::string dos_date(const zip::DosDateTime& t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04u-%02u-%02u", 1980u + t.year_from_1980.value, unsigned(t.month.value),
+                unsigned(t.day.value));
+  return buf;
+}
+std::string dos_time(const zip::DosDateTime& t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%02u:%02u:%02u", unsigned(t.hour.value), unsigned(t.minute.value),
+                2u * t.second_half.value);
+  return buf;
+}
+} // namespace
+
+TEST_CASE("ZIP files written by Python's zipfile: records in sequence, entries by offsets, and byte for byte") {
+  const auto all = expected();
+  for (const char* name : {"stored.zip", "deflated.zip"}) {
+    CAPTURE(name);
+    const auto& e = all.at(name);
+    auto bytes = file_bytes(dir + name);
+
+    // In sequence: every byte, and back.
+    auto file = codec::decode<zip::File>(bytes);
+    CHECK(codec::encode(file) == bytes);
+    CHECK(codec::encoded_size(file) == bytes.size());
+    check_every_prefix_throws<zip::File>(bytes);
+    const std::size_t n = number(e, "entries");
+    REQUIRE(file.records.size() == 2 * n + 1);
+
+    // As a reader finds them: the end record, the directory at its offset,
+    // each local header at its entry's offset.
+    zip::Directory d = zip::directory(bytes);
+    CHECK(d.end.directory_offset == number(e, "cd_offset"));
+    CHECK(d.end.directory_size == number(e, "cd_size"));
+    CHECK(d.end.comment.size() == number(e, "comment_bytes"));
+    REQUIRE(d.central.size() == n);
+    REQUIRE(d.local.size() == n);
+    for (std::size_t i = 0; i < n; ++i) {
+      CAPTURE(i);
+      const std::string k = std::to_string(i);
+      const zip::CentralEntry& c = d.central[i];
+      const zip::LocalFile& l = d.local[i];
+      CHECK(c.name == e.at("name" + k));
+      CHECK(l.name == c.name);
+      CHECK(dos_date(c.modified) == e.at("date" + k));
+      CHECK(dos_time(c.modified) == e.at("time" + k));
+      CHECK(l.modified == c.modified);
+      CHECK(c.crc32 == number(e, "crc" + k));
+      CHECK(l.crc32 == c.crc32);
+      CHECK(c.method == number(e, "method" + k));
+      CHECK(c.compressed_size == number(e, "compressed" + k));
+      CHECK(l.data.size() == c.compressed_size);
+      CHECK(c.uncompressed_size == number(e, "size" + k));
+      CHECK(c.local_header_offset == number(e, "offset" + k));
+      auto data = zip::contents(l, c.local_header_offset);
+      CHECK(data.size() == number(e, "size" + k));
+      CHECK(codec::zlib_crc32::compute(data) == number(e, "data_crc" + k));
+      // The sequence holds the same records.
+      CHECK(std::get<zip::LocalFile>(file.records[i].body.value) == l);
+      CHECK(std::get<zip::CentralEntry>(file.records[n + i].body.value) == c);
+    }
+    CHECK(std::get<zip::EndRecord>(file.records.value.back().body.value) == d.end);
+
+    // Offsets are what update_offsets computes from the records' sizes.
+    auto moved = file;
+    for (auto& r : moved.records) {
+      if (auto* c = std::get_if<zip::CentralEntry>(&r.body.value)) c->local_header_offset = 12345;
+      if (auto* end = std::get_if<zip::EndRecord>(&r.body.value)) end->directory_offset = 0;
+    }
+    zip::update_offsets(moved);
+    CHECK(codec::encode(moved) == bytes);
+  }
+}
+
+TEST_CASE("ZIP: a renamed entry moves the records after it; update_offsets keeps the directory right") {
+  auto bytes = file_bytes(dir + "stored.zip");
+  auto file = codec::decode<zip::File>(bytes);
+  std::get<zip::LocalFile>(file.records[0].body.value).name = "a-much-longer-name.txt";
+  std::get<zip::CentralEntry>(file.records[3].body.value).name = "a-much-longer-name.txt";
+  auto stale = codec::encode(file);
+  CHECK_THROWS_AS((void)zip::directory(stale), format_error);  // the old offsets point into the data
+  zip::update_offsets(file);
+  auto renamed = codec::encode(file);
+  CHECK(renamed.size() == bytes.size() + 2 * (22 - 9));
+  auto d = zip::directory(renamed);
+  CHECK(d.local[0].name == "a-much-longer-name.txt");
+  CHECK(d.local[2].name == "dir/odd.bin");
+  CHECK(d.central[2].local_header_offset == number(expected().at("stored.zip"), "offset2") + 13);
+}
+
+TEST_CASE("ZIP: bad CRCs, signatures, offsets and counts name the field") {
+  auto bytes = file_bytes(dir + "stored.zip");
+  const std::size_t cd = number(expected().at("stored.zip"), "cd_offset");
+  const std::size_t end = bytes.size() - 22 - number(expected().at("stored.zip"), "comment_bytes");
+
+  // A data byte changed: the CRC-32 of the contents disagrees.
+  auto bad = bytes;
+  bad[30 + 9] ^= std::byte{1};  // the first byte of hello.txt's data
+  auto d = zip::directory(bad);
+  auto e = error_of(bad, [&](const auto&) { (void)zip::contents(d.local[0], 0); });
+  CHECK(e.field() == "LocalFile.crc32");
+  CHECK(e.offset() == 14);
+  CHECK(e.reason().starts_with("CRC-32 mismatch"));
+
+  // A record type that is not in the table.
+  bad = bytes;
+  bad[cd + 2] = std::byte{9};
+  e = error_of(bad, [](const auto& b) { (void)codec::decode<zip::File>(b); });
+  CHECK(std::string(e.what()) == "File.records[3].body: unknown tag 521 (known: 1027, 513, 1541) at offset " +
+                                     std::to_string(cd + 2));
+  e = error_of(bad, [](const auto& b) { (void)zip::directory(b); });
+  CHECK(e.field() == "CentralAt.signature");
+  CHECK(e.offset() == cd);
+
+  // The directory offset past the end record, and an entry's local offset
+  // that points at no local header.
+  bad = bytes;
+  bad[end + 16] = std::byte{0xff};
+  e = error_of(bad, [](const auto& b) { (void)zip::directory(b); });
+  CHECK(e.field() == "Directory.end.directory_offset");
+  CHECK(e.offset() == end + 16);
+  bad = bytes;
+  bad[cd + 42] = std::byte{1};  // the first entry's local_header_offset: 1
+  e = error_of(bad, [](const auto& b) { (void)zip::directory(b); });
+  CHECK(e.field() == "Directory.central[0].local_header_offset.LocalAt.signature");
+  CHECK(e.offset() == 1);
+  bad[cd + 42] = std::byte{0xf0};  // past the end of the file
+  bad[cd + 43] = std::byte{0xf0};
+  e = error_of(bad, [](const auto& b) { (void)zip::directory(b); });
+  CHECK(e.reason().starts_with("offset 61680 is past the end of the input"));
+
+  // More entries than the directory's bytes hold.
+  bad = bytes;
+  bad[end + 10] = std::byte{0xff};
+  e = error_of(bad, [](const auto& b) { (void)zip::directory(b); });
+  CHECK(e.field() == "Directory.end.entries");
+
+  // No end record: truncated anywhere in it.
+  for (std::size_t cut = end; cut < bytes.size(); ++cut) {
+    CAPTURE(cut);
+    CHECK_THROWS_AS((void)zip::directory(std::span(bytes).first(cut)), format_error);
+  }
+}
+
+TEST_CASE("ZIP: dumps show DOS dates as named bit fields") {
+  auto d = zip::directory(file_bytes(dir + "stored.zip"));
+  std::string t = codec::to_text(d.central[0].modified);
+  CHECK(t == "DosDateTime {\n  second_half: 15\n  minute: 45\n  hour: 13\n  day: 17\n  month: 5\n"
+             "  year_from_1980: 44\n}");
+}
+
+TEST_CASE("ELF files in both byte orders decode to what readelf reads, and re-encode byte for byte") {
+  const auto all = expected();
+  for (const char* name : {"lsb.elf", "msb.elf"}) {
+    CAPTURE(name);
+    const auto& e = all.at(name);
+    auto bytes = file_bytes(dir + name);
+    auto file = codec::decode<elf::File>(bytes);
+    CHECK((file.ei_data.value == 1 ? "little" : "big") == e.at("data"));
+    CHECK(file.e_type.value == 1);  // REL
+    CHECK(e.at("type") == "REL");
+    CHECK(file.e_machine.value == (e.at("data") == "little" ? 62 : 22));
+    CHECK(file.e_shoff->value == number(e, "shoff"));
+    CHECK(file.e_shnum.value == number(e, "shnum"));
+    CHECK(file.e_shstrndx.value == number(e, "shstrndx"));
+    REQUIRE(file.sections->size() == number(e, "shnum"));
+    for (std::size_t i = 1; i < file.sections->size(); ++i) {
+      CAPTURE(i);
+      const std::string k = "section" + std::to_string(i);
+      const elf::SectionHeader& s = file.sections->value[i];
+      CHECK(elf::section_name(file, bytes, s) == e.at(k));
+      CHECK(s.offset.value == number(e, k + "_offset"));
+      CHECK(s.size.value == number(e, k + "_size"));
+      CHECK(s.type.value == (e.at(k + "_type") == "STRTAB" ? 3u : 1u));
+    }
+    CHECK(file.sections.skipped.size() == file.e_shoff->value - 64);
+    CHECK(codec::encode(file) == bytes);
+    CHECK(codec::encoded_size(file) == bytes.size());
+    check_every_prefix_throws<elf::File>(bytes);
+
+    // One section header decoded on its own takes the byte order from the context.
+    auto one = codec::decode_at<elf::SectionHeader>(bytes, file.e_shoff->value + 64,
+                                                   elf::Context{file.ei_data.value == 1 ? std::endian::little
+                                                                                        : std::endian::big});
+    CHECK(one == file.sections->value[1]);
+
+    // Section contents grow: e_shoff follows the table on encode.
+    auto grown = file;
+    grown.sections.skipped.insert(grown.sections.skipped.end(), 8, std::byte{0});
+    auto gb = codec::encode(grown);
+    auto back = codec::decode<elf::File>(gb);
+    CHECK(back.e_shoff->value == file.e_shoff->value + 8);
+    CHECK(back.sections->value == file.sections->value);
+  }
+}
+
+TEST_CASE("ELF: the byte order, the class, the table's offset and entry size are checked, naming the field") {
+  auto bytes = file_bytes(dir + "msb.elf");
+  auto bad = bytes;
+  bad[5] = std::byte{3};
+  auto e = error_of(bad, [](const auto& b) { (void)codec::decode<elf::File>(b); });
+  CHECK(std::string(e.what()) ==
+        "File.ei_data: 3 names no byte order (expected 1 (little-endian) or 2 (big-endian)) at offset 5");
+  bad = bytes;
+  bad[4] = std::byte{1};
+  e = error_of(bad, [](const auto& b) { (void)codec::decode<elf::File>(b); });
+  CHECK(std::string(e.what()) == "File.ei_class: 1 is not ELFCLASS64 (2) at offset 4");
+  bad = bytes;
+  bad[0x28 + 6] = std::byte{0x10};  // e_shoff, big-endian: 0x1078
+  e = error_of(bad, [](const auto& b) { (void)codec::decode<elf::File>(b); });
+  CHECK(e.field() == "File.sections");
+  CHECK(e.offset() == 0x28);
+  CHECK(e.reason() == "offset 4216 (field e_shoff) is past the end of the input (376 bytes)");
+  bad = bytes;
+  bad[0x3b] = std::byte{56};  // e_shentsize
+  e = error_of(bad, [](const auto& b) { (void)codec::decode<elf::File>(b); });
+  CHECK(std::string(e.what()) == "File.e_shentsize: 56 is not the size of an ELF64 section header (64) at offset 58");
+  // The same byte in the other order is the other end of the number.
+  bad = bytes;
+  bad[0x3c] = std::byte{1};  // e_shnum's high byte: 260 sections
+  e = error_of(bad, [](const auto& b) { (void)codec::decode<elf::File>(b); });
+  CHECK(e.field().starts_with("File.sections[4]"));
+}
+
+TEST_CASE("ELF: the test program itself decodes and re-encodes byte for byte") {
+  // The system's linker wrote it, in the host's byte order (big-endian
+  // under qemu-s390x).
+  auto bytes = file_bytes("/proc/self/exe");
+  REQUIRE(bytes.size() > 64);
+  auto file = codec::decode<elf::File>(bytes);
+  CHECK(file.ei_data.value == (std::endian::native == std::endian::little ? 1 : 2));
+  CHECK(file.e_shnum.value == file.sections->size());
+  bool text = false;
+  for (const auto& s : file.sections->value) text = text || elf::section_name(file, bytes, s) == ".text";
+  CHECK(text);
+  CHECK(codec::encode(file) == bytes);
+}
+
+TEST_CASE("dumps of ELF headers name every field") {
+  auto file = codec::decode<elf::File>(file_bytes(dir + "lsb.elf"));
+  std::string t = codec::to_text(file);
+  CHECK(t.find("ei_magic: \"\\u007fELF\"") != std::string::npos);
+  CHECK(t.find("e_shoff: 120") != std::string::npos);
+  CHECK(t.find("e_machine: 62") != std::string::npos);
 }

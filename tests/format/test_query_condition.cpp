@@ -27,10 +27,10 @@ std::vector<std::byte> bytes_of(std::initializer_list<int> v) {
 
 format::ConditionNode value_node(O op, std::string field, std::vector<std::byte> value) {
   format::ConditionNode n;
-  n.node_type = format::ConditionNodeType::VALUE;
-  n.value->op = op;
-  n.value->field_name.value = std::move(field);
-  n.value->value.value = std::move(value);
+  n.node.value = format::ConditionValue{};
+  n.value().op = op;
+  n.value().field_name.value = std::move(field);
+  n.value().value.value = std::move(value);
   return n;
 }
 } // namespace
@@ -47,7 +47,7 @@ TEST_CASE("delete commits TileDB wrote: the negated conditions") {
       got.push_back(codec::decode<format::ConditionNode>(filter::read_generic_tile(file).payload));
     }
   REQUIRE(got.size() == 2);
-  std::sort(got.begin(), got.end(), [](const auto& a, const auto& b) { return a.value->field_name.value < b.value->field_name.value; });
+  std::sort(got.begin(), got.end(), [](const auto& a, const auto& b) { return a.value().field_name.value < b.value().field_name.value; });
   // delete a < 0: kept a >= 0 (int64); delete s == 'beta': kept s != 'beta'.
   CHECK(got[0] == value_node(O::GE, "a", bytes_of({0, 0, 0, 0, 0, 0, 0, 0})));
   CHECK(got[1] == value_node(O::NE, "s", bytes_of({'b', 'e', 't', 'a'})));
@@ -55,15 +55,15 @@ TEST_CASE("delete commits TileDB wrote: the negated conditions") {
 
 TEST_CASE("condition trees: every node kind round-trips, byte for byte") {
   auto in = value_node(O::IN, "x", bytes_of({1, 0, 2, 0}));
-  in.value->offsets->value = bytes_of({0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0});
+  in.value().offsets->value = bytes_of({0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0});
   format::ConditionNode root;
-  root.node_type = format::ConditionNodeType::EXPRESSION;
-  root.expression->combination_op = format::QueryConditionCombinationOp::OR;
+  root.node.value = format::ConditionExpression{};
+  root.expression().combination_op = format::QueryConditionCombinationOp::OR;
   format::ConditionNode no;
-  no.node_type = format::ConditionNodeType::EXPRESSION;
-  no.expression->combination_op = format::QueryConditionCombinationOp::NOT;
-  no.expression->children.nodes.push_back(value_node(O::EQ, "n", {}));
-  root.expression->children.nodes = {in, no};
+  no.node.value = format::ConditionExpression{};
+  no.expression().combination_op = format::QueryConditionCombinationOp::NOT;
+  no.expression().children.nodes.push_back(value_node(O::EQ, "n", {}));
+  root.expression().children.nodes = {in, no};
   const auto bytes = codec::encode(root);
   // OR (1 + 1 + 8) | IN node (1 + 1 + 4 + 1 + 8 + 4 + 8 + 16) | NOT (1 + 1 + 8) | EQ null (1 + 1 + 4 + 1 + 8)
   CHECK(bytes.size() == 10 + 43 + 10 + 15);

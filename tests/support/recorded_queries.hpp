@@ -114,10 +114,10 @@ struct recorded_query {
 inline format::ConditionNode leaf(const std::string& field, const std::string& op, std::vector<std::byte> value) {
   using O = format::QueryConditionOp;
   format::ConditionNode n;
-  n.node_type = format::ConditionNodeType::VALUE;
-  n.value->op = op == "<" ? O::LT : op == "<=" ? O::LE : op == ">" ? O::GT : op == ">=" ? O::GE : op == "==" ? O::EQ : O::NE;
-  n.value->field_name.value = field;
-  n.value->value.value = std::move(value);
+  n.node.value = format::ConditionValue{};
+  n.value().op = op == "<" ? O::LT : op == "<=" ? O::LE : op == ">" ? O::GT : op == ">=" ? O::GE : op == "==" ? O::EQ : O::NE;
+  n.value().field_name.value = field;
+  n.value().value.value = std::move(value);
   return n;
 }
 

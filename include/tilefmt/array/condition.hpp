@@ -47,9 +47,9 @@ public:
   friend condition operator||(condition a, condition b) { return combine(format::QueryConditionCombinationOp::OR, std::move(a), std::move(b)); }
   friend condition operator!(condition a) {
     format::ConditionNode n;
-    n.node_type = format::ConditionNodeType::EXPRESSION;
-    n.expression->combination_op = format::QueryConditionCombinationOp::NOT;
-    n.expression->children.nodes.push_back(std::move(a.node_));
+    n.node.value = format::ConditionExpression{};
+    n.expression().combination_op = format::QueryConditionCombinationOp::NOT;
+    n.expression().children.nodes.push_back(std::move(a.node_));
     return condition(std::move(n), std::move(a.labels_));
   }
 
@@ -58,26 +58,26 @@ private:
   condition(format::ConditionNode node, std::vector<bool> labels) : node_(std::move(node)), labels_(std::move(labels)) {}
 
   static std::size_t leaf_count(const format::ConditionNode& n) {
-    if (n.node_type == format::ConditionNodeType::VALUE) return 1;
+    if (!n.is_expression()) return 1;
     std::size_t k = 0;
-    for (const auto& c : n.expression->children.nodes) k += leaf_count(c);
+    for (const auto& c : n.expression().children.nodes) k += leaf_count(c);
     return k;
   }
 
   static condition combine(format::QueryConditionCombinationOp op, condition a, condition b) {
     format::ConditionNode n;
-    n.node_type = format::ConditionNodeType::EXPRESSION;
-    n.expression->combination_op = op;
+    n.node.value = format::ConditionExpression{};
+    n.expression().combination_op = op;
     // a && b && c: one node of three operands, as TileDB builds it. The
     // value nodes keep their depth-first order, and with it their labels.
     std::vector<bool> labels = std::move(a.labels_);
     labels.insert(labels.end(), b.labels_.begin(), b.labels_.end());
     for (auto* c : {&a, &b}) {
       auto& x = c->node_;
-      if (x.node_type == format::ConditionNodeType::EXPRESSION && x.expression->combination_op == op)
-        for (auto& child : x.expression->children.nodes) n.expression->children.nodes.push_back(std::move(child));
+      if (x.is_expression() && x.expression().combination_op == op)
+        for (auto& child : x.expression().children.nodes) n.expression().children.nodes.push_back(std::move(child));
       else
-        n.expression->children.nodes.push_back(std::move(x));
+        n.expression().children.nodes.push_back(std::move(x));
     }
     return condition(std::move(n), std::move(labels));
   }
@@ -138,26 +138,26 @@ private:
   template <class T>
   condition set(format::QueryConditionOp op, const std::vector<T>& values) const {
     format::ConditionNode n;
-    n.node_type = format::ConditionNodeType::VALUE;
-    n.value->op = op;
-    n.value->field_name.value = name_;
+    n.node.value = format::ConditionValue{};
+    n.value().op = op;
+    n.value().field_name.value = name_;
     std::vector<std::uint64_t> offsets;
     for (const auto& v : values) {
-      offsets.push_back(n.value->value.value.size());
+      offsets.push_back(n.value().value.value.size());
       const auto b = bytes(v);
-      n.value->value.value.insert(n.value->value.value.end(), b.begin(), b.end());
+      n.value().value.value.insert(n.value().value.value.end(), b.begin(), b.end());
     }
-    n.value->offsets->value.resize(offsets.size() * 8);
-    for (std::size_t i = 0; i < offsets.size(); ++i) codec::store_le<std::uint64_t>(n.value->offsets->value.data() + 8 * i, offsets[i]);
+    n.value().offsets->value.resize(offsets.size() * 8);
+    for (std::size_t i = 0; i < offsets.size(); ++i) codec::store_le<std::uint64_t>(n.value().offsets->value.data() + 8 * i, offsets[i]);
     return condition(std::move(n), std::vector<bool>{is_text<T>});
   }
 
   condition node(format::QueryConditionOp op, std::vector<std::byte> value, bool label = false) const {
     format::ConditionNode n;
-    n.node_type = format::ConditionNodeType::VALUE;
-    n.value->op = op;
-    n.value->field_name.value = name_;
-    n.value->value.value = std::move(value);
+    n.node.value = format::ConditionValue{};
+    n.value().op = op;
+    n.value().field_name.value = name_;
+    n.value().value.value = std::move(value);
     return condition(std::move(n), std::vector<bool>{label});
   }
 

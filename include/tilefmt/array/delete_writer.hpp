@@ -27,15 +27,15 @@ namespace detail {
 inline format::ConditionNode negated(format::ConditionNode n) {
   using Op = format::QueryConditionOp;
   using Combine = format::QueryConditionCombinationOp;
-  if (n.node_type == format::ConditionNodeType::EXPRESSION) {
-    auto& e = *n.expression;
+  if (n.is_expression()) {
+    auto& e = n.expression();
     if (e.combination_op == Combine::NOT)
       throw std::invalid_argument("tilefmt: delete_cells: TileDB cannot store a delete condition with NOT");
     e.combination_op = e.combination_op == Combine::AND ? Combine::OR : Combine::AND;
     for (auto& c : e.children.nodes) c = negated(std::move(c));
     return n;
   }
-  auto& op = n.value->op;
+  auto& op = n.value().op;
   switch (op) {
   case Op::LT: op = Op::GE; break;
   case Op::GE: op = Op::LT; break;
@@ -76,11 +76,11 @@ inline std::string delete_cells(const fs::path& root, const condition& c, const 
   // Conditions on attributes with an enumeration are stored by label, and
   // checking labels needs the enumerations: not written yet.
   auto refuse_enumerations = [&](auto&& self, const format::ConditionNode& n) -> void {
-    if (n.node_type == format::ConditionNodeType::EXPRESSION) {
-      for (const auto& child : n.expression->children.nodes) self(self, child);
+    if (n.is_expression()) {
+      for (const auto& child : n.expression().children.nodes) self(self, child);
       return;
     }
-    const auto* a = schema.attribute(n.value->field_name.value);
+    const auto* a = schema.attribute(n.value().field_name.value);
     if (a && !a->enumeration_name.value.value.empty())
       throw std::invalid_argument("tilefmt: delete_cells: \"" + a->name.value +
                                   "\" has an enumeration; deletes by such attributes are not written yet");

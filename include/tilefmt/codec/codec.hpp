@@ -8,6 +8,7 @@
 //   std::vector<std::byte> b = codec::encode(v, ctx);
 //   codec::encode_into(v, out, ctx);                 // into a caller's buffer (or a writer)
 //   std::size_t n = codec::encoded_size(v, ctx);
+//   auto t = codec::decode_at<Table>(bytes, offset, ctx); // a T that starts `offset` bytes in
 //
 // A buffer means every byte of it; a reader means from its position on.
 // `ctx` is any object: a `version` member sets the format version for
@@ -21,13 +22,17 @@
 #include <vector>
 
 #include "tilefmt/codec/adaptors.hpp"
+#include "tilefmt/codec/bits.hpp"
 #include "tilefmt/codec/checked.hpp"
 #include "tilefmt/codec/dump.hpp"
 #include "tilefmt/codec/endian.hpp"
 #include "tilefmt/codec/error.hpp"
+#include "tilefmt/codec/linked.hpp"
 #include "tilefmt/codec/magic.hpp"
 #include "tilefmt/codec/names.hpp"
+#include "tilefmt/codec/offset.hpp"
 #include "tilefmt/codec/padding.hpp"
+#include "tilefmt/codec/switch.hpp"
 #include "tilefmt/codec/terminated.hpp"
 #include "tilefmt/codec/traits.hpp"
 #include "tilefmt/codec/view.hpp"
@@ -124,6 +129,23 @@ template <class T, class Ctx = no_context, byte_range R>
   requires(!std::is_same_v<R, std::span<const std::byte>>)
 T decode(const R& bytes, const Ctx& ctx = {}) {
   return decode<T>(as_byte_span(bytes), ctx);
+}
+
+/// Decodes a T that starts `position` bytes into `bytes` and ends anywhere
+/// before their end: what an offset in a file points to. Offsets in errors
+/// count from the start of `bytes`.
+template <class T, class Ctx = no_context>
+T decode_at(std::span<const std::byte> bytes, std::uint64_t position, const Ctx& ctx = {}) {
+  if (position > bytes.size()) {
+    format_error e("offset " + std::to_string(position) + " is past the end of the input (" +
+                       std::to_string(bytes.size()) + " bytes)",
+                   0);
+    detail::name_top_level<T>(e);
+    throw e;
+  }
+  reader r(bytes);
+  r.take(static_cast<std::size_t>(position));
+  return decode<T>(r, ctx);
 }
 
 /// Bytes `v` occupies on the wire.

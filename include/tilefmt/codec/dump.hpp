@@ -20,7 +20,9 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <variant>
 
+#include "tilefmt/codec/linked.hpp"
 #include "tilefmt/codec/text.hpp"
 #include "tilefmt/codec/traits.hpp"
 
@@ -68,6 +70,8 @@ void write_number(std::ostream& os, T v, bool json) {
 }
 
 template <class T> struct is_char_array : std::false_type {};
+template <class T> struct is_variant : std::false_type {};
+template <class... A> struct is_variant<std::variant<A...>> : std::true_type {};
 template <std::size_t N> struct is_char_array<std::array<char, N>> : std::true_type {};
 
 // Elements printed on one line: numbers, enums, and adaptors of them (big<T>).
@@ -75,6 +79,20 @@ template <class E>
 concept inline_element = wire_scalar<E> || std::is_enum_v<E> ||
                          (declared_adaptor<E> && requires { typename E::value_type; } &&
                           (wire_scalar<typename E::value_type> || std::is_enum_v<typename E::value_type>));
+
+// A derived<U> field whose source can say its value without encoding (the
+// tag of a switch_on<>): dumps show that, as encode would write it, rather
+// than what was last decoded into the field.
+template <class T, std::size_t I>
+consteval bool shows_derived_value() {
+  using F = field_t<T, I>;
+  if constexpr (is_derived<F>::value) {
+    constexpr std::size_t k = deriving_field<T, I>();
+    if constexpr (k != npos)
+      return requires(const field_t<T, k>& source) { traits<field_t<T, k>>::held_tag(source); };
+  }
+  return false;
+}
 
 template <class S>
 class dumper {
@@ -105,6 +123,9 @@ public:
       os_ << json_string(std::string_view(v.data(), v.size())); // magic numbers and tags read as text
     } else if constexpr (is_std_array<T>::value || is_vector<T>::value || is_le_span<T>::value) {
       sequence(v, depth);
+    } else if constexpr (is_variant<T>::value) {
+      // A tagged union (switch.hpp) shows the alternative it holds.
+      std::visit([&](const auto& alternative) { value(alternative, depth); }, v);
     } else if constexpr (is_counted<T>::value || is_rest<T>::value || is_sized<T>::value ||
                          is_version_field<T>::value || is_framed<T>::value) {
       value(v.value, depth);
@@ -200,7 +221,12 @@ private:
                 os_ << traits<F>::template size_field<I>(f, v, starts.view(), st_);
               else if constexpr (is_when<F>::value)
                 value(f.value, depth + 1);
-              else
+              else if constexpr (shows_derived_value<T, I>()) {
+                constexpr std::size_t k = deriving_field<T, I>();
+                value(from_raw_integer<typename F::value_type>(
+                          traits<field_t<T, k>>::held_tag(boost::pfr::get<k>(v))),
+                      depth + 1);
+              } else
                 value(f, depth + 1);
             }(),
             ...);

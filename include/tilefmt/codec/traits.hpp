@@ -25,12 +25,17 @@
 //
 // where I is the field's position in Parent and starts[k] (k <= I) is where
 // field k of the parent begins: a reader or writer offset when decoding or
-// encoding, a count of bytes from the start of the struct when sizing. That is also the extension point for encodings that are
+// encoding, a count of bytes from the start of the struct when sizing. A
+// positional field whose fewest bytes depend on its place (a run of bit
+// fields counts its bytes at its first field) also provides
+// `template <class Parent, std::size_t I> static consteval std::size_t min_size_at()`.
+// That is also the extension point for encodings that are
 // bitstreams rather than records: specialise `traits<YourType>` the same way
 // (see examples/custom_format.cpp and tests/codec/test_custom.cpp).
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -55,19 +60,27 @@ namespace tilefmt::codec {
 /// The context used when the caller gives none.
 struct no_context {};
 
-/// What a decoder or encoder knows besides the bytes: the caller's context
-/// and the format version in force (from the context's `version` member, or
-/// from a `version_field` decoded earlier).
+/// What a decoder or encoder knows besides the bytes: the caller's context,
+/// the format version in force (from the context's `version` member, or
+/// from a `version_field` decoded earlier) and the byte order of ordered<T>
+/// fields (from the context's `byte_order` member, a std::endian, or from a
+/// byte_order_field decoded earlier; see endian.hpp).
 template <class Ctx>
 struct state {
   const Ctx& ctx;
   std::uint32_t version = 0;
   bool has_version = false;
+  std::endian order = std::endian::little;
+  bool has_order = false;
 
   explicit state(const Ctx& c) : ctx(c) {
     if constexpr (requires { static_cast<std::uint32_t>(c.version); }) {
       version = static_cast<std::uint32_t>(c.version);
       has_version = true;
+    }
+    if constexpr (requires { static_cast<std::endian>(c.byte_order); }) {
+      order = static_cast<std::endian>(c.byte_order);
+      has_order = true;
     }
   }
 };
@@ -610,6 +623,52 @@ struct traits<framed<Length, T>> {
   }
 };
 
+// A framed<> around a field that reads its siblings (switch_on<> in a TLV
+// record: type, length, value) is positional as the field is: the frame
+// bounds the bytes, the field still sees the enclosing struct.
+template <class Length, class T>
+  requires detail::positional<T>
+struct traits<framed<Length, T>> {
+  static constexpr bool positional = true;
+  static constexpr std::size_t min_size = sizeof(Length);
+
+  template <std::size_t I, class Parent, class S>
+  static void decode_field(reader& r, framed<Length, T>& v, const Parent& parent, std::span<const std::size_t> starts,
+                           S& st) {
+    std::uint64_t n = r.read<Length>();
+    if (n > r.remaining()) r.fail_short(static_cast<std::size_t>(n));
+    reader sub = r.sub(static_cast<std::size_t>(n));
+    traits<T>::template decode_field<I>(sub, v.value, parent, starts, st);
+    if (!sub.at_end())
+      throw format_error(std::to_string(sub.remaining()) + " bytes left over inside a " + std::to_string(n) +
+                             "-byte frame",
+                         sub.offset());
+  }
+  template <std::size_t I, class Parent, class S>
+  static void encode_field(writer& w, const framed<Length, T>& v, const Parent& parent,
+                           std::span<const std::size_t> starts, S& st) {
+    w.write<Length>(detail::checked_count<Length>(traits<T>::template size_field<I>(v.value, parent, starts, st)));
+    traits<T>::template encode_field<I>(w, v.value, parent, starts, st);
+  }
+  template <std::size_t I, class Parent, class S>
+  static std::size_t size_field(const framed<Length, T>& v, const Parent& parent, std::span<const std::size_t> starts,
+                                S& st) {
+    return sizeof(Length) + traits<T>::template size_field<I>(v.value, parent, starts, st);
+  }
+  template <class F = framed<Length, T>>
+    requires requires(const T& t) { traits<T>::held_tag(t); }
+  static std::uint64_t held_tag(const F& v) {
+    return traits<T>::held_tag(v.value);
+  }
+  // What a derived<U> field that the wrapped field names is written as (linked.hpp).
+  template <std::size_t K, std::size_t I, class Parent, class S>
+    requires requires { &traits<T>::template derive<K, I, Parent, S>; }
+  static std::uint64_t derive(const framed<Length, T>& v, const Parent& parent, std::span<const std::size_t> starts,
+                              std::size_t after_i, S& st) {
+    return traits<T>::template derive<K, I>(v.value, parent, starts, after_i, st);
+  }
+};
+
 template <class T>
 struct traits<version_field<T>> {
   static constexpr std::size_t min_size = sizeof(T);
@@ -786,6 +845,8 @@ consteval std::size_t field_min_size() {
     return 0;
   else if constexpr (is_when<F>::value || is_sized<F>::value)
     return 0;
+  else if constexpr (requires { traits<F>::template min_size_at<T, I>(); })
+    return traits<F>::template min_size_at<T, I>();  // a positional field whose size depends on its place
   else
     return min_size_of<F>();
 }
@@ -985,7 +1046,7 @@ std::size_t size_field(const T& parent, std::span<const std::size_t> starts, S& 
   if constexpr (positional<F>) {
     return traits<F>::template size_field<I>(f, parent, starts, st);
   } else if constexpr (is_count_of<F>::value) {
-    return traits<typename F::count_type>::fixed_size;
+    return traits<typename F::count_type>::size(f.value, st);
   } else if constexpr (is_container<F>) {
     return container_ops<F>::size(f, st);
   } else if constexpr (is_when<F>::value) {
@@ -1004,17 +1065,37 @@ consteval bool has_version_field() {
   }(std::make_index_sequence<field_count<T>>{});
 }
 
-// A version_field scopes the version to its struct: restore the outer one on exit.
+/// A field that sets the byte order of the ordered<T> fields after it
+/// (byte_order_field, endian.hpp).
+template <class T>
+concept byte_order_setter = declared_adaptor<T> && requires { T::sets_byte_order; };
+
+template <class T>
+consteval bool has_byte_order_field() {
+  return []<std::size_t... I>(std::index_sequence<I...>) {
+    return (byte_order_setter<field_t<T, I>> || ...);
+  }(std::make_index_sequence<field_count<T>>{});
+}
+
+// A version_field (or byte_order_field) scopes the version (or byte order)
+// to its struct: restore the outer one on exit.
 template <class T, class S>
 struct version_scope {
   S& st;
   std::uint32_t version;
   bool has_version;
-  explicit version_scope(S& s) : st(s), version(s.version), has_version(s.has_version) {}
+  std::endian order;
+  bool has_order;
+  explicit version_scope(S& s)
+      : st(s), version(s.version), has_version(s.has_version), order(s.order), has_order(s.has_order) {}
   ~version_scope() {
     if constexpr (has_version_field<T>()) {
       st.version = version;
       st.has_version = has_version;
+    }
+    if constexpr (has_byte_order_field<T>()) {
+      st.order = order;
+      st.has_order = has_order;
     }
   }
   version_scope(const version_scope&) = delete;

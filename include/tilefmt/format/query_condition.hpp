@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "tilefmt/codec/codec.hpp"
@@ -103,11 +104,21 @@ struct ConditionExpression {
   friend bool operator==(const ConditionExpression&, const ConditionExpression&) = default;
 };
 
-/// One node of the tree: its type, then the node.
+/// One node of the tree: its type, then the node the type selects. The type
+/// is written from the node held (a default node holds a value node), so
+/// the two cannot disagree; read it with is_expression().
 struct ConditionNode {
-  ConditionNodeType node_type = ConditionNodeType::VALUE;
-  codec::when<codec::field_equals<"node_type", ConditionNodeType::VALUE>, ConditionValue> value;
-  codec::when<codec::field_equals<"node_type", ConditionNodeType::EXPRESSION>, ConditionExpression> expression;
+  codec::derived<ConditionNodeType> node_type;
+  codec::switch_on<"node_type", codec::alt<ConditionNodeType::VALUE, ConditionValue>,
+                   codec::alt<ConditionNodeType::EXPRESSION, ConditionExpression>>
+      node;
+
+  bool is_expression() const noexcept { return std::holds_alternative<ConditionExpression>(node.value); }
+  /// The node held (std::bad_variant_access when it is the other kind).
+  ConditionValue& value() { return std::get<ConditionValue>(node.value); }
+  const ConditionValue& value() const { return std::get<ConditionValue>(node.value); }
+  ConditionExpression& expression() { return std::get<ConditionExpression>(node.value); }
+  const ConditionExpression& expression() const { return std::get<ConditionExpression>(node.value); }
   friend bool operator==(const ConditionNode&, const ConditionNode&) = default;
 };
 

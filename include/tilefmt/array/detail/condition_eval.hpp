@@ -84,15 +84,15 @@ private:
   }
 
   void check(const format::ConditionNode& n) const {
-    if (n.node_type == format::ConditionNodeType::EXPRESSION) {
-      const auto& e = *n.expression;
+    if (n.is_expression()) {
+      const auto& e = n.expression();
       if (e.children.nodes.empty()) throw error("an expression without operands");
       if (e.combination_op == Combine::NOT && e.children.nodes.size() != 1)
         throw error("NOT takes one operand, not " + std::to_string(e.children.nodes.size()));
       for (const auto& c : e.children.nodes) check(c);
       return;
     }
-    const auto& v = *n.value;
+    const auto& v = n.value();
     if (v.op == Op::ALWAYS_TRUE || v.op == Op::ALWAYS_FALSE) return;
     const auto it = fields_.find(v.field_name.value);
     if (it == fields_.end()) throw error("the array has no field \"" + v.field_name.value + "\"");
@@ -133,18 +133,18 @@ private:
   }
 
   static void collect_names(const format::ConditionNode& n, std::vector<std::string>& out) {
-    if (n.node_type == format::ConditionNodeType::EXPRESSION) {
-      for (const auto& c : n.expression->children.nodes) collect_names(c, out);
-    } else if (n.value->op != Op::ALWAYS_TRUE && n.value->op != Op::ALWAYS_FALSE) {
-      out.push_back(n.value->field_name.value);
+    if (n.is_expression()) {
+      for (const auto& c : n.expression().children.nodes) collect_names(c, out);
+    } else if (n.value().op != Op::ALWAYS_TRUE && n.value().op != Op::ALWAYS_FALSE) {
+      out.push_back(n.value().field_name.value);
     }
   }
 
   template <class TileOf>
   std::vector<std::uint8_t> eval(const format::ConditionNode& n, std::span<const std::uint64_t> cells,
                                  TileOf& tile_of) const {
-    if (n.node_type == format::ConditionNodeType::VALUE) return compare(*n.value, cells, tile_of);
-    const auto& e = *n.expression;
+    if (!n.is_expression()) return compare(n.value(), cells, tile_of);
+    const auto& e = n.expression();
     auto out = eval(e.children.nodes.front(), cells, tile_of);
     if (e.combination_op == Combine::NOT) {
       for (auto& b : out) b = b ? 0 : 1;
@@ -273,13 +273,13 @@ format::ConditionNode resolve_labels(format::ConditionNode root, const std::vect
   std::size_t leaf = 0;
   std::map<std::string, format::Enumeration, std::less<>> read;
   auto visit = [&](auto&& self, format::ConditionNode& n) -> void {
-    if (n.node_type == format::ConditionNodeType::EXPRESSION) {
-      for (auto& c : n.expression->children.nodes) self(self, c);
+    if (n.is_expression()) {
+      for (auto& c : n.expression().children.nodes) self(self, c);
       return;
     }
     const bool label = leaf < labels.size() && labels[leaf];
     ++leaf;
-    auto& v = *n.value;
+    auto& v = n.value();
     const bool set = v.op == Op::IN || v.op == Op::NOT_IN;
     if (!label || (!set && v.value.value.empty()) || v.op == Op::ALWAYS_TRUE || v.op == Op::ALWAYS_FALSE) return;
     const auto* attr = schema.attribute(v.field_name.value);
