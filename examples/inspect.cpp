@@ -11,6 +11,10 @@
 //                                         < <= > >= == !=, VALUE a number or a string
 //   --key HEX64 | --key-text TEXT         AES-256-GCM key of an encrypted array
 //
+// ARRAY is a folder, or (built with libcurl) s3://bucket/path, reached with
+// the AWS_* environment variables (AWS_ENDPOINT_URL for servers other than
+// AWS; tilefmt/storage/s3.hpp).
+//
 // Exit status: 0 when everything read, 1 when a tile failed (named on stderr), 2 on usage errors.
 #include <unistd.h>
 
@@ -27,6 +31,9 @@
 #include <tilefmt/array/array.hpp>
 #include <tilefmt/array/query.hpp>
 #include <tilefmt/format/print.hpp>
+#ifdef TILEFMT_INSPECT_S3
+#include <tilefmt/storage/s3.hpp>
+#endif
 
 namespace fs = std::filesystem;
 using namespace tilefmt;
@@ -368,6 +375,14 @@ int main(int argc, char** argv) {
       else path = a;
     }
     if (path.empty()) return usage();
+    if (path.native().starts_with("s3://")) {
+#ifdef TILEFMT_INSPECT_S3
+      opt.storage = std::make_shared<storage::s3>(storage::s3_options::from_environment());
+#else
+      std::cerr << "tilefmt-inspect: built without libcurl: no s3:// arrays\n";
+      return 2;
+#endif
+    }
     auto arr = array::open(path, opt);
     if (do_verify) return verify(arr);
     if (do_query) return run_query(arr, qa, json);

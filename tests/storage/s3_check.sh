@@ -10,11 +10,14 @@
 # and TileDB-Py reads those (tests/storage/s3_tiledb.py). Exits 77 (skip)
 # when moto cannot be installed (no package index).
 #
-#   s3_check.sh TEST_S3_EXE SOURCE_ROOT WORKDIR
+#   s3_check.sh TEST_S3_EXE SOURCE_ROOT WORKDIR [TILEFMT_INSPECT]
+#
+# With TILEFMT_INSPECT, tilefmt-inspect reads TileDB-Py's array there too.
 set -u
 exe=$1
 src=$2
 work=$3
+inspect=${4:-}
 mkdir -p "$work"
 venv=$work/moto-venv
 if [ ! -x "$venv/bin/moto_server" ]; then
@@ -66,6 +69,17 @@ else
   echo "no TileDB-Py environment ($tiledb_py): the TileDB-Py steps are skipped"
 fi
 "$exe" || rc=1
+if [ -x "$tiledb_py" ] && [ -n "$inspect" ]; then
+  want=$(printf 'a\n9\n12\n15')
+  got=$("$inspect" s3://tilefmt-test/from_tiledb --query --range d 3 5)
+  if [ "$got" = "$want" ]; then
+    echo "tilefmt-inspect read s3://tilefmt-test/from_tiledb"
+  else
+    echo "tilefmt-inspect s3://tilefmt-test/from_tiledb --query --range d 3 5 printed:"
+    echo "$got"
+    rc=1
+  fi
+fi
 if [ -x "$tiledb_py" ]; then
   "$tiledb_py" "$src/tests/storage/s3_tiledb.py" check s3://tilefmt-test || rc=1
 fi

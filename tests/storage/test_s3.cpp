@@ -17,6 +17,8 @@
 #include "../support/testing.hpp"
 #include "tilefmt/array/query.hpp"
 #include "tilefmt/array/writer.hpp"
+#include "tilefmt/filter/pipeline.hpp"
+#include "tilefmt/filter/zstd.hpp"
 #include "tilefmt/storage/copy.hpp"
 #include "tilefmt/storage/local.hpp"
 #include "tilefmt/storage/memory.hpp"
@@ -214,6 +216,41 @@ TEST_CASE("s3: arrays written and read through the backend, as in memory") {
     auto b11 = array::open(local, {.timestamp_end = 11, .storage = mem});
     CHECK(testing::rows(a11.query().read()) == testing::rows(b11.query().read()));
   }
+}
+
+TEST_CASE("s3: a 1% query fetches the tiles it needs, not the array") {
+  // 1,000,000 int32 cells in 100 tiles of 10,000 (4 MB, zstd): a query of
+  // 10,000 cells inside one tile fetches that tile and the metadata.
+  auto s3 = store();
+  const fs::path root = at("arrays/one_percent");
+  using zstd = filter::pipeline<filter::zstd<1>>;
+  array::create(root,
+                format::make_array_schema({.type = format::ArrayType::DENSE,
+                                           .dimensions = {format::make_dimension<std::int64_t>("d", 0, 999'999, 10'000)},
+                                           .attributes = {format::make_attribute({.name = "a", .filters = zstd::descriptor()})}}),
+                {.storage = s3});
+  std::vector<std::int32_t> a(1'000'000);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::int32_t>(i * 2654435761u);  // compresses little
+  array::dense_fragment f(root, {{0, 999'999}}, array::cell_layout::row_major, s3);
+  f.set("a", a);
+  f.commit({.timestamp = 1});
+  std::uint64_t stored = 0;
+  for (const auto& frag : s3->list(root / "__fragments"))
+    for (const auto& file : s3->list(root / "__fragments" / frag.name)) stored += *s3->file_size(root / "__fragments" / frag.name / file.name);
+  const auto before = s3->stats();
+  auto arr = array::open(root, {.storage = s3});
+  const auto opened = s3->stats();
+  const auto res = arr.query().subarray({{std::int64_t{420'000}, std::int64_t{429'999}}}).read();
+  const auto after = s3->stats();
+  const auto got = res.get<std::int32_t>("a");
+  REQUIRE(got.size() == 10'000);
+  for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == a[420'000 + i]);
+  const std::uint64_t query_bytes = after.bytes_received - opened.bytes_received;
+  MESSAGE("the fragment's files: " << stored << " bytes; opening: " << opened.requests - before.requests
+                                   << " requests, " << opened.bytes_received - before.bytes_received
+                                   << " bytes; the 1% query: " << after.requests - opened.requests << " requests, "
+                                   << query_bytes << " bytes");
+  CHECK(query_bytes * 50 < stored);  // about one tile of a hundred, not the array
 }
 
 TEST_CASE("s3: every committed TileDB array, copied there, reads as from disk") {

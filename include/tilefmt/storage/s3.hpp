@@ -22,6 +22,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -233,6 +234,13 @@ public:
   }
 
   const s3_options& options() const noexcept { return o_; }
+
+  /// What this backend has asked of the server so far: requests sent
+  /// (tries again included) and the bytes of the answers' bodies.
+  struct statistics {
+    std::uint64_t requests = 0, bytes_received = 0;
+  };
+  statistics stats() const noexcept { return {requests_.load(), received_.load()}; }
 
   /// Creates `bucket` (for tests and scratch stores; arrays live in buckets
   /// made by whoever owns the account).
@@ -526,6 +534,8 @@ private:
           curl_easy_setopt(h.h, CURLOPT_CUSTOMREQUEST, method.c_str());
         }
         rc = curl_easy_perform(h.h);
+        requests_.fetch_add(1, std::memory_order_relaxed);
+        received_.fetch_add(r.body.size(), std::memory_order_relaxed);
         curl_easy_getinfo(h.h, CURLINFO_RESPONSE_CODE, &r.status);
         curl_slist_free_all(list);
       }
@@ -546,6 +556,7 @@ private:
   }
 
   s3_options o_;
+  mutable std::atomic<std::uint64_t> requests_{0}, received_{0};
   mutable std::mutex pool_mutex_;
   mutable std::vector<CURL*> pool_;
 };
