@@ -116,23 +116,22 @@ ta::condition condition_of(nb::handle h) {
     return c;
   }
   if (kind == "not") return !condition_of(t[1]);
-  tf::ConditionNode n;
-  n.node_type = tf::ConditionNodeType::VALUE;
-  n.value->field_name.value = nb::cast<std::string>(t[1]);
-  n.value->op = op_of(nb::cast<std::string>(t[2]));
+  tf::ConditionNode n;  // a value node (the default)
+  n.value().field_name.value = nb::cast<std::string>(t[1]);
+  n.value().op = op_of(nb::cast<std::string>(t[2]));
   const bool label = nb::cast<bool>(t[4]);
   if (kind == "cmp") {
-    if (!t[3].is_none()) n.value->value.value = from_bytes(nb::cast<nb::bytes>(t[3]));
+    if (!t[3].is_none()) n.value().value.value = from_bytes(nb::cast<nb::bytes>(t[3]));
   } else if (kind == "set") {
     std::vector<std::uint64_t> offsets;
     for (nb::handle v : nb::cast<nb::list>(t[3])) {
-      offsets.push_back(n.value->value.value.size());
+      offsets.push_back(n.value().value.value.size());
       auto b = from_bytes(nb::cast<nb::bytes>(v));
-      n.value->value.value.insert(n.value->value.value.end(), b.begin(), b.end());
+      n.value().value.value.insert(n.value().value.value.end(), b.begin(), b.end());
     }
-    n.value->offsets->value.resize(offsets.size() * 8);
+    n.value().offsets->value.resize(offsets.size() * 8);
     for (std::size_t i = 0; i < offsets.size(); ++i)
-      tilefmt::codec::store_le<std::uint64_t>(n.value->offsets->value.data() + 8 * i, offsets[i]);
+      tilefmt::codec::store_le<std::uint64_t>(n.value().offsets->value.data() + 8 * i, offsets[i]);
   } else {
     throw std::invalid_argument("tilefmt: unknown condition node \"" + kind + "\"");
   }
