@@ -12,10 +12,12 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tilefmt/array/io.hpp"
 #include "tilefmt/codec/wire.hpp"
+#include "tilefmt/format/commit_files.hpp"
 #include "tilefmt/format/names.hpp"
 
 namespace tilefmt::array {
@@ -110,34 +112,46 @@ inline std::set<std::string> ignored_commits(const storage::backend& st, const s
   return out;
 }
 
+/// What a `.con` line names, as TileDB matches it: the line appended to the
+/// array URI. TileDB-Py passes the array URI with a trailing '/', so the
+/// lines it writes have none in front (`__commits/<name>.wrt`).
+inline fs::path commit_path(const fs::path& root, const std::string& line) {
+  // The name becomes a path: only a timestamped name in the array folder or
+  // in __commits/ is accepted.
+  std::string_view l = line;
+  if (l.starts_with("/")) l.remove_prefix(1);  // written with an array URI without a trailing '/'
+  const std::string_view file = l.starts_with("__commits/") ? l.substr(10) : l;
+  if (file.find('/') != std::string_view::npos)
+    throw io_error(root / "__commits", "a commit line \"" + line + "\" names no commit");
+  format::parse_timestamped_name(std::string(file));
+  return l.starts_with("__commits/") ? root / "__commits" / std::string(file) : root / std::string(file);
+}
+
+/// The lines of every `.con` file in `files` (the commits they hold, a
+/// delete commit's bytes skipped), less those an ignore file names, sorted
+/// and without repeats (ArrayDirectory::load_consolidated_commit_uris).
+inline std::vector<std::string> consolidated_commit_lines(const storage::backend& st, const std::vector<fs::path>& files,
+                                                          const std::set<std::string>& ignored) {
+  std::set<std::string> out;
+  for (const auto& f : files) {
+    if (f.extension() != ".con") continue;
+    const auto bytes = st.read(f);
+    const auto con = naming_file(f, [&] { return codec::decode<format::ConsolidatedCommits>(bytes); });
+    for (const auto& c : con.commits.value)
+      if (ignored.count(c.uri.text) == 0) out.insert(c.uri.text);
+  }
+  return {out.begin(), out.end()};
+}
+
 /// Fragment names listed in consolidated commit files (`.con`), less the
 /// commits an ignore file names.
 inline std::set<std::string> consolidated_commits(const storage::backend& st, const std::vector<fs::path>& files,
                                                   const std::set<std::string>& ignored = {}) {
   std::set<std::string> out;
-  for (const auto& f : files) {
-    if (f.extension() != ".con") continue;
-    auto bytes = st.read(f);
-    std::size_t at = 0;
-    while (at < bytes.size()) {
-      std::size_t nl = at;
-      while (nl < bytes.size() && bytes[nl] != std::byte{'\n'}) ++nl;
-      std::string line(reinterpret_cast<const char*>(bytes.data() + at), nl - at);
-      at = nl + 1;
-      // A .del entry is followed by a u64 size and that many raw bytes.
-      if (line.size() > 4 && line.ends_with(".del")) {
-        if (at + 8 > bytes.size()) throw io_error(f, "truncated delete entry");
-        std::uint64_t n = codec::load_le<std::uint64_t>(bytes.data() + at);
-        if (n > bytes.size() - at - 8) throw io_error(f, "truncated delete entry");
-        at += 8 + static_cast<std::size_t>(n);
-        continue;
-      }
-      if (ignored.count(line) != 0) continue;
-      auto slash = line.find_last_of('/');
-      std::string last = slash == std::string::npos ? line : line.substr(slash + 1);
-      auto dot = last.rfind(".wrt");
-      if (dot != std::string::npos && dot + 4 == last.size()) out.insert(last.substr(0, dot));
-    }
+  for (const auto& line : consolidated_commit_lines(st, files, ignored)) {
+    const auto slash = line.find_last_of('/');
+    const std::string last = slash == std::string::npos ? line : line.substr(slash + 1);
+    if (last.size() > 4 && last.ends_with(".wrt")) out.insert(last.substr(0, last.size() - 4));
   }
   return out;
 }
