@@ -48,10 +48,18 @@ struct listing {
   std::vector<timestamped_path> metadata;
   /// Consolidated fragment metadata files (`.meta`).
   std::vector<timestamped_path> fragment_meta;
-  /// Delete and update commits (`.del`, `.upd` in __commits/) within the
-  /// open range, oldest first. Fragments list those already applied to their
-  /// cells in fragment::processed_conditions().
-  std::vector<timestamped_path> delete_commits;
+  /// A delete or update commit. Its file may be gone, vacuumed after a
+  /// commits consolidation: then `held_in` names the `.con` file that holds
+  /// its bytes, `size` of them at `offset`.
+  struct commit_file : timestamped_path {
+    fs::path held_in{};
+    std::uint64_t offset = 0, size = 0;
+  };
+  /// Delete and update commits (`.del`, `.upd` in __commits/, or `.del`
+  /// held in a `.con` file) within the open range, oldest first. Fragments
+  /// list those already applied to their cells in
+  /// fragment::processed_conditions().
+  std::vector<commit_file> delete_commits;
 };
 
 namespace detail {
@@ -141,6 +149,29 @@ inline std::vector<std::string> consolidated_commit_lines(const storage::backend
       if (ignored.count(c.uri.text) == 0) out.insert(c.uri.text);
   }
   return {out.begin(), out.end()};
+}
+
+/// The delete commits `.con` files hold, as `listing::commit_file`s
+/// (ArrayDirectory::load_consolidated_commit_uris): each `.del` line is
+/// followed by the size and bytes of the commit's file.
+inline std::vector<listing::commit_file> held_delete_commits(const storage::backend& st, const fs::path& root,
+                                                             const std::vector<fs::path>& files) {
+  std::vector<listing::commit_file> out;
+  for (const auto& f : files) {
+    if (f.extension() != ".con") continue;
+    const auto bytes = st.read(f);
+    const auto con = naming_file(f, [&] { return codec::decode<format::ConsolidatedCommits>(bytes); });
+    std::uint64_t at = 0;
+    for (const auto& c : con.commits.value) {
+      at += c.uri.text.size() + 1;
+      if (!format::detail::is_delete_commit{}(c)) continue;
+      const std::uint64_t n = c.delete_condition_tile.value.value.size();
+      const fs::path p = naming_file(f, [&] { return commit_path(root, c.uri.text); });
+      out.push_back({{p, format::parse_timestamped_name(p.filename().string())}, f, at + 8, n});
+      at += 8 + n;
+    }
+  }
+  return out;
 }
 
 /// Fragment names listed in consolidated commit files (`.con`), less the
@@ -269,11 +300,16 @@ inline listing list_array(const storage::backend& st, const fs::path& root, std:
       if (p.extension() == ".meta") out.fragment_meta.push_back({p, format::parse_timestamped_name(p.filename().string())});
   std::sort(out.fragment_meta.begin(), out.fragment_meta.end());
 
+  std::set<fs::path> commit_files;
   for (const auto& p : commit_entries)
     if (p.extension() == ".del" || p.extension() == ".upd") {
       auto name = format::parse_timestamped_name(p.filename().string());
-      if (detail::fully_within(name, start, end)) out.delete_commits.push_back({p, name});
+      commit_files.insert(p);
+      if (detail::fully_within(name, start, end)) out.delete_commits.push_back({{p, name}});
     }
+  for (auto& c : detail::held_delete_commits(st, root, commit_entries))
+    if (commit_files.insert(c.path).second && detail::fully_within(c.name, start, end))
+      out.delete_commits.push_back(std::move(c));
   std::sort(out.delete_commits.begin(), out.delete_commits.end());
   return out;
 }
