@@ -154,7 +154,9 @@ std::vector<std::string> cells_at(const fs::path& root, std::uint64_t end) {
 } // namespace
 
 TEST_CASE("every consolidation and vacuum leaves the files TileDB left, byte for byte") {
-  for (const auto& [name, ops] : cases()) {
+  for (const auto& entry : cases()) {
+    const std::string& name = entry.first;
+    const std::vector<operation>& ops = entry.second;
     for (std::size_t k = 0; k < ops.size(); ++k) {
       const operation& op = ops[k];
       if (op.what == "write") continue;
@@ -171,7 +173,9 @@ TEST_CASE("every consolidation and vacuum leaves the files TileDB left, byte for
 }
 
 TEST_CASE("reads are the same at every timestamp before and after each consolidation and vacuum") {
-  for (const auto& [name, ops] : cases()) {
+  for (const auto& entry : cases()) {
+    const std::string& name = entry.first;
+    const std::vector<operation>& ops = entry.second;
     const fs::path root = testing::copy_to_temp(data / name / "0", "modes-reads");
     const std::vector<std::uint64_t> times{999, 1000, 1500, 2000, 2500, 3000, 5000, 7000, UINT64_MAX};
     for (std::size_t k = 0; k < ops.size(); ++k) {
@@ -235,6 +239,31 @@ TEST_CASE("commits consolidation: nothing before format 12; a vacuumed delete co
   // TileDB fails here too: the .con names the delete commit vacuumed.
   const fs::path root = testing::copy_to_temp(data / "commits_delete" / "4", "modes-del");
   CHECK_THROWS_AS(array::consolidate_commits(root), storage::io_error);
+  fs::remove_all(root);
+}
+
+TEST_CASE("a damaged .con file: a typed error naming it; lines naming other paths are not removed") {
+  const fs::path root = testing::copy_to_temp(data / "commits_delete" / "4", "modes-bad-con");
+  fs::path con;
+  for (const auto& e : fs::directory_iterator(root / "__commits"))
+    if (e.path().extension() == ".con" && e.path().filename().string().starts_with("__1000_4000")) con = e.path();
+  REQUIRE(!con.empty());
+  const auto bytes = storage::local{}.read(con);
+  // Cut inside the delete commit's embedded bytes.
+  const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  const std::size_t del = text.find(".del\n");
+  REQUIRE(del != std::string::npos);
+  storage::local{}.write(con, std::span<const std::byte>(bytes).first(del + 5 + 8 + 4));
+  try {
+    (void)array::open(root);
+    FAIL("a truncated .con file was accepted");
+  } catch (const format_error& e) {
+    CHECK(std::string(e.what()).find(con.filename().string()) != std::string::npos);
+  }
+  // A line outside __commits/ names nothing vacuum_commits may remove.
+  const std::string evil = "__commits/../../victim\n";
+  storage::local{}.write(con, std::as_bytes(std::span<const char>(evil.data(), evil.size())));
+  CHECK_THROWS(array::vacuum_commits(root));
   fs::remove_all(root);
 }
 

@@ -7,10 +7,16 @@
 //   array::vacuum_fragments("path/to/array");          // array/vacuum.hpp
 //
 //   array::consolidate_metadata("path/to/array");      // __meta files likewise
+//   array::consolidate_commits("path/to/array");       // commit files into one .con
+//   array::consolidate_fragment_metadata("path/to/array");  // footers into one .meta
+//
+// TileDB's sm.consolidation.mode: fragments, array_meta, commits and
+// fragment_meta respectively; each has its vacuum in array/vacuum.hpp.
 //
 // Fragments: those written within [timestamp_start, timestamp_end] (all, by
 // default: TileDB's default configuration consolidates every fragment in
-// one step), at least two, become one fragment named after the first one's
+// one step; consolidation_options::steps and the step_ options choose runs
+// of them step by step as TileDB does), at least two, become one fragment named after the first one's
 // start and the last one's end time (`__t1_t2_label_version`), committed
 // as any fragment. Then `__commits/<name>.vac` (before format 12,
 // `<name>.vac` in the array folder) lists the fragments it replaces; from

@@ -3,13 +3,16 @@
 //
 //   array::vacuum_fragments("path/to/array");   // fragments named in __commits/*.vac
 //   array::vacuum_metadata("path/to/array");    // metadata files named in __meta/*.vac
+//   array::vacuum_commits("path/to/array");     // commit files a .con holds
+//   array::vacuum_fragment_metadata("path/to/array");  // all but the newest .meta
 //
 // Each fragment a vacuum file names loses its commit marker first (it is
 // then invisible whatever happens next), then its folder; the vacuum file
-// goes last. A commit that only a consolidated commits file (`.con`) holds
-// cannot be removed: its name goes to an ignore file (`.ign`) instead, as
-// TileDB writes it. Consolidated fragment metadata (`__fragment_meta/`) is
-// left alone, as TileDB leaves it. Killed midway, a vacuum leaves a vacuum
+// goes last. A commit that a consolidated commits file (`.con`) holds
+// cannot be removed from it: its name goes to an ignore file (`.ign`), as
+// TileDB writes it (one file, written before anything is removed).
+// Consolidated fragment metadata (`__fragment_meta/`) is left alone, as
+// TileDB's fragment vacuum leaves it. Killed midway, a vacuum leaves a vacuum
 // file naming fragments partly or wholly gone, which readers skip anyway;
 // running it again finishes the job.
 #pragma once
