@@ -78,3 +78,16 @@ def parse_comparison_args(doc, reader, extra=(), repeats=3, program="--reader"):
     cores = os.cpu_count() or 1
     threads = [int(t) for t in args.threads.split(",")] if args.threads else sorted({1, cores})
     return args, threads
+
+
+def digest(np, values):
+    """The digest bench-read-column prints: the sum over cells i (from 0) of
+    (i + 1) times the value's bit pattern as an unsigned integer, modulo
+    2^64. Computed in slices, so it needs little memory beside `values`."""
+    bits = values.reshape(-1).view({4: np.uint32, 8: np.uint64}[values.dtype.itemsize])
+    total, step = 0, 1 << 20
+    for start in range(0, bits.size, step):
+        part = bits[start:start + step].astype(np.uint64)
+        index = np.arange(start + 1, start + 1 + part.size, dtype=np.uint64)
+        total = (total + int(np.multiply(part, index).sum(dtype=np.uint64))) % (1 << 64)
+    return total
