@@ -21,7 +21,9 @@ sm.io_concurrency_level set to the thread count. Each reader runs in its own
 process, so its peak resident memory is its own; the three processes run
 one after the other --rounds times (each time best of --repeats reads) and
 each reader's best round counts, so that load from other processes on the
-machine hits all three alike. The C API's values must have the digest of
+machine hits all three alike. Besides wall time, each reports the least CPU
+time (all its threads) one read took, which other processes disturb less;
+its ratios are printed too. The C API's values must have the digest of
 tilefmt's (timing.digest). Prints the throughputs, the ratios tilefmt / C API
 and tilefmt / TileDB-Py, and peak memory over the decoded column size; with
 --json, the same as JSON on stdout's last line.
@@ -134,6 +136,8 @@ def main():
                 "tiledb_py_median_mib_s": mib / theirs["median_s"],
                 "ratio_capi": capi["best_s"] / ours["best_s"],
                 "ratio": theirs["best_s"] / ours["best_s"],
+                "cpu_ratio_capi": min(x["best_cpu_s"] for x in capi_runs) / min(x["best_cpu_s"] for x in ours_runs),
+                "cpu_ratio": min(x["best_cpu_s"] for x in py_runs) / min(x["best_cpu_s"] for x in ours_runs),
                 "tilefmt_peak_over_column": ours["peak_added_bytes"] / ours["bytes"],
                 "capi_peak_over_column": capi["peak_added_bytes"] / capi["bytes"],
                 "tiledb_py_peak_over_column": theirs["peak_added_bytes"] / theirs["bytes"],
@@ -144,7 +148,8 @@ def main():
                   f"(median {r['tilefmt_median_mib_s']:.0f}), C API {r['capi_mib_s']:6.0f} "
                   f"({r['capi_median_mib_s']:.0f}), TileDB-Py {r['tiledb_py_mib_s']:6.0f} "
                   f"({r['tiledb_py_median_mib_s']:.0f}); tilefmt / C API {r['ratio_capi']:.2f}x, "
-                  f"tilefmt / TileDB-Py {r['ratio']:.2f}x; peak memory / column: tilefmt "
+                  f"tilefmt / TileDB-Py {r['ratio']:.2f}x; in CPU time {r['cpu_ratio_capi']:.2f}x, "
+                  f"{r['cpu_ratio']:.2f}x; peak memory / column: tilefmt "
                   f"{r['tilefmt_peak_over_column']:.2f}, C API {r['capi_peak_over_column']:.2f}, "
                   f"TileDB-Py {r['tiledb_py_peak_over_column']:.2f}", flush=True)
     if args.json:

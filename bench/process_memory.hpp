@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,9 +39,9 @@ inline std::uint64_t peak_resident_bytes() {
 /// Prints the drivers' one JSON object: the best and median of `seconds`,
 /// the bytes read, the peak resident memory added since `before`, and a
 /// checksum of the results (so that the reads cannot be optimised away),
-/// and, when given, a digest of every value read (compared across readers).
+/// then `extra`: more fields, each written `, "name": value`.
 inline void print_timing(std::vector<double> seconds, std::uint64_t bytes, std::uint64_t before,
-                         std::uint64_t checksum, std::optional<std::uint64_t> digest = std::nullopt) {
+                         std::uint64_t checksum, const std::string& extra = {}) {
   std::sort(seconds.begin(), seconds.end());
   const std::uint64_t peak = peak_resident_bytes();
   std::printf("{\"best_s\": %.6f, \"median_s\": %.6f, \"bytes\": %llu, \"peak_added_bytes\": %llu, "
@@ -50,8 +49,7 @@ inline void print_timing(std::vector<double> seconds, std::uint64_t bytes, std::
               seconds.front(), seconds[seconds.size() / 2], static_cast<unsigned long long>(bytes),
               static_cast<unsigned long long>(peak > before ? peak - before : 0),
               static_cast<unsigned long long>(checksum));
-  if (digest) std::printf(", \"digest\": %llu", static_cast<unsigned long long>(*digest));
-  std::printf("}\n");
+  std::printf("%s}\n", extra.c_str());
 }
 
 } // namespace tilefmt::bench
