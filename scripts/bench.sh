@@ -23,7 +23,7 @@ done
 # Whole-column reads against TileDB-Py, on all cores as well as one, so not
 # pinned. TileDB-Py comes from the package index into its own environment, at
 # the newest release the interop suite covers.
-say "tilefmt vs TileDB-Py (bench/compare_tiledb.py)"
+say "tilefmt vs libtiledb's C API and TileDB-Py (bench/compare_tiledb.py)"
 read -r TILEDB_PY NUMPY_PIN < <(grep -v '^#' tests/interop/versions.txt | awk 'NF {v=$1; n=$2} END {print v, n}')
 VENV=build/bench/venv
 if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import tiledb" 2>/dev/null; then
@@ -31,7 +31,7 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import tiledb" 2>/dev
 fi
 if [ -n "$VENV" ]; then
   "$VENV/bin/python" bench/compare_tiledb.py --reader build/bench/bench/bench-read-column --dir build/bench/arrays \
-    || status=1
+    --rounds 3 || status=1
   say "tilefmt queries vs TileDB-Py (bench/compare_query.py; QUERY_SIDE=16384 for the 1 GiB array)"
   "$VENV/bin/python" bench/compare_query.py --reader build/bench/bench/bench-read-query --dir build/bench/arrays \
     --side "${QUERY_SIDE:-4096}" || status=1
