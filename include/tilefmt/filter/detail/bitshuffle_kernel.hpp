@@ -198,56 +198,60 @@ inline std::size_t unshuffle_simd(const std::byte* in, std::size_t row_bytes, st
 }
 
 #if TILEFMT_WITH_AVX512VBMI_GFNI
-// AVX-512 VBMI + GFNI, forward, per step of 512 elements in two passes over
-// a small buffer. Pass 1, per 64 elements: VPERMT2B rounds gather byte j of
-// each element into register j, each 8-element group's bytes in one word
-// (reversed), and one GF2P8AFFINEQB per register bit-transposes every word:
-// word q then holds the 8 row bytes (b = 0..7) of group q. Pass 2, per byte
-// position j: three VPERMT2B rounds turn the 8 registers [group][b] into 8
-// registers [b][group], each 64 bytes of one row. Returns the groups done.
-template <std::size_t S>
+// AVX-512 VBMI + GFNI, forward, per step of 64 T elements in two passes
+// over a small buffer. Pass 1, per 64 elements: log2(S) VPERMT2B rounds
+// gather byte j of each element into register j, each 8-element group's
+// bytes in one word (reversed), and one GF2P8AFFINEQB per register
+// bit-transposes every word: word q then holds the 8 row bytes (b = 0..7)
+// of group q. Pass 2, per byte position j: log2(T) rounds turn the T
+// registers [group][b] into T registers of 8 / T rows, [b][group], each row
+// 8 T bytes. T = 4 measured fastest on Zen 4 (bench/RESULTS.md): 8 costs a
+// third round, 2 four 16-byte stores per register. Returns the groups done.
+template <std::size_t S, unsigned T = 4>
 inline std::size_t shuffle_gfni(const std::byte* in, std::size_t row_bytes, std::byte* out) noexcept {
   namespace v = simd::vbmi;
-  constexpr std::size_t step = 512;  // elements per step
+  constexpr std::size_t step = 64 * T;  // elements per step
   const std::size_t count = row_bytes * 8;
-  alignas(64) std::byte words[S * 8 * 64];  // [j][t]: the words of 64 elements t of plane j
+  alignas(64) std::byte words[S * T * 64];  // [j][t]: the words of 64 elements t of plane j
   std::size_t i = 0;
   for (; i + step <= count; i += step) {
-    for (std::size_t t = 0; t < 8; ++t) {
+    for (std::size_t t = 0; t < T; ++t) {
       v::regs<S> x;
       for (std::size_t m = 0; m < S; ++m) x[m] = v::load(in + (i + 64 * t) * S + 64 * m);
       const v::regs<S> planes = v::to_planes<S, true>(x);
-      for (std::size_t j = 0; j < S; ++j) v::store(words + (8 * j + t) * 64, v::transpose_bits_reversed(planes[j]));
+      for (std::size_t j = 0; j < S; ++j) v::store(words + (T * j + t) * 64, v::transpose_bits_reversed(planes[j]));
     }
     for (std::size_t j = 0; j < S; ++j) {
-      v::regs<8> w;
-      for (std::size_t t = 0; t < 8; ++t) w[t] = v::load(words + (8 * j + t) * 64);
-      const v::regs<8> rows = v::to_rows(w);
-      for (std::size_t b = 0; b < 8; ++b) v::store(out + (8 * j + b) * row_bytes + i / 8, rows[b]);
+      v::regs<T> w;
+      for (std::size_t t = 0; t < T; ++t) w[t] = v::load(words + (T * j + t) * 64);
+      const v::regs<T> rows = v::to_rows<T>(w);
+      for (std::size_t r = 0; r < T; ++r) {
+        v::store_rows<T>(out + (8 * j + r * 8 / T) * row_bytes + i / 8, row_bytes, rows[r]);
+      }
     }
   }
   return i / 8;
 }
 
-// The inverse: per byte position j, 64 bytes of each of its 8 rows, three
-// rounds to [group][b] (b reversed in each word), the bit transpose, and
-// the result, byte j of 512 elements, in a buffer; then per 64 elements the
-// planes are scattered back into memory order.
-template <std::size_t S>
+// The inverse: per byte position j, 8 T bytes of each of its 8 rows,
+// log2(T) rounds to [group][b] (b reversed in each word), the bit
+// transpose, and the result, byte j of 64 T elements, in a buffer; then per
+// 64 elements log2(S) rounds put the planes back into memory order.
+template <std::size_t S, unsigned T = 4>
 inline std::size_t unshuffle_gfni(const std::byte* in, std::size_t row_bytes, std::byte* out) noexcept {
   namespace v = simd::vbmi;
-  constexpr std::size_t step = 512;  // elements per step
+  constexpr std::size_t step = 64 * T;  // elements per step
   const std::size_t count = row_bytes * 8;
-  alignas(64) std::byte planes[8 * S * 64];  // [t][j]: byte j of 64 elements t
+  alignas(64) std::byte planes[T * S * 64];  // [t][j]: byte j of 64 elements t
   std::size_t i = 0;
   for (; i + step <= count; i += step) {
     for (std::size_t j = 0; j < S; ++j) {
-      v::regs<8> r;
-      for (std::size_t b = 0; b < 8; ++b) r[b] = v::load(in + (8 * j + b) * row_bytes + i / 8);
-      const v::regs<8> words = v::from_rows<true>(r);
-      for (std::size_t t = 0; t < 8; ++t) v::store(planes + (S * t + j) * 64, v::transpose_bits_reversed(words[t]));
+      v::regs<T> r;
+      for (std::size_t k = 0; k < T; ++k) r[k] = v::load_rows<T>(in + (8 * j + k * 8 / T) * row_bytes + i / 8, row_bytes);
+      const v::regs<T> words = v::from_rows<T, true>(r);
+      for (std::size_t t = 0; t < T; ++t) v::store(planes + (S * t + j) * 64, v::transpose_bits_reversed(words[t]));
     }
-    for (std::size_t t = 0; t < 8; ++t) {
+    for (std::size_t t = 0; t < T; ++t) {
       v::regs<S> x;
       for (std::size_t j = 0; j < S; ++j) x[j] = v::load(planes + (S * t + j) * 64);
       const v::regs<S> elements = v::from_planes<S>(x);

@@ -155,10 +155,12 @@ inline constexpr permute_round<1> reverse_words_round =
     make_round<1>([](unsigned reg, unsigned slot) { return planes_layout<1>(0, false, reg, slot); },
                   [](unsigned reg, unsigned slot) { return planes_layout<1>(0, true, reg, slot); });
 
-// The transpose of 8 registers of 8 x 8 bytes: byte identity (8 t + q) * 8 +
-// b; level 0 holds [q][b] in register t (b reversed with `reversed`), level
-// 3 holds [t][q] in register b, and level l between holds 8 >> l values of b
-// by 1 << l values of t per register.
+// The transpose of T = 2, 4 or 8 registers of 8 x 8 bytes: byte identity
+// (8 t + q) * 8 + b for register t < T, word q, byte b. Level 0 holds [q][b]
+// in register t (b reversed with `reversed`); level log2(T) holds in
+// register r the rows b = r 8 / T onwards, 8 / T of them, each [t][q]; level
+// l between holds 8 >> l values of b by 1 << l values of t per register.
+template <unsigned T>
 constexpr unsigned rows_layout(unsigned level, bool reversed, unsigned reg, unsigned slot) {
   unsigned t, q, b;
   if (level == 0) {
@@ -167,7 +169,7 @@ constexpr unsigned rows_layout(unsigned level, bool reversed, unsigned reg, unsi
     b = reversed ? 7 - slot % 8 : slot % 8;
   } else {
     const unsigned nb = 8u >> level, nt = 1u << level;
-    const unsigned tg = reg % (8u >> level), bg = reg / (8u >> level);
+    const unsigned tg = reg % (T >> level), bg = reg / (T >> level);
     b = bg * nb + slot / (8 * nt);
     t = tg * nt + (slot / 8) % nt;
     q = slot % 8;
@@ -175,15 +177,18 @@ constexpr unsigned rows_layout(unsigned level, bool reversed, unsigned reg, unsi
   return (8 * t + q) * 8 + b;
 }
 
-template <unsigned R>
-inline constexpr permute_round<8> to_rows_round =
-    make_round<8>([](unsigned reg, unsigned slot) { return rows_layout(R - 1, false, reg, slot); },
-                  [](unsigned reg, unsigned slot) { return rows_layout(R, false, reg, slot); });
+template <unsigned T>
+inline constexpr unsigned rows_levels = static_cast<unsigned>(std::countr_zero(T));
 
-template <unsigned R, bool Reversed>
-inline constexpr permute_round<8> from_rows_round =
-    make_round<8>([](unsigned reg, unsigned slot) { return rows_layout(R, false, reg, slot); },
-                  [](unsigned reg, unsigned slot) { return rows_layout(R - 1, Reversed && R == 1, reg, slot); });
+template <unsigned T, unsigned R>
+inline constexpr permute_round<T> to_rows_round =
+    make_round<T>([](unsigned reg, unsigned slot) { return rows_layout<T>(R - 1, false, reg, slot); },
+                  [](unsigned reg, unsigned slot) { return rows_layout<T>(R, false, reg, slot); });
+
+template <unsigned T, unsigned R, bool Reversed>
+inline constexpr permute_round<T> from_rows_round =
+    make_round<T>([](unsigned reg, unsigned slot) { return rows_layout<T>(R, false, reg, slot); },
+                  [](unsigned reg, unsigned slot) { return rows_layout<T>(R - 1, Reversed && R == 1, reg, slot); });
 
 #if TILEFMT_WITH_AVX512VBMI_GFNI
 namespace vbmi {
@@ -238,21 +243,62 @@ inline regs<S> from_planes(const regs<S>& v) noexcept {
   }
 }
 
-template <unsigned R = 1>
-inline regs<8> to_rows(const regs<8>& v) noexcept {
-  if constexpr (R > 3) {
+template <unsigned T, unsigned R = 1>
+inline regs<T> to_rows(const regs<T>& v) noexcept {
+  if constexpr (R > rows_levels<T>) {
     return v;
   } else {
-    return to_rows<R + 1>(apply<8, to_rows_round<R>>(v));
+    return to_rows<T, R + 1>(apply<T, to_rows_round<T, R>>(v));
   }
 }
 
-template <bool Reversed, unsigned R = 3>
-inline regs<8> from_rows(const regs<8>& v) noexcept {
+template <unsigned T, bool Reversed, unsigned R = rows_levels<T>>
+inline regs<T> from_rows(const regs<T>& v) noexcept {
   if constexpr (R == 0) {
     return v;
   } else {
-    return from_rows<Reversed, R - 1>(apply<8, from_rows_round<R, Reversed>>(v));
+    return from_rows<T, Reversed, R - 1>(apply<T, from_rows_round<T, R, Reversed>>(v));
+  }
+}
+
+// The 8 / T rows of 8 T bytes each that one register holds after to_rows,
+// stored at row, row + row_bytes, ... (and loaded for from_rows). The masked
+// extracts avoid GCC 12's warning about the unmasked ones (bug 105593).
+template <unsigned T>
+inline void store_rows(std::byte* row, std::size_t row_bytes, reg v) noexcept {
+  if constexpr (T == 8) {
+    store(row, v);
+  } else if constexpr (T == 4) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(row), _mm512_castsi512_si256(v));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + row_bytes),
+                        _mm512_mask_extracti64x4_epi64(_mm256_setzero_si256(), 0xF, v, 1));
+  } else {
+    static_assert(T == 2);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(row), _mm512_castsi512_si128(v));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(row + row_bytes),
+                     _mm512_mask_extracti32x4_epi32(_mm_setzero_si128(), 0xF, v, 1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(row + 2 * row_bytes),
+                     _mm512_mask_extracti32x4_epi32(_mm_setzero_si128(), 0xF, v, 2));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(row + 3 * row_bytes),
+                     _mm512_mask_extracti32x4_epi32(_mm_setzero_si128(), 0xF, v, 3));
+  }
+}
+
+template <unsigned T>
+inline reg load_rows(const std::byte* row, std::size_t row_bytes) noexcept {
+  if constexpr (T == 8) {
+    return load(row);
+  } else if constexpr (T == 4) {
+    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row));
+    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + row_bytes));
+    return _mm512_inserti64x4(_mm512_zextsi256_si512(lo), hi, 1);
+  } else {
+    static_assert(T == 2);
+    const auto lane = [&](std::size_t k) {
+      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k * row_bytes));
+    };
+    const __m512i v = _mm512_inserti32x4(_mm512_zextsi128_si512(lane(0)), lane(1), 1);
+    return _mm512_inserti32x4(_mm512_inserti32x4(v, lane(2), 2), lane(3), 3);
   }
 }
 
