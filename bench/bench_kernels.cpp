@@ -14,6 +14,11 @@
 // machine, figures taken minutes apart are not comparable, and the best of
 // many short runs is the least disturbed one. A table of the ratios and the
 // ratio aimed for follows Google Benchmark's output.
+//
+// The byte and bit shuffles of the widest table also run against c-blosc2,
+// the library TileDB 2.30 calls for them, when scripts/bench.sh provides it
+// (TILEFMT_BENCH_BLOSC2): same chunks, same outputs (checked), alternately,
+// with a second table of ratios.
 #include <benchmark/benchmark.h>
 
 #include "bench_support.hpp"

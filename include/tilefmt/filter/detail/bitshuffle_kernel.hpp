@@ -205,8 +205,9 @@ inline std::size_t unshuffle_simd(const std::byte* in, std::size_t row_bytes, st
 // bit-transposes every word: word q then holds the 8 row bytes (b = 0..7)
 // of group q. Pass 2, per byte position j: log2(T) rounds turn the T
 // registers [group][b] into T registers of 8 / T rows, [b][group], each row
-// 8 T bytes. T = 4 measured fastest on Zen 4 (bench/RESULTS.md): 8 costs a
-// third round, 2 four 16-byte stores per register. Returns the groups done.
+// 8 T bytes. T = 4 (two 32-byte rows per register) measured fastest on
+// Zen 4: T = 8 costs a third round per register, T = 2 four 16-byte stores.
+// Returns the groups done.
 template <std::size_t S, unsigned T = 4>
 inline std::size_t shuffle_gfni(const std::byte* in, std::size_t row_bytes, std::byte* out) noexcept {
   namespace v = simd::vbmi;

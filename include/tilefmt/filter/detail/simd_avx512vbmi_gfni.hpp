@@ -222,7 +222,8 @@ template <std::size_t S, bool Reversed, unsigned R = 1>
 inline regs<S> to_planes(const regs<S>& v) noexcept {
   if constexpr (S == 1) {
     if constexpr (Reversed) {
-      return {{_mm512_permutexvar_epi8(_mm512_loadu_si512(reverse_words_round[0].index.data()), v[0])}};
+      return {{_mm512_maskz_permutexvar_epi8(~__mmask64{0}, _mm512_loadu_si512(reverse_words_round[0].index.data()),
+                                             v[0])}};
     } else {
       return v;
     }
@@ -262,43 +263,31 @@ inline regs<T> from_rows(const regs<T>& v) noexcept {
 }
 
 // The 8 / T rows of 8 T bytes each that one register holds after to_rows,
-// stored at row, row + row_bytes, ... (and loaded for from_rows). The masked
-// extracts avoid GCC 12's warning about the unmasked ones (bug 105593).
+// stored at row, row + row_bytes, ... (and loaded for from_rows). Masked
+// forms throughout: GCC 12's casts, inserts, extracts and one-source byte
+// permute pass an "undefined" placeholder that -Wmaybe-uninitialized
+// reports in a program built with -march=native (GCC bug 105593).
 template <unsigned T>
 inline void store_rows(std::byte* row, std::size_t row_bytes, reg v) noexcept {
+  static_assert(T == 4 || T == 8);
   if constexpr (T == 8) {
     store(row, v);
-  } else if constexpr (T == 4) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(row), _mm512_castsi512_si256(v));
+  } else {
+    _mm512_mask_storeu_epi64(row, 0x0F, v);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + row_bytes),
                         _mm512_mask_extracti64x4_epi64(_mm256_setzero_si256(), 0xF, v, 1));
-  } else {
-    static_assert(T == 2);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(row), _mm512_castsi512_si128(v));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(row + row_bytes),
-                     _mm512_mask_extracti32x4_epi32(_mm_setzero_si128(), 0xF, v, 1));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(row + 2 * row_bytes),
-                     _mm512_mask_extracti32x4_epi32(_mm_setzero_si128(), 0xF, v, 2));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(row + 3 * row_bytes),
-                     _mm512_mask_extracti32x4_epi32(_mm_setzero_si128(), 0xF, v, 3));
   }
 }
 
 template <unsigned T>
 inline reg load_rows(const std::byte* row, std::size_t row_bytes) noexcept {
+  static_assert(T == 4 || T == 8);
   if constexpr (T == 8) {
     return load(row);
-  } else if constexpr (T == 4) {
-    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row));
-    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + row_bytes));
-    return _mm512_inserti64x4(_mm512_zextsi256_si512(lo), hi, 1);
   } else {
-    static_assert(T == 2);
-    const auto lane = [&](std::size_t k) {
-      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k * row_bytes));
-    };
-    const __m512i v = _mm512_inserti32x4(_mm512_zextsi128_si512(lane(0)), lane(1), 1);
-    return _mm512_inserti32x4(_mm512_inserti32x4(v, lane(2), 2), lane(3), 3);
+    const reg lo = _mm512_maskz_loadu_epi64(0x0F, row);
+    return _mm512_mask_broadcast_i64x4(lo, 0xF0,
+                                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + row_bytes)));
   }
 }
 
