@@ -121,10 +121,10 @@ constexpr permute_round<Regs> make_round(From from, To to) {
 // The byte transpose of 64 elements of S bytes (S = 1, 2, 4, 8, 16) in
 // log2(S) rounds. Byte identity e * S + j: byte j of element e. Level 0 is
 // memory order (register m holds elements 64 m / S onwards); level L =
-// log2(S) holds byte j of all 64 elements in register j. Level l between
-// has registers of 64 >> ... elements and S >> l byte positions each, so
-// every round halves the byte positions and doubles the elements, taking
-// two registers. With `reversed`, level L stores the 8 bytes of each 64-bit
+// log2(S) holds byte j of all 64 elements in register j. At level l each
+// register holds S >> l byte positions of 64 / (S >> l) elements, so every
+// round halves the byte positions and doubles the elements, taking two
+// registers. With `reversed`, level L stores the 8 bytes of each 64-bit
 // word in reverse order (the order GF2P8AFFINEQB transposes).
 template <std::size_t S>
 constexpr unsigned planes_layout(unsigned level, bool reversed, unsigned reg, unsigned slot) {
@@ -155,7 +155,7 @@ inline constexpr permute_round<1> reverse_words_round =
     make_round<1>([](unsigned reg, unsigned slot) { return planes_layout<1>(0, false, reg, slot); },
                   [](unsigned reg, unsigned slot) { return planes_layout<1>(0, true, reg, slot); });
 
-// The transpose of T = 2, 4 or 8 registers of 8 x 8 bytes: byte identity
+// The transpose of T = 2, 4 or 8 registers (4 or 8 in the kernels) of 8 x 8 bytes: byte identity
 // (8 t + q) * 8 + b for register t < T, word q, byte b. Level 0 holds [q][b]
 // in register t (b reversed with `reversed`); level log2(T) holds in
 // register r the rows b = r 8 / T onwards, 8 / T of them, each [t][q]; level
