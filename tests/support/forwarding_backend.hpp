@@ -31,6 +31,8 @@ protected:
   /// (open_write) is `written` when its writer commits: that is when it
   /// appears.
   virtual void on_change(change, const std::filesystem::path&) {}
+  /// Before `n` bytes are appended to the file `p` being written in pieces.
+  virtual void on_append(const std::filesystem::path&, std::size_t) {}
 
 private:
   using path = std::filesystem::path;
@@ -55,7 +57,10 @@ private:
         : b_(b), p_(std::move(p)), w_(std::move(w)) {}
 
   private:
-    void do_append(std::span<const std::byte> bytes) override { w_->append(bytes); }
+    void do_append(std::span<const std::byte> bytes) override {
+      b_.on_append(p_, bytes.size());
+      w_->append(bytes);
+    }
     void do_commit() override {
       b_.on_change(change::write, p_);
       w_->commit();
