@@ -62,8 +62,10 @@ namespace tilefmt::array {
 /// global order, within the submission or after the last cell submitted
 /// before ("Write failed; Coordinates (3, 1) succeed (2, 7) in the global
 /// order", as TileDB says it); equal coordinates where the schema does not
-/// allow duplicates, also across submissions (TileDB checks them within a
-/// submission only, and would write both cells); coordinates outside the
+/// allow duplicates, also across submissions (TileDB 2.30 checks them
+/// within a submission only: given cells 1, 5 then 5, 7 on a dimension, it
+/// writes both cells 5, a fragment its own reads then return twice, where
+/// one write of the same cells is refused); coordinates outside the
 /// domain or NaN. In the Hilbert cell order, as in TileDB, the order
 /// checked is that of the cells' Hilbert values: cells of equal value are
 /// written in the order given.
