@@ -19,6 +19,7 @@
 #include "tilefmt/array/global_order_writer.hpp"
 #include "tilefmt/array/writer.hpp"
 #include "tilefmt/storage/local.hpp"
+#include "tilefmt/storage/memory.hpp"
 
 #include "../support/forwarding_backend.hpp"
 #include "../support/testing.hpp"
@@ -274,6 +275,34 @@ TEST_CASE("global_order_writer: TileDB-Py's global-order write in four submissio
   CHECK(files_under(twin_sparse_global).size() == 10);
   check_same_files(root, twin_sparse_global);
   fs::remove_all(root);
+
+  // The same in memory (the backend's default writer: pieces gathered, one
+  // write at commit; nothing under a data file's name before it).
+  auto mem = std::make_shared<storage::memory>();
+  auto o = same_name_as(schema_name);
+  o.storage = mem;
+  array::create("twin", schema_of(variant::twin, 4), o);
+  {
+    array::global_order_writer w("twin", same_name_as(frag_name), mem);
+    std::size_t at = 0;
+    for (std::size_t n : {5, 1, 9, 8}) {
+      g.slice(at, at + n).set_on(w);
+      w.submit();
+      at += n;
+      CHECK_FALSE(mem->exists("twin/__fragments/" + frag_name + "/a0.tdb"));
+    }
+    w.finalize();
+  }
+  const auto theirs = files_under(twin_sparse_global);
+  std::size_t files = 0;
+  for (const auto& [path, bytes] : mem->files()) {
+    const std::string rel = path.substr(std::string("twin/").size());
+    INFO(rel);
+    REQUIRE(theirs.count(rel) == 1);
+    CHECK(theirs.at(rel) == bytes);
+    ++files;
+  }
+  CHECK(files == theirs.size());
 }
 
 TEST_CASE("global_order_writer: any cut into submissions gives the files of one sparse_fragment write") {
