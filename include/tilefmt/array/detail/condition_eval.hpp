@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <ranges>
 #include <cstddef>
 #include <cstdint>
@@ -202,11 +203,17 @@ private:
   /// out[k] = cmp(value k, rhs) over `n` values of T stored back to back at `p`.
   template <class T, class Cmp>
   static void compare_values(const std::byte* p, std::size_t n, T rhs, std::uint8_t* out, Cmp cmp) {
+    // Through local arrays: `out` and `p` (byte types) may alias, which
+    // would keep the compiler from vectorising the comparisons.
     constexpr std::size_t block = 64;
     std::size_t k = 0;
-    for (; k + block <= n; k += block)
-      for (std::size_t j = 0; j < block; ++j)
-        out[k + j] = cmp(codec::load_le<T>(p + (k + j) * sizeof(T)), rhs) ? 1 : 0;
+    for (; k + block <= n; k += block) {
+      T v[block];
+      std::uint8_t r[block];
+      for (std::size_t j = 0; j < block; ++j) v[j] = codec::load_le<T>(p + (k + j) * sizeof(T));
+      for (std::size_t j = 0; j < block; ++j) r[j] = cmp(v[j], rhs) ? 1 : 0;
+      std::memcpy(out + k, r, block);
+    }
     for (; k < n; ++k) out[k] = cmp(codec::load_le<T>(p + k * sizeof(T)), rhs) ? 1 : 0;
   }
 
@@ -322,17 +329,21 @@ private:
         if constexpr (std::is_arithmetic_v<T>) {
           const std::byte* p = fixed_cells(*t, sizeof(T), cells, scratch, name);
           if (!set) return compare_op<T>(v.op, p, n, codec::load_le<T>(value.data()), out);
-          // Sorted members; a NaN member equals no cell.
+          // Sorted members; a NaN member equals no cell, nor a NaN cell any member.
+          auto number = [](T x) {
+            if constexpr (std::is_floating_point_v<T>) return !std::isnan(x);
+            else return (void)x, true;
+          };
           std::vector<T> sorted;
           for (const auto& m : members) {
             const T x = codec::load_le<T>(m.data());
-            if (x == x) sorted.push_back(x);
+            if (number(x)) sorted.push_back(x);
           }
           std::sort(sorted.begin(), sorted.end());
           sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
           for (std::size_t k = 0; k < n; ++k) {
             const T x = codec::load_le<T>(p + k * sizeof(T));
-            out[k] = std::binary_search(sorted.begin(), sorted.end(), x) == in ? 1 : 0;
+            out[k] = (number(x) && std::binary_search(sorted.begin(), sorted.end(), x)) == in ? 1 : 0;
           }
         } else {
           throw error("field \"" + name + "\" has values conditions cannot compare");
