@@ -807,9 +807,21 @@ TEST_CASE("conditions: tile edges, NaN, nulls and strings, against a cell-by-cel
                                   : "-");
         }
         CHECK(strings == want_s);
+        // The other fixed-size fields, nullable ones too (a condition's own
+        // tiles are kept compacted to the passing cells for the result).
         const auto gx = got.get<double>("x");
-        for (std::size_t c = 0; c < gx.size() && c < want.size(); ++c)
-          CHECK(std::memcmp(&gx[c], &x[static_cast<std::size_t>(want[c] / 3)], sizeof(double)) == 0);
+        const auto gvals = got.get<std::int32_t>("v");
+        const auto gn = got.get<std::int16_t>("n");
+        const auto& gnv = got.validity("n");
+        REQUIRE(gx.size() == want.size());
+        REQUIRE(gn.size() == want.size());
+        for (std::size_t c = 0; c < want.size(); ++c) {
+          const auto i = static_cast<std::size_t>(want[c] / 3);
+          CHECK(std::memcmp(&gx[c], &x[i], sizeof(double)) == 0);
+          CHECK(gvals[c] == v[i]);
+          CHECK(gnv[c] == n_valid[i]);
+          if (n_valid[i]) CHECK(gn[c] == n[i]);
+        }
       }
       // The general reader: the range split in two.
       const std::int64_t mid = (r.front().first + r.front().second) / 2;

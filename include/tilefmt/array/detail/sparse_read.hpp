@@ -127,14 +127,15 @@ private:
   /// Copies the `size`-byte values of `src` whose select byte is set (of
   /// `n`) to `dst`, back to back, without a branch per value: each value is
   /// written, and the next one overwrites it unless it was selected. Up to
-  /// the last selected value no write passes the selected ones' end.
+  /// the last selected value no write passes the selected ones' end. `dst`
+  /// may be `src` or before it (a tile compacted in place).
   static void copy_selected(std::byte* dst, const std::byte* src, const std::uint8_t* select, std::size_t n,
                             std::size_t size) {
     while (n > 0 && !select[n - 1]) --n;
     auto each = [&]<std::size_t S>() {
       std::size_t o = 0;
       for (std::size_t k = 0; k < n; ++k) {
-        std::memcpy(dst + o * S, src + k * S, S);
+        std::memmove(dst + o * S, src + k * S, S);
         o += select[k] != 0;
       }
     };
@@ -146,13 +147,29 @@ private:
     case 16: return each.template operator()<16>();
     default:
       for (std::size_t k = 0, o = 0; k < n; ++k)
-        if (select[k]) std::memcpy(dst + (o++) * size, src + k * size, size);
+        if (select[k]) std::memmove(dst + (o++) * size, src + k * size, size);
     }
   }
 
-  /// Tiles the reader holds already (a condition's, in read_runs): the
-  /// tile of a field in tile `tile` of fragment `frag`, or nullptr.
-  using held_tiles = std::function<const tile_data*(std::uint32_t frag, std::uint64_t tile, const std::string& name)>;
+  /// Keeps only the cells of `values` (`size` bytes each) that run `r` takes
+  /// from its tile, and gives back the memory of the others.
+  static void keep_run(std::vector<std::byte>& values, const tile_run& r, std::size_t size) {
+    if (r.select)
+      copy_selected(values.data(), values.data() + r.pos * size, r.select, r.span, size);
+    else if (r.count != 0)
+      std::memmove(values.data(), values.data() + r.pos * size, r.count * size);
+    values.resize(r.count * size);
+    values.shrink_to_fit();
+  }
+
+  /// A tile the reader holds already (a condition's, in read_runs); a
+  /// `compacted` one holds only the cells of its run, in order.
+  struct held_tile {
+    const tile_data* tile = nullptr;
+    bool compacted = false;
+  };
+  /// The held tile of a field in tile `tile` of fragment `frag`, if any.
+  using held_tiles = std::function<held_tile(std::uint32_t frag, std::uint64_t tile, const std::string& name)>;
 
   bool row_major() const { return plan_.layout != query_layout::col_major; }
   unsigned threads() const { return plan_.arr.options().threads; }
@@ -177,7 +194,9 @@ private:
       tile_data coords;
       std::vector<tile_run> parts;  // the run, if any cell of it passes the condition
       std::vector<std::uint8_t> pass;  // which of the run's cells pass it (empty: all)
-      std::map<std::string, tile_data, std::less<>> held;  // the condition's tiles of attributes the result has
+      // The condition's tiles of attributes the result has: fixed-size
+      // ones compacted to the run's cells (keep_run), var-size ones whole.
+      std::map<std::string, tile_data, std::less<>> held;
     };
     std::vector<segment> segs;
     const auto& frags = plan_.arr.fragments();
@@ -237,9 +256,13 @@ private:
         s.run.count = first(s.run.pos, [&](std::uint64_t k) { return k <= range.hi; }) - s.run.pos;
         if (!plan_.where) {
           if (s.run.count != 0) s.parts.push_back(s.run);
+          keep_run(s.coords.values, s.run, size);  // until the result is assembled, only the run's cells
           return;
         }
-        if (s.run.count == 0) return;
+        if (s.run.count == 0) {
+          s.coords = {};
+          return;
+        }
         // The condition, over the run's cells: the tiles it names read here,
         // and those the result has kept for read_attributes.
         std::map<std::string, tile_data, std::less<>> read;
@@ -251,16 +274,40 @@ private:
           return &it->second;
         });
         const auto passed = static_cast<std::size_t>(std::count_if(pass.begin(), pass.end(), [](std::uint8_t b) { return b != 0; }));
-        if (passed == 0) return;
-        for (auto& [name, tile] : read)
-          if (std::find(plan_.names.begin(), plan_.names.end(), name) != plan_.names.end())
-            s.held.emplace(name, std::move(tile));
+        if (passed == 0) {
+          s.coords = {};
+          return;
+        }
         s.parts.push_back(s.run);
-        if (passed == s.run.count) return;
-        s.pass = std::move(pass);
-        s.parts.back().select = s.pass.data();
-        s.parts.back().span = s.run.count;
-        s.parts.back().count = passed;
+        if (passed != s.run.count) {
+          s.pass = std::move(pass);
+          s.parts.back().select = s.pass.data();
+          s.parts.back().span = s.run.count;
+          s.parts.back().count = passed;
+        }
+        // Until the result is assembled, only the passing cells are kept.
+        keep_run(s.coords.values, s.parts.back(), size);
+        for (auto& [name, tile] : read) {
+          if (std::find(plan_.names.begin(), plan_.names.end(), name) == plan_.names.end()) continue;
+          const auto& attr = plan_.attribute(name);
+          if (!attr.is_var()) {
+            const std::size_t cell = attr.cell_size();
+            if (cell == 0 || tile.values.size() / cell < s.run.pos + s.run.count ||
+                (attr.nullable.value && tile.validity.size() < s.run.pos + s.run.count))
+              throw format_error("a tile of fragment " + f.name().str() + ", field " + name +
+                                     " holds fewer cells than its coordinates",
+                                 0);
+            keep_run(tile.values, s.parts.back(), cell);
+            if (attr.nullable.value) {
+              std::vector<std::byte> valid(tile.validity.size());
+              std::memcpy(valid.data(), tile.validity.data(), valid.size());
+              keep_run(valid, s.parts.back(), 1);
+              tile.validity.assign(reinterpret_cast<const std::uint8_t*>(valid.data()),
+                                   reinterpret_cast<const std::uint8_t*>(valid.data()) + valid.size());
+            }
+          }
+          s.held.emplace(name, std::move(tile));
+        }
       });
     });
     if (std::find(in_order.begin(), in_order.end(), 0) != in_order.end()) return std::nullopt;
@@ -279,12 +326,8 @@ private:
     std::map<std::pair<std::uint32_t, std::uint64_t>, const segment*> by_tile;
     for (auto& s : segs) {
       for (const auto& part : s.parts) {
-        if (part.select)
-          copy_selected(coords.values.data() + part.out * size, s.coords.values.data() + part.pos * size, part.select,
-                        part.span, size);
-        else
-          std::memcpy(coords.values.data() + part.out * size, s.coords.values.data() + part.pos * size,
-                      part.count * size);
+        if (part.count != 0)  // kept compacted (keep_run)
+          std::memcpy(coords.values.data() + part.out * size, s.coords.values.data(), part.count * size);
         runs.push_back(part);
       }
       s.coords = {};
@@ -295,11 +338,12 @@ private:
     });
     std::vector<result_field> out;
     out.push_back(std::move(coords));
-    read_attributes(out, n, runs, true, [&](std::uint32_t frag, std::uint64_t tile, const std::string& name) -> const tile_data* {
+    read_attributes(out, n, runs, true, [&](std::uint32_t frag, std::uint64_t tile, const std::string& name) -> held_tile {
       const auto it = by_tile.find({frag, tile});
-      if (it == by_tile.end()) return nullptr;
+      if (it == by_tile.end()) return {};
       const auto t = it->second->held.find(name);
-      return t == it->second->held.end() ? nullptr : &t->second;
+      if (t == it->second->held.end()) return {};
+      return {&t->second, !plan_.attribute(name).is_var()};
     });
     return read_output{std::move(out), n, {}, {}, whole_tiles(runs)};
   }
@@ -749,7 +793,17 @@ private:
         const auto& frag = frags[first.frag];
         if (full[j] && plan_.answered(frag, first.tile, name)) return;
         std::optional<tile_data> read;
-        const tile_data* t = held ? held(first.frag, first.tile, name) : nullptr;
+        const held_tile h = held ? held(first.frag, first.tile, name) : held_tile{};
+        const tile_data* t = h.tile;
+        if (h.compacted) {  // the cells of its one run, in order
+          const tile_run& run = runs[group[j]];
+          if (group[j + 1] - group[j] != 1 || t->values.size() != run.count * size ||
+              (r.nullable && t->validity.size() != run.count))
+            throw std::logic_error("tilefmt: sparse reader: a compacted tile does not match its run");
+          if (run.count != 0) std::memcpy(r.values.data() + run.out * size, t->values.data(), run.count * size);
+          if (r.nullable) std::copy_n(t->validity.begin(), run.count, r.validity.begin() + static_cast<std::ptrdiff_t>(run.out));
+          return;
+        }
         if (!t && has_attribute(frag.schema(), name)) {
           read = frag.read_tile(frag.field(name), static_cast<std::size_t>(first.tile));
           t = &*read;
