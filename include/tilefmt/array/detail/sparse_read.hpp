@@ -5,7 +5,10 @@
 // domain misses the subarray are skipped, and so are tiles whose bounding
 // rectangle (the R-tree's leaves) does. The coordinate tiles of the rest
 // decide which cells are in; the attribute tiles are then read once each,
-// for the cells they give to the result.
+// for the cells they give to the result (one-dimensional reads keep the
+// tiles their condition read, compacted to the passing cells, rather than
+// read them again). Sparse aggregates leave unread the whole tiles whose
+// metadata answers them (read_plan::answered).
 //
 // TileDB's rules, per layout:
 // - row-major and column-major (TileDB's "legacy" reader): the subarray's
