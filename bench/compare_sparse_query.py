@@ -2,7 +2,7 @@
 """Reads a 1% time range of a sparse array with TileDB-Py and with a tilefmt
 query, in one run.
 
-    python compare_sparse_query.py --reader build/bench/bench/bench-read-query [--dir D] [--cells N]
+    python compare_sparse_query.py --reader build/bench/bench/bench-read-query [--dir D] [--cells N] [--where-gt X]
 
 Run it with a Python that has TileDB-Py and numpy installed. It writes, if it
 is not there yet, a sparse array of N cells (default 10^8) shaped like a
@@ -16,7 +16,8 @@ page cache, with 1 thread and with every core: TileDB-Py as
 Each reader runs in its own process. Prints both throughputs (MiB of "a"
 values a second), their ratio and each reader's peak memory over the size of
 the values and coordinates read; with --json, the same as JSON on stdout's
-last line.
+last line. With --where-gt X, both read only the cells with a > X (a query
+condition, evaluated by each reader).
 """
 import json
 import os
@@ -52,11 +53,14 @@ def create(path, cells):
 
 # args: lo hi, inclusive.
 TILEDB_READ = tiledb_reader('A.query(attrs=["a"], order="C")[int(args[0]):int(args[1]) + 1]["a"]')
+# args: lo hi x.
+TILEDB_READ_WHERE = tiledb_reader('A.query(attrs=["a"], cond="a > " + args[2], order="C")[int(args[0]):int(args[1]) + 1]["a"]')
 
 
 def main():
     args, thread_counts = parse_comparison_args(__doc__, "bench-read-query",
-                                                [(("--cells",), {"type": int, "default": 10**8})])
+                                                [(("--cells",), {"type": int, "default": 10**8}),
+                                                 (("--where-gt",), {"type": float, "default": None})])
 
     import tiledb
     cores = os.cpu_count() or 1
@@ -75,21 +79,27 @@ def main():
     hi = lo + span // 100 - 1
     results = []
     for threads in thread_counts:
-        ours = run_json([args.reader, path, "a", str(threads), str(args.repeats), str(lo), str(hi)])
-        theirs = run_json([sys.executable, "-c", TILEDB_READ, path, str(threads), str(args.repeats), str(lo), str(hi)])
+        if args.where_gt is None:
+            ours = run_json([args.reader, path, "a", str(threads), str(args.repeats), str(lo), str(hi)])
+            theirs = run_json([sys.executable, "-c", TILEDB_READ, path, str(threads), str(args.repeats), str(lo), str(hi)])
+        else:
+            x = repr(args.where_gt)
+            ours = run_json([args.reader, "--where-gt", x, path, "a", str(threads), str(args.repeats), str(lo), str(hi)])
+            theirs = run_json([sys.executable, "-c", TILEDB_READ_WHERE, path, str(threads), str(args.repeats),
+                               str(lo), str(hi), x])
         if ours["bytes"] != theirs["bytes"]:
             raise SystemExit(f"tilefmt read {ours['bytes']} bytes, TileDB-Py {theirs['bytes']}")
         mib = ours["bytes"] / (1 << 20)
         result_bytes = 2 * ours["bytes"]  # the values and the int64 coordinates
         r = {
-            "region": "1% time", "threads": threads, "mib": mib, "cells": ours["bytes"] // 8,
+            "region": "1% time" + ("" if args.where_gt is None else f", a > {args.where_gt}"), "threads": threads, "mib": mib, "cells": ours["bytes"] // 8,
             "tilefmt_mib_s": mib / ours["best_s"], "tiledb_py_mib_s": mib / theirs["best_s"],
             "ratio": theirs["best_s"] / ours["best_s"],
             "tilefmt_peak_over_result": ours["peak_added_bytes"] / result_bytes,
             "tiledb_py_peak_over_result": theirs["peak_added_bytes"] / result_bytes,
         }
         results.append(r)
-        print(f"1% time ({r['cells']} cells, {mib:.1f} MiB of values) threads={threads}: tilefmt "
+        print(f"{r['region']} ({r['cells']} cells, {mib:.1f} MiB of values) threads={threads}: tilefmt "
               f"{r['tilefmt_mib_s']:8.0f} MiB/s, TileDB-Py {r['tiledb_py_mib_s']:8.0f} MiB/s, ratio {r['ratio']:.2f}x; "
               f"peak memory / result: tilefmt {r['tilefmt_peak_over_result']:.2f}, "
               f"TileDB-Py {r['tiledb_py_peak_over_result']:.2f}", flush=True)

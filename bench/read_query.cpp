@@ -3,7 +3,7 @@
 // needed. Driven by bench/compare_query.py, which runs TileDB-Py on the same
 // array and region in the same run.
 //
-//   bench-read-query [--aggregate | --aggregate-cells] ARRAY ATTRIBUTE THREADS REPEATS LO HI [LO HI ...]
+//   bench-read-query [--aggregate | --aggregate-cells | --where-gt X] ARRAY ATTRIBUTE THREADS REPEATS LO HI [LO HI ...]
 //
 // One inclusive range per dimension; row-major result. Prints one JSON
 // object: the best and median wall time of REPEATS reads, the result bytes,
@@ -11,26 +11,35 @@
 // --aggregate, each repeat is COUNT and SUM of the attribute over the
 // region instead (query::aggregate): the bytes are the 16 of the two
 // answers, the checksum the sum's bits; --aggregate-cells the same without
-// the tile metadata (query::use_tile_metadata(false)).
+// the tile metadata (query::use_tile_metadata(false)). --where-gt X reads
+// only the cells whose ATTRIBUTE (float64) is greater than X (a query
+// condition, array/condition.hpp).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "process_memory.hpp"
+#include "tilefmt/array/condition.hpp"
 #include "tilefmt/array/query.hpp"
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   const bool aggregate = mode == "--aggregate" || mode == "--aggregate-cells";
   if (aggregate) --argc, ++argv;
+  std::optional<double> greater;
+  if (mode == "--where-gt" && argc > 2) {
+    greater = std::stod(argv[2]);
+    argc -= 2, argv += 2;
+  }
   if (argc < 7 || (argc - 5) % 2 != 0) {
-    std::cerr << "usage: bench-read-query [--aggregate | --aggregate-cells] ARRAY ATTRIBUTE THREADS REPEATS LO HI "
+    std::cerr << "usage: bench-read-query [--aggregate | --aggregate-cells | --where-gt X] ARRAY ATTRIBUTE THREADS REPEATS LO HI "
                  "[LO HI ...]\n";
     return 2;
   }
@@ -58,7 +67,9 @@ int main(int argc, char** argv) {
         seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         continue;
       }
-      const auto result = a.query().subarray(box).attributes({attr}).read();
+      auto q = a.query().subarray(box).attributes({attr});
+      if (greater) q.where(tilefmt::array::field(attr) > *greater);
+      const auto result = q.read();
       const auto& v = result.bytes(attr);
       bytes = v.size();
       // Touch the result so the read cannot be optimised away.

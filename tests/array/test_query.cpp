@@ -9,7 +9,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 #include <tuple>
@@ -615,6 +617,222 @@ TEST_CASE("sparse aggregates: tiles whose every cell is in the result are taken 
       auto q = arr.query().subarray({{lo, hi}}).layout(layout);
       const auto stored = q.aggregate(what);  // (halves: sums in any order are exact)
       CHECK(stored == q.use_tile_metadata(false).aggregate(what));
+    }
+  }
+}
+
+// The same for sparse arrays: a tile whose every cell is in the result and
+// whose metadata answers every aggregate of an attribute is not read. With
+// the data files of the first fragment emptied, aggregates over its whole
+// tiles still answer (on the one-dimensional run path and, with an
+// overlapping second fragment, on the general reader), and anything that
+// needs its cells fails.
+TEST_CASE("sparse aggregates: tiles answered from their metadata are not read") {
+  using array::aggregate_op;
+  auto st = std::make_shared<storage::memory>();
+  array::create("/m",
+                format::make_array_schema({.type = format::ArrayType::SPARSE,
+                                           .dimensions = {format::make_dimension<std::int32_t>("d", 1, 1000, 100)},
+                                           .attributes = {format::make_attribute({.name = "v"}),
+                                                          format::make_attribute({.name = "n", .type = format::Datatype::FLOAT64,
+                                                                                  .nullable = true})},
+                                           .capacity = 10}),
+                {.storage = st});
+  auto write = [&](const std::vector<std::int32_t>& d, std::uint64_t at) {
+    std::vector<std::int32_t> v;
+    std::vector<double> n;
+    std::vector<std::uint8_t> valid;
+    for (auto x : d) v.push_back(x * 3 - 50), n.push_back(x * 0.25), valid.push_back(x % 4 != 0);
+    array::sparse_fragment f("/m", st);
+    f.set_coords("d", d).set("v", v).set("n", n, valid);
+    f.commit({.timestamp = at});
+  };
+  std::vector<std::int32_t> first;  // ten tiles of 1..100, and one of 200
+  for (std::int32_t x = 1; x <= 100; ++x) first.push_back(x);
+  first.push_back(200);
+  write(first, 1);
+  write({150, 250}, 2);  // its tile's rectangle meets the first fragment's last tile
+  const std::vector<std::pair<aggregate_op, std::string>> what{
+      {aggregate_op::sum, "v"}, {aggregate_op::min, "v"},        {aggregate_op::max, "v"},
+      {aggregate_op::count, ""}, {aggregate_op::null_count, "n"}, {aggregate_op::mean, "n"}};
+  using R = std::vector<std::pair<std::int64_t, std::int64_t>>;
+  const std::vector<R> whole{{{1, 100}}, {{11, 40}}, {{1, 300}}, {{91, 1000}}};
+  const std::vector<R> part{{{5, 100}}, {{1, 95}}, {{3, 300}}};
+  const std::vector<array::query_layout> layouts{array::query_layout::unordered, array::query_layout::global_order,
+                                                 array::query_layout::row_major};
+  std::vector<std::vector<array::aggregate_value>> expected;
+  {
+    auto arr = array::open("/m", {.storage = st});
+    for (const auto& r : whole)
+      for (const auto l : layouts) {
+        expected.push_back(arr.query().subarray(r).layout(l).use_tile_metadata(false).aggregate(what));
+        CHECK(expected.back() == arr.query().subarray(r).layout(l).aggregate(what));
+      }
+  }
+  // Empty the first fragment's attribute files (the older fragment's name sorts first).
+  std::size_t emptied = 0;
+  const auto files = st->files();
+  std::string first_frag;
+  for (const auto& [path, bytes] : files)
+    if (path.find("/__fragments/") != std::string::npos && path.ends_with("/a0.tdb") && (first_frag.empty() || path < first_frag))
+      first_frag = path.substr(0, path.size() - 7);
+  REQUIRE(!first_frag.empty());
+  for (const char* file : {"/a0.tdb", "/a1.tdb", "/a1_validity.tdb"}) {  // v, n
+    REQUIRE(files.count(first_frag + file) == 1);
+    st->write(first_frag + file, {});
+    ++emptied;
+  }
+  CHECK(emptied == 3);
+  auto arr = array::open("/m", {.storage = st});
+  std::size_t k = 0;
+  for (const auto& r : whole)
+    for (const auto l : layouts) {
+      CAPTURE(r.front().first);
+      CAPTURE(static_cast<int>(l));
+      CHECK(arr.query().subarray(r).layout(l).aggregate(what) == expected[k++]);
+      // Without the metadata, or with an aggregate it cannot answer, the cells are needed.
+      CHECK_THROWS_AS((void)arr.query().subarray(r).layout(l).use_tile_metadata(false).aggregate(what), format_error);
+      CHECK_THROWS_AS((void)arr.query().subarray(r).layout(l).read(), format_error);
+    }
+  for (const auto& r : part)
+    for (const auto l : layouts) {
+      CAPTURE(r.front().first);
+      CHECK_THROWS_AS((void)arr.query().subarray(r).layout(l).aggregate(what), format_error);
+    }
+  // COUNT alone reads no attribute.
+  CHECK(arr.query().subarray(R{{5, 300}}).count() == 99);
+}
+
+// Conditions are evaluated a tile at a time, in blocks of cells; the
+// reader then takes the passing cells by mask. Checked against a plain
+// evaluation of each condition in the test, cell by cell, over tiles of 150
+// cells (blocks and tails), ranges that start and end inside tiles, NaN,
+// nulls and var-size strings, on the one-dimensional run path (unordered,
+// global order) and on the general reader (several ranges).
+TEST_CASE("conditions: tile edges, NaN, nulls and strings, against a cell-by-cell evaluation") {
+  using array::field;
+  auto st = std::make_shared<storage::memory>();
+  array::create("/e",
+                format::make_array_schema(
+                    {.type = format::ArrayType::SPARSE,
+                     .dimensions = {format::make_dimension<std::int32_t>("d", 0, 9999, 1000)},
+                     .attributes = {format::make_attribute({.name = "v"}),
+                                    format::make_attribute({.name = "x", .type = format::Datatype::FLOAT64}),
+                                    format::make_attribute({.name = "n", .type = format::Datatype::INT16, .nullable = true}),
+                                    format::make_attribute({.name = "s", .type = format::Datatype::STRING_ASCII,
+                                                            .cell_val_num = format::var_num, .nullable = true})},
+                     .capacity = 150}),
+                {.storage = st});
+  const std::size_t cells = 1000;
+  std::vector<std::int32_t> d(cells), v(cells);
+  std::vector<double> x(cells);
+  std::vector<std::int16_t> n(cells);
+  std::vector<std::uint8_t> n_valid(cells), s_valid(cells);
+  std::vector<std::string> s(cells);
+  std::uint64_t seed = 7;
+  auto next = [&] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::uint32_t>(seed >> 33);
+  };
+  const std::vector<std::string> words{"", "a", "ab", "abc", "b", "ba", "m", "mz", "zz", "zzz"};
+  for (std::size_t i = 0; i < cells; ++i) {
+    d[i] = static_cast<std::int32_t>(i * 3);
+    v[i] = static_cast<std::int32_t>(next() % 41) - 20;
+    const auto r = next() % 10;
+    x[i] = r == 0 ? std::nan("") : r == 1 ? -0.0 : static_cast<double>(next() % 1000) / 999.0;
+    n[i] = static_cast<std::int16_t>(next() % 21) - 10;
+    n_valid[i] = next() % 5 != 0;
+    s[i] = words[next() % words.size()];
+    s_valid[i] = next() % 7 != 0;
+  }
+  array::sparse_fragment f("/e", st);
+  f.set_coords("d", d).set("v", v).set("x", x).set("n", n, n_valid).set_var("s", s, s_valid);
+  f.commit();
+  auto arr = array::open("/e", {.storage = st});
+
+  struct test {
+    array::condition c;
+    std::function<bool(std::size_t)> keep;
+  };
+  const double half = 0.5;
+  auto in = [](auto v, std::initializer_list<decltype(v)> set) { return std::find(set.begin(), set.end(), v) != set.end(); };
+  const std::vector<test> tests{
+      {field("x") > half, [&](std::size_t i) { return x[i] > half; }},
+      {field("x") != half, [&](std::size_t i) { return x[i] != half; }},  // NaN != everything
+      {field("x") == 0.0, [&](std::size_t i) { return x[i] == 0.0; }},    // -0.0 too
+      {!(field("x") <= half), [&](std::size_t i) { return !(x[i] <= half); }},
+      {field("v") >= std::int32_t{3} && field("x") < 0.9,
+       [&](std::size_t i) { return v[i] >= 3 && x[i] < 0.9; }},
+      {field("v") < std::int32_t{-15} || field("v") == std::int32_t{20} || field("n") > std::int16_t{8},
+       [&](std::size_t i) { return v[i] < -15 || v[i] == 20 || (n_valid[i] && n[i] > 8); }},
+      {field("n") <= std::int16_t{0}, [&](std::size_t i) { return n_valid[i] && n[i] <= 0; }},
+      {!(field("n") <= std::int16_t{0}), [&](std::size_t i) { return !(n_valid[i] && n[i] <= 0); }},
+      {field("n").is_null(), [&](std::size_t i) { return !n_valid[i]; }},
+      {field("n").not_in(std::vector<std::int16_t>{-10, 0, 10}),
+       [&](std::size_t i) { return n_valid[i] && !in(n[i], {-10, 0, 10}); }},
+      {field("x").in(std::vector<double>{0.0, std::nan(""), 1.0}),
+       [&](std::size_t i) { return x[i] == 0.0 || x[i] == 1.0; }},
+      {field("s") >= "b", [&](std::size_t i) { return s_valid[i] && s[i] >= "b"; }},
+      {field("s") < "ab", [&](std::size_t i) { return s_valid[i] && s[i] < "ab"; }},
+      {field("s") == "", [&](std::size_t i) { return !s_valid[i]; }},  // a value of no bytes: the null test
+      {field("s").in(std::vector<std::string>{"zz", "a", "", "nope"}),
+       [&](std::size_t i) { return s_valid[i] && in(s[i], {"zz", "a", "", "nope"}); }},
+      {field("s").not_null() && field("s").not_in(std::vector<std::string>{"m", "mz"}),
+       [&](std::size_t i) { return s_valid[i] && !in(s[i], {"m", "mz"}); }},
+      {field("d") > std::int32_t{1500} && field("s") != "a",
+       [&](std::size_t i) { return d[i] > 1500 && s_valid[i] && s[i] != "a"; }},
+  };
+  using R = std::vector<std::pair<std::int64_t, std::int64_t>>;
+  const std::vector<R> ranges{{{0, 9999}}, {{151, 2700}}, {{448, 451}}};
+  for (std::size_t t = 0; t < tests.size(); ++t) {
+    CAPTURE(t);
+    for (const auto& r : ranges) {
+      CAPTURE(r.front().first);
+      std::vector<std::int32_t> want;
+      std::vector<std::string> want_s;
+      for (std::size_t i = 0; i < cells; ++i)
+        if (d[i] >= r.front().first && d[i] <= r.front().second && tests[t].keep(i))
+          want.push_back(d[i]), want_s.push_back(s_valid[i] ? s[i] : "-");
+      for (const auto l : {array::query_layout::unordered, array::query_layout::global_order}) {
+        const auto got = arr.query().subarray(r).layout(l).where(tests[t].c).read();
+        const auto gd = got.get<std::int32_t>("d");
+        CHECK(std::vector<std::int32_t>(gd.begin(), gd.end()) == want);
+        const auto gs = got.get_var<char>("s");
+        const auto& gv = got.validity("s");
+        std::vector<std::string> strings;
+        for (std::size_t c = 0; c < gs.offsets.size(); ++c) {
+          const auto end = c + 1 < gs.offsets.size() ? gs.offsets[c + 1] : gs.values.size();
+          strings.push_back(gv[c] ? std::string(gs.values.begin() + static_cast<std::ptrdiff_t>(gs.offsets[c]),
+                                                gs.values.begin() + static_cast<std::ptrdiff_t>(end))
+                                  : "-");
+        }
+        CHECK(strings == want_s);
+        // The other fixed-size fields, nullable ones too (a condition's own
+        // tiles are kept compacted to the passing cells for the result).
+        const auto gx = got.get<double>("x");
+        const auto gvals = got.get<std::int32_t>("v");
+        const auto gn = got.get<std::int16_t>("n");
+        const auto& gnv = got.validity("n");
+        REQUIRE(gx.size() == want.size());
+        REQUIRE(gn.size() == want.size());
+        for (std::size_t c = 0; c < want.size(); ++c) {
+          const auto i = static_cast<std::size_t>(want[c] / 3);
+          CHECK(std::memcmp(&gx[c], &x[i], sizeof(double)) == 0);
+          CHECK(gvals[c] == v[i]);
+          CHECK(gnv[c] == n_valid[i]);
+          if (n_valid[i]) CHECK(gn[c] == n[i]);
+        }
+      }
+      // The general reader: the range split in two.
+      const std::int64_t mid = (r.front().first + r.front().second) / 2;
+      const auto got = arr.query()
+                           .add_range(0, r.front().first, mid)
+                           .add_range(0, mid + 1, r.front().second)
+                           .layout(array::query_layout::row_major)
+                           .where(tests[t].c)
+                           .read()
+                           .get<std::int32_t>("d");
+      CHECK(std::vector<std::int32_t>(got.begin(), got.end()) == want);
     }
   }
 }

@@ -169,7 +169,7 @@ public:
     if (dense && fixed && !where_)
       fold_tiles(aggs, sub, split ? &*split : nullptr);
     else if (!split)
-      add_read(aggs, what, run(names, sub, true));
+      add_read(aggs, what, run(names, sub, true, {}, sparse_answered(aggs, what)));
     else
       aggregate_tiles(aggs, what, *split);
     std::vector<aggregate_value> values;
@@ -198,7 +198,7 @@ private:
       for (std::size_t a : which) sinks.push_back(aggs[a].empty_copy());
       // Row-major: the order does not matter to a fold, and global order
       // would keep a count per space tile.
-      detail::read_plan plan{*arr_, part, query_layout::row_major, {}, nullptr, true, std::move(skip), &sinks};
+      detail::read_plan plan{*arr_, part, query_layout::row_major, {}, nullptr, true, std::move(skip), &sinks, {}};
       (void)detail::fold_dense(plan);
       for (std::size_t i = 0; i < which.size(); ++i) aggs[which[i]].merge(sinks[i]);
     };
@@ -361,6 +361,23 @@ private:
     }
   }
 
+  /// For the sparse reader (read_plan::answered): whether the metadata of
+  /// a whole tile answers every aggregate of attribute `name`, as add_read
+  /// takes them, so that the tile need not be read.
+  std::function<bool(const fragment&, std::uint64_t, const std::string&)> sparse_answered(
+      const std::vector<detail::aggregator>& aggs, const std::vector<std::pair<aggregate_op, std::string>>& what) const {
+    if (!tile_metadata_ || !arr_->schema().is_sparse()) return {};
+    return [&aggs, &what](const fragment& frag, std::uint64_t tile, const std::string& name) {
+      bool any = false;
+      for (std::size_t a = 0; a < aggs.size(); ++a) {
+        if (aggs[a].op() == aggregate_op::count || what[a].second != name) continue;
+        if (!stored_for(aggs[a], name, frag, static_cast<std::size_t>(tile))) return false;
+        any = true;
+      }
+      return any;
+    };
+  }
+
   /// The metadata `frag` stored for its tile `tile`, if it answers aggregate
   /// `agg` of attribute `name` (detail/dense_aggregate.hpp says when).
   static std::optional<tile_summary> stored_for(const detail::aggregator& agg, const std::string& name,
@@ -383,7 +400,8 @@ private:
   /// for aggregates (dense reads mark the cells no fragment wrote, and
   /// leave the space tiles `skip_tile` names unread).
   detail::read_output run(std::vector<std::string> names, const detail::subarray& sub, bool aggregating = false,
-                          std::function<bool(std::span<const std::uint64_t>)> skip_tile = {}) const {
+                          std::function<bool(std::span<const std::uint64_t>)> skip_tile = {},
+                          std::function<bool(const fragment&, std::uint64_t, const std::string&)> answered = {}) const {
     const auto& schema = arr_->schema();
     std::optional<detail::condition_eval> where;
     if (where_)
@@ -391,7 +409,7 @@ private:
                                            [&](const std::string& name) { return arr_->enumeration(name); }),
                     schema);
     detail::read_plan plan{*arr_,       sub, layout_, std::move(names), where ? &*where : nullptr,
-                           aggregating, std::move(skip_tile), nullptr};
+                           aggregating, std::move(skip_tile), nullptr, std::move(answered)};
     for (const auto& name : plan.names) (void)plan.attribute(name);
     return schema.is_sparse() ? detail::read_sparse(plan) : detail::read_dense(plan);
   }

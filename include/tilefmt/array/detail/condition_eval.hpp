@@ -14,10 +14,12 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <ranges>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -72,12 +74,26 @@ public:
   /// nullptr when the fragment does not have the field.
   template <class TileOf>
   std::vector<std::uint8_t> evaluate(std::span<const std::uint64_t> cells, TileOf&& tile_of) const {
-    return eval(root_, cells, tile_of);
+    return run({cells.data(), 0, cells.size()}, tile_of);
+  }
+  /// The same for the cells `first .. first + count` of the tile.
+  template <class TileOf>
+  std::vector<std::uint8_t> evaluate_range(std::uint64_t first, std::size_t count, TileOf&& tile_of) const {
+    return run({nullptr, first, count}, tile_of);
   }
 
 private:
   using Op = format::QueryConditionOp;
   using Combine = format::QueryConditionCombinationOp;
+
+  struct positions;
+  template <class TileOf>
+  std::vector<std::uint8_t> run(const positions& cells, TileOf& tile_of) const {
+    std::vector<std::uint8_t> out(cells.count);
+    std::vector<std::byte> scratch;
+    if (cells.count != 0) eval(root_, cells, tile_of, out.data(), scratch);
+    return out;
+  }
 
   static std::invalid_argument error(const std::string& what) {
     return std::invalid_argument("tilefmt: query condition: " + what);
@@ -140,98 +156,210 @@ private:
     }
   }
 
+  /// The cells a condition is evaluated over: `count` positions in the
+  /// tile, either `first, first + 1, ...` or those of `list`.
+  struct positions {
+    const std::uint64_t* list = nullptr;
+    std::uint64_t first = 0;
+    std::size_t count = 0;
+    std::uint64_t at(std::size_t k) const noexcept { return list ? list[k] : first + k; }
+    /// One past the largest position (0 for no cells).
+    std::uint64_t end() const noexcept {
+      if (!list) return count == 0 ? 0 : first + count;
+      std::uint64_t e = 0;
+      for (std::size_t k = 0; k < count; ++k) e = std::max(e, list[k] + 1);
+      return e;
+    }
+  };
+
+  /// Whole tiles at a time: each value node compares every cell in one
+  /// tight loop per field type and operator (blocks of a fixed length, which
+  /// compilers vectorise even at -O2), into a byte per cell; AND, OR and NOT
+  /// combine those bytes.
   template <class TileOf>
-  std::vector<std::uint8_t> eval(const format::ConditionNode& n, std::span<const std::uint64_t> cells,
-                                 TileOf& tile_of) const {
-    if (!n.is_expression()) return compare(n.value(), cells, tile_of);
+  void eval(const format::ConditionNode& n, const positions& cells, TileOf& tile_of, std::uint8_t* out,
+            std::vector<std::byte>& scratch) const {
+    if (!n.is_expression()) return compare(n.value(), cells, tile_of, out, scratch);
     const auto& e = n.expression();
-    auto out = eval(e.children.nodes.front(), cells, tile_of);
+    eval(e.children.nodes.front(), cells, tile_of, out, scratch);
     if (e.combination_op == Combine::NOT) {
-      for (auto& b : out) b = b ? 0 : 1;
-      return out;
+      for (std::size_t k = 0; k < cells.count; ++k) out[k] ^= 1;
+      return;
     }
-    for (std::size_t k = 1; k < e.children.nodes.size(); ++k) {
-      const auto next = eval(e.children.nodes[k], cells, tile_of);
-      for (std::size_t i = 0; i < out.size(); ++i)
-        out[i] = e.combination_op == Combine::AND ? (out[i] & next[i]) : (out[i] | next[i]);
+    const bool both = e.combination_op == Combine::AND;
+    std::vector<std::uint8_t> next(cells.count);
+    for (std::size_t c = 1; c < e.children.nodes.size(); ++c) {
+      // Decided already: every cell fails an AND, or passes an OR.
+      const std::uint8_t settled = both ? 0 : 1;
+      if (std::all_of(out, out + cells.count, [&](std::uint8_t b) { return b == settled; })) return;
+      eval(e.children.nodes[c], cells, tile_of, next.data(), scratch);
+      if (both)
+        for (std::size_t k = 0; k < cells.count; ++k) out[k] &= next[k];
+      else
+        for (std::size_t k = 0; k < cells.count; ++k) out[k] |= next[k];
     }
-    return out;
+  }
+
+  /// out[k] = cmp(value k, rhs) over `n` values of T stored back to back at `p`.
+  template <class T, class Cmp>
+  static void compare_values(const std::byte* p, std::size_t n, T rhs, std::uint8_t* out, Cmp cmp) {
+    // Through local arrays: `out` and `p` (byte types) may alias, which
+    // would keep the compiler from vectorising the comparisons.
+    constexpr std::size_t block = 64;
+    std::size_t k = 0;
+    for (; k + block <= n; k += block) {
+      T v[block];
+      std::uint8_t r[block];
+      for (std::size_t j = 0; j < block; ++j) v[j] = codec::load_le<T>(p + (k + j) * sizeof(T));
+      for (std::size_t j = 0; j < block; ++j) r[j] = cmp(v[j], rhs) ? 1 : 0;
+      std::memcpy(out + k, r, block);
+    }
+    for (; k < n; ++k) out[k] = cmp(codec::load_le<T>(p + k * sizeof(T)), rhs) ? 1 : 0;
+  }
+
+  template <class T>
+  static void compare_op(Op op, const std::byte* p, std::size_t n, T rhs, std::uint8_t* out) {
+    switch (op) {
+    case Op::LT: return compare_values(p, n, rhs, out, std::less<>{});
+    case Op::LE: return compare_values(p, n, rhs, out, std::less_equal<>{});
+    case Op::GT: return compare_values(p, n, rhs, out, std::greater<>{});
+    case Op::GE: return compare_values(p, n, rhs, out, std::greater_equal<>{});
+    case Op::EQ: return compare_values(p, n, rhs, out, std::equal_to<>{});
+    case Op::NE: return compare_values(p, n, rhs, out, std::not_equal_to<>{});
+    default: std::fill_n(out, n, std::uint8_t{0});
+    }
+  }
+
+  /// The values of `cells` in a fixed-size tile, back to back: the tile's
+  /// own bytes for a range of cells, else gathered into `scratch`.
+  static const std::byte* fixed_cells(const tile_data& t, std::size_t size, const positions& cells,
+                                      std::vector<std::byte>& scratch, const std::string& name) {
+    if (cells.end() > t.values.size() / size)
+      throw format_error("a tile of field " + name + " holds fewer cells than the condition reads", 0);
+    if (!cells.list) return t.values.data() + cells.first * size;
+    scratch.resize(cells.count * size);
+    for (std::size_t k = 0; k < cells.count; ++k)
+      std::memcpy(scratch.data() + k * size, t.values.data() + cells.list[k] * size, size);
+    return scratch.data();
+  }
+
+  /// Cell `i` of a var-size tile, its offsets checked.
+  static std::string_view var_text(const tile_data& t, std::uint64_t i, const std::string& name) {
+    const std::uint64_t begin = t.offsets[static_cast<std::size_t>(i)];
+    const std::uint64_t end = i + 1 < t.offsets.size() ? t.offsets[static_cast<std::size_t>(i) + 1] : t.values.size();
+    if (begin > end || end > t.values.size())
+      throw format_error("a tile of field " + name + " has a cell outside its values", 0);
+    return {reinterpret_cast<const char*>(t.values.data()) + begin, static_cast<std::size_t>(end - begin)};
+  }
+
+  static std::string_view as_text(std::span<const std::byte> b) {
+    return {reinterpret_cast<const char*>(b.data()), b.size()};
   }
 
   template <class TileOf>
-  std::vector<std::uint8_t> compare(const format::ConditionValue& v, std::span<const std::uint64_t> cells,
-                                    TileOf& tile_of) const {
-    std::vector<std::uint8_t> out(cells.size(), 0);
+  void compare(const format::ConditionValue& v, const positions& cells, TileOf& tile_of, std::uint8_t* out,
+               std::vector<std::byte>& scratch) const {
+    const std::size_t n = cells.count;
     if (v.op == Op::ALWAYS_TRUE || v.op == Op::ALWAYS_FALSE) {
-      std::fill(out.begin(), out.end(), v.op == Op::ALWAYS_TRUE ? 1 : 0);
-      return out;
+      std::fill_n(out, n, static_cast<std::uint8_t>(v.op == Op::ALWAYS_TRUE ? 1 : 0));
+      return;
     }
-    const field_type& f = fields_.at(v.field_name.value);
-    const tile_data* t = tile_of(v.field_name.value);
-    if (!t) return out;  // not in this fragment's schema
-    const std::span<const std::byte> value(v.value.value);
+    const std::string& name = v.field_name.value;
+    const field_type& f = fields_.find(name)->second;
+    const tile_data* t = tile_of(name);
+    if (!t) {  // not in this fragment's schema
+      std::fill_n(out, n, std::uint8_t{0});
+      return;
+    }
+    if (f.var && cells.end() > t->offsets.size())
+      throw format_error("a tile of field " + name + " holds fewer cells than the condition reads", 0);
     const bool set = v.op == Op::IN || v.op == Op::NOT_IN;
+    // null_at(k): cell k is null (cells past a short validity tile are not).
+    auto null_at = [&](std::size_t k) {
+      const std::uint64_t i = cells.at(k);
+      return f.nullable && i < t->validity.size() && t->validity[static_cast<std::size_t>(i)] == 0;
+    };
+    if (!set && v.value.value.empty()) {  // null test
+      const std::uint8_t is_eq = v.op == Op::EQ ? 1 : 0;
+      if (!f.nullable) {
+        std::fill_n(out, n, static_cast<std::uint8_t>(is_eq ? 0 : 1));
+        return;
+      }
+      for (std::size_t k = 0; k < n; ++k) out[k] = null_at(k) == (is_eq != 0) ? 1 : 0;
+      return;
+    }
+    const std::span<const std::byte> value(v.value.value);
     std::vector<std::span<const std::byte>> members;
     if (set) {
       const auto offsets = set_offsets(v);
       for (std::size_t i = 0; i < offsets.size(); ++i)
         members.push_back(value.subspan(offsets[i], (i + 1 < offsets.size() ? offsets[i + 1] : value.size()) - offsets[i]));
     }
-    auto cell = [&](std::size_t i) -> std::span<const std::byte> {
-      if (f.var) return var_cell(t->values, t->offsets, i);
-      if ((i + 1) * f.cell_size > t->values.size())
-        throw format_error("a tile of field " + v.field_name.value + " holds fewer cells than the condition reads", 0);
-      return std::span<const std::byte>(t->values).subspan(i * f.cell_size, f.cell_size);
-    };
-    auto null_at = [&](std::size_t i) { return f.nullable && i < t->validity.size() && t->validity[i] == 0; };
-    if (!set && value.empty()) {  // null test
-      for (std::size_t k = 0; k < cells.size(); ++k)
-        out[k] = null_at(static_cast<std::size_t>(cells[k])) == (v.op == Op::EQ) ? 1 : 0;
-      return out;
-    }
-    // `key` turns a cell's (or the value's) bytes into what the type compares:
-    // a number, or a string_view.
-    auto run = [&](auto&& key) {
-      const auto rhs = key(value);
-      for (std::size_t k = 0; k < cells.size(); ++k) {
-        const auto i = static_cast<std::size_t>(cells[k]);
-        if (null_at(i)) continue;  // a null cell fails every comparison
-        const auto lhs = key(cell(i));
-        bool r = false;
-        if (set) {
-          const bool found = std::any_of(members.begin(), members.end(),
-                                         [&](std::span<const std::byte> m) { return lhs == key(m); });
-          r = (v.op == Op::IN) == found;
-        } else {
-          switch (v.op) {
-          case Op::LT: r = lhs < rhs; break;
-          case Op::LE: r = lhs <= rhs; break;
-          case Op::GT: r = lhs > rhs; break;
-          case Op::GE: r = lhs >= rhs; break;
-          case Op::EQ: r = lhs == rhs; break;
-          case Op::NE: r = lhs != rhs; break;
-          default: break;
-          }
-        }
-        out[k] = r ? 1 : 0;
-      }
-    };
+    const bool in = v.op == Op::IN;
     if (f.string()) {
-      run([](std::span<const std::byte> b) {
-        return std::string_view(reinterpret_cast<const char*>(b.data()), b.size());
-      });
-      return out;
-    }
-    const bool typed = format::visit_datatype(f.type, [&]<class T>() {
-      if constexpr (std::is_arithmetic_v<T>) {
-        // A set member's or a value's size was checked; an empty IN value has no members to load.
-        run([](std::span<const std::byte> b) { return b.size() == sizeof(T) ? codec::load_le<T>(b.data()) : T{}; });
+      auto text = [&](std::size_t k) {
+        if (f.var) return var_text(*t, cells.at(k), name);
+        const auto i = static_cast<std::size_t>(cells.at(k));
+        return std::string_view(reinterpret_cast<const char*>(t->values.data()) + i * f.cell_size, f.cell_size);
+      };
+      if (!f.var && cells.end() > t->values.size() / f.cell_size)
+        throw format_error("a tile of field " + name + " holds fewer cells than the condition reads", 0);
+      auto each = [&](auto&& test) {
+        for (std::size_t k = 0; k < n; ++k) out[k] = test(text(k)) ? 1 : 0;
+      };
+      if (set) {
+        std::vector<std::string_view> sorted;
+        for (const auto& m : members) sorted.push_back(as_text(m));
+        std::sort(sorted.begin(), sorted.end());
+        each([&](std::string_view s) { return std::binary_search(sorted.begin(), sorted.end(), s) == in; });
       } else {
-        throw error("field \"" + v.field_name.value + "\" has values conditions cannot compare");
+        const std::string_view rhs = as_text(value);
+        switch (v.op) {
+        case Op::LT: each([&](std::string_view s) { return s < rhs; }); break;
+        case Op::LE: each([&](std::string_view s) { return s <= rhs; }); break;
+        case Op::GT: each([&](std::string_view s) { return s > rhs; }); break;
+        case Op::GE: each([&](std::string_view s) { return s >= rhs; }); break;
+        case Op::EQ: each([&](std::string_view s) { return s == rhs; }); break;
+        case Op::NE: each([&](std::string_view s) { return s != rhs; }); break;
+        default: std::fill_n(out, n, std::uint8_t{0});
+        }
       }
-    });
-    if (!typed) throw error("field \"" + v.field_name.value + "\" has values conditions cannot compare");
-    return out;
+    } else {
+      const bool typed = format::visit_datatype(f.type, [&]<class T>() {
+        if constexpr (std::is_arithmetic_v<T>) {
+          const std::byte* p = fixed_cells(*t, sizeof(T), cells, scratch, name);
+          if (!set) return compare_op<T>(v.op, p, n, codec::load_le<T>(value.data()), out);
+          // Sorted members; a NaN member equals no cell, nor a NaN cell any member.
+          auto number = [](T x) {
+            if constexpr (std::is_floating_point_v<T>) return !std::isnan(x);
+            else return (void)x, true;
+          };
+          std::vector<T> sorted;
+          for (const auto& m : members) {
+            const T x = codec::load_le<T>(m.data());
+            if (number(x)) sorted.push_back(x);
+          }
+          std::sort(sorted.begin(), sorted.end());
+          sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+          for (std::size_t k = 0; k < n; ++k) {
+            const T x = codec::load_le<T>(p + k * sizeof(T));
+            out[k] = (number(x) && std::binary_search(sorted.begin(), sorted.end(), x)) == in ? 1 : 0;
+          }
+        } else {
+          throw error("field \"" + name + "\" has values conditions cannot compare");
+        }
+      });
+      if (!typed) throw error("field \"" + name + "\" has values conditions cannot compare");
+    }
+    // A null cell fails every comparison, IN and NOT_IN included.
+    if (!f.nullable) return;
+    if (!cells.list && cells.first + n <= t->validity.size()) {
+      const std::uint8_t* valid = t->validity.data() + cells.first;
+      for (std::size_t k = 0; k < n; ++k) out[k] &= valid[k] != 0 ? 1 : 0;
+      return;
+    }
+    for (std::size_t k = 0; k < n; ++k)
+      if (null_at(k)) out[k] = 0;
   }
 
   format::ConditionNode root_;

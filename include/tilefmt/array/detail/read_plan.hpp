@@ -65,6 +65,11 @@ struct read_plan {
   bool skips(std::span<const std::uint64_t> tile_lo) const { return skip_tile && skip_tile(tile_lo); }
   /// Dense folds (fold_dense): the aggregates the cells go into.
   std::vector<aggregator>* sinks = nullptr;
+  /// Sparse reads for aggregates: whether tile `tile` of `frag`, when every
+  /// cell of it is in the result (read_output::whole_tiles), has metadata
+  /// that answers every aggregate of attribute `name`. Such tiles are left
+  /// unread: their cells hold zero bytes, which the aggregates leave out.
+  std::function<bool(const fragment& frag, std::uint64_t tile, const std::string& name)> answered{};
 
   const format::ArraySchema& schema() const { return arr.schema(); }
 

@@ -5,7 +5,10 @@
 // domain misses the subarray are skipped, and so are tiles whose bounding
 // rectangle (the R-tree's leaves) does. The coordinate tiles of the rest
 // decide which cells are in; the attribute tiles are then read once each,
-// for the cells they give to the result.
+// for the cells they give to the result (one-dimensional reads keep the
+// tiles their condition read, compacted to the passing cells, rather than
+// read them again). Sparse aggregates leave unread the whole tiles whose
+// metadata answers them (read_plan::answered).
 //
 // TileDB's rules, per layout:
 // - row-major and column-major (TileDB's "legacy" reader): the subarray's
@@ -36,6 +39,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -92,9 +96,10 @@ public:
     const auto order = legacy ? legacy_order() : merged_order();
     read_output out{{}, order.size(), {}, {}, {}};
     std::vector<tile_run> runs;
-    out.fields = materialize(order, runs);
     // A cell of several ranges is there once a range: its tile is not whole.
-    if (!legacy || merged.nd_range_num() <= 1) out.whole_tiles = whole_tiles(runs);
+    const bool whole = !legacy || merged.nd_range_num() <= 1;
+    out.fields = materialize(order, runs, whole);
+    if (whole) out.whole_tiles = whole_tiles(runs);
     return out;
   }
 
@@ -110,12 +115,64 @@ private:
   };
 
   /// Cells `pos .. pos + count` of tile `tile` of fragment `frag` are the
-  /// result's cells `out .. out + count`.
+  /// result's cells `out .. out + count`; with `select`, the `count` cells
+  /// of `pos .. pos + span` whose select byte is set are.
   struct tile_run {
     std::uint32_t frag;
     std::uint64_t tile;
     std::size_t pos, out, count;
+    const std::uint8_t* select = nullptr;
+    std::size_t span = 0;
+    /// The tile cells the run covers.
+    std::size_t covered() const noexcept { return select ? span : count; }
   };
+
+  /// Copies the `size`-byte values of `src` whose select byte is set (of
+  /// `n`) to `dst`, back to back, without a branch per value: each value is
+  /// written, and the next one overwrites it unless it was selected. Up to
+  /// the last selected value no write passes the selected ones' end. `dst`
+  /// may be `src` or before it (a tile compacted in place).
+  static void copy_selected(std::byte* dst, const std::byte* src, const std::uint8_t* select, std::size_t n,
+                            std::size_t size) {
+    while (n > 0 && !select[n - 1]) --n;
+    auto each = [&]<std::size_t S>() {
+      std::size_t o = 0;
+      for (std::size_t k = 0; k < n; ++k) {
+        std::memmove(dst + o * S, src + k * S, S);
+        o += select[k] != 0;
+      }
+    };
+    switch (size) {
+    case 1: return each.template operator()<1>();
+    case 2: return each.template operator()<2>();
+    case 4: return each.template operator()<4>();
+    case 8: return each.template operator()<8>();
+    case 16: return each.template operator()<16>();
+    default:
+      for (std::size_t k = 0, o = 0; k < n; ++k)
+        if (select[k]) std::memmove(dst + (o++) * size, src + k * size, size);
+    }
+  }
+
+  /// Keeps only the cells of `values` (`size` bytes each) that run `r` takes
+  /// from its tile, and gives back the memory of the others.
+  static void keep_run(std::vector<std::byte>& values, const tile_run& r, std::size_t size) {
+    if (r.select)
+      copy_selected(values.data(), values.data() + r.pos * size, r.select, r.span, size);
+    else if (r.count != 0)
+      std::memmove(values.data(), values.data() + r.pos * size, r.count * size);
+    values.resize(r.count * size);
+    values.shrink_to_fit();
+  }
+
+  /// A tile the reader holds already (a condition's, in read_runs); a
+  /// `compacted` one holds only the cells of its run, in order.
+  struct held_tile {
+    const tile_data* tile = nullptr;
+    bool compacted = false;
+  };
+  /// The held tile of a field in tile `tile` of fragment `frag`, if any.
+  using held_tiles = std::function<held_tile(std::uint32_t frag, std::uint64_t tile, const std::string& name)>;
 
   bool row_major() const { return plan_.layout != query_layout::col_major; }
   unsigned threads() const { return plan_.arr.options().threads; }
@@ -138,7 +195,11 @@ private:
       tile_run run;
       key_range box;  // the tile's bounding rectangle inside the range
       tile_data coords;
-      std::vector<tile_run> parts;  // the run less the cells that fail the condition
+      std::vector<tile_run> parts;  // the run, if any cell of it passes the condition
+      std::vector<std::uint8_t> pass;  // which of the run's cells pass it (empty: all)
+      // The condition's tiles of attributes the result has: fixed-size
+      // ones compacted to the run's cells (keep_run), var-size ones whole.
+      std::map<std::string, tile_data, std::less<>> held;
     };
     std::vector<segment> segs;
     const auto& frags = plan_.arr.fragments();
@@ -155,7 +216,7 @@ private:
           const auto [lo, hi] = mbrs[t].ranges[0].as<T>();
           box = {std::max(order_key(lo), range.lo), std::min(order_key(hi), range.hi)};
         });
-        segs.push_back({{static_cast<std::uint32_t>(k), t, 0, 0, 0}, box, {}, {}});
+        segs.push_back({{static_cast<std::uint32_t>(k), t, 0, 0, 0}, box, {}, {}, {}, {}});
       }
     }
     std::sort(segs.begin(), segs.end(), [](const segment& a, const segment& b) { return a.box.lo < b.box.lo; });
@@ -198,25 +259,57 @@ private:
         s.run.count = first(s.run.pos, [&](std::uint64_t k) { return k <= range.hi; }) - s.run.pos;
         if (!plan_.where) {
           if (s.run.count != 0) s.parts.push_back(s.run);
+          keep_run(s.coords.values, s.run, size);  // until the result is assembled, only the run's cells
           return;
         }
-        // The condition, over the run's cells: the tiles it names read here.
-        std::vector<std::uint64_t> cells_in(s.run.count);
-        std::iota(cells_in.begin(), cells_in.end(), std::uint64_t{s.run.pos});
+        if (s.run.count == 0) {
+          s.coords = {};
+          return;
+        }
+        // The condition, over the run's cells: the tiles it names read here,
+        // and those the result has kept for read_attributes.
         std::map<std::string, tile_data, std::less<>> read;
-        const auto pass = plan_.where->evaluate(cells_in, [&](const std::string& name) -> const tile_data* {
+        auto pass = plan_.where->evaluate_range(s.run.pos, s.run.count, [&](const std::string& name) -> const tile_data* {
           if (name == dims_[0].name.value) return &s.coords;
           if (!has_attribute(f.schema(), name)) return nullptr;  // added after the fragment
           auto it = read.find(name);
           if (it == read.end()) it = read.emplace(name, f.read_tile(f.field(name), static_cast<std::size_t>(s.run.tile))).first;
           return &it->second;
         });
-        for (std::size_t x = 0; x < pass.size(); ++x) {
-          if (!pass[x]) continue;
-          if (!s.parts.empty() && s.parts.back().pos + s.parts.back().count == s.run.pos + x)
-            ++s.parts.back().count;
-          else
-            s.parts.push_back({s.run.frag, s.run.tile, s.run.pos + x, 0, 1});
+        const auto passed = static_cast<std::size_t>(std::count_if(pass.begin(), pass.end(), [](std::uint8_t b) { return b != 0; }));
+        if (passed == 0) {
+          s.coords = {};
+          return;
+        }
+        s.parts.push_back(s.run);
+        if (passed != s.run.count) {
+          s.pass = std::move(pass);
+          s.parts.back().select = s.pass.data();
+          s.parts.back().span = s.run.count;
+          s.parts.back().count = passed;
+        }
+        // Until the result is assembled, only the passing cells are kept.
+        keep_run(s.coords.values, s.parts.back(), size);
+        for (auto& [name, tile] : read) {
+          if (std::find(plan_.names.begin(), plan_.names.end(), name) == plan_.names.end()) continue;
+          const auto& attr = plan_.attribute(name);
+          if (!attr.is_var()) {
+            const std::size_t cell = attr.cell_size();
+            if (cell == 0 || tile.values.size() / cell < s.run.pos + s.run.count ||
+                (attr.nullable.value && tile.validity.size() < s.run.pos + s.run.count))
+              throw format_error("a tile of fragment " + f.name().str() + ", field " + name +
+                                     " holds fewer cells than its coordinates",
+                                 0);
+            keep_run(tile.values, s.parts.back(), cell);
+            if (attr.nullable.value) {
+              std::vector<std::byte> valid(tile.validity.size());
+              std::memcpy(valid.data(), tile.validity.data(), valid.size());
+              keep_run(valid, s.parts.back(), 1);
+              tile.validity.assign(reinterpret_cast<const std::uint8_t*>(valid.data()),
+                                   reinterpret_cast<const std::uint8_t*>(valid.data()) + valid.size());
+            }
+          }
+          s.held.emplace(name, std::move(tile));
         }
       });
     });
@@ -233,20 +326,28 @@ private:
     coords.type = dims_[0].type.value;
     coords.values.resize(n * size);
     std::vector<tile_run> runs;
+    std::map<std::pair<std::uint32_t, std::uint64_t>, const segment*> by_tile;
     for (auto& s : segs) {
       for (const auto& part : s.parts) {
-        std::memcpy(coords.values.data() + part.out * size, s.coords.values.data() + part.pos * size,
-                    part.count * size);
+        if (part.count != 0)  // kept compacted (keep_run)
+          std::memcpy(coords.values.data() + part.out * size, s.coords.values.data(), part.count * size);
         runs.push_back(part);
       }
       s.coords = {};
+      if (!s.held.empty()) by_tile.emplace(std::pair{s.run.frag, s.run.tile}, &s);
     }
     std::stable_sort(runs.begin(), runs.end(), [](const tile_run& a, const tile_run& b) {
       return a.frag != b.frag ? a.frag < b.frag : a.tile < b.tile;
     });
     std::vector<result_field> out;
     out.push_back(std::move(coords));
-    read_attributes(out, n, runs);
+    read_attributes(out, n, runs, true, [&](std::uint32_t frag, std::uint64_t tile, const std::string& name) -> held_tile {
+      const auto it = by_tile.find({frag, tile});
+      if (it == by_tile.end()) return {};
+      const auto t = it->second->held.find(name);
+      if (t == it->second->held.end()) return {};
+      return {&t->second, !plan_.attribute(name).is_var()};
+    });
     return read_output{std::move(out), n, {}, {}, whole_tiles(runs)};
   }
 
@@ -602,7 +703,8 @@ private:
 
   /// The result's columns: coordinates, then each attribute, cell `c` from
   /// hit `order[c]`; `runs`: where the cells came from, grouped by tile.
-  std::vector<result_field> materialize(const std::vector<std::size_t>& order, std::vector<tile_run>& runs) const {
+  std::vector<result_field> materialize(const std::vector<std::size_t>& order, std::vector<tile_run>& runs,
+                                        bool whole) const {
     const std::size_t n = order.size();
     std::uint64_t coord_bytes = 0;
     for (std::size_t d = 0; d < dims_.size(); ++d)
@@ -653,20 +755,33 @@ private:
       }
       runs.push_back({h.frag, h.tile, static_cast<std::size_t>(h.pos), c, 1});
     }
-    read_attributes(out, n, runs);
+    read_attributes(out, n, runs, whole);
     return out;
   }
 
   /// Appends each attribute's field of an `n`-cell result made of `runs`
   /// (grouped by tile): each tile read once, on the array's threads, and
-  /// each result cell written by the thread that reads its tile.
-  void read_attributes(std::vector<result_field>& out, std::size_t n, const std::vector<tile_run>& runs) const {
+  /// each result cell written by the thread that reads its tile. Tiles
+  /// `held` has are taken from it. With `whole` (the groups of runs are
+  /// read_output::whole_tiles when they cover their tile), a whole tile
+  /// the plan's aggregates answer from its metadata (read_plan::answered)
+  /// is not read: its cells keep zero bytes, which the aggregates leave out.
+  void read_attributes(std::vector<result_field>& out, std::size_t n, const std::vector<tile_run>& runs,
+                       bool whole = false, const held_tiles& held = {}) const {
     // The groups' bounds: runs [group[j], group[j + 1]) come from one tile.
     std::vector<std::size_t> group;
     for (std::size_t b = 0; b < runs.size(); ++b)
       if (b == 0 || runs[b].frag != runs[b - 1].frag || runs[b].tile != runs[b - 1].tile) group.push_back(b);
     group.push_back(runs.size());
     const auto& frags = plan_.arr.fragments();
+    // Which groups are whole tiles (every cell in the result).
+    std::vector<std::uint8_t> full(group.size() - 1, 0);
+    if (whole && plan_.aggregating && plan_.answered)
+      for (std::size_t j = 0; j + 1 < group.size(); ++j) {
+        std::uint64_t cells = 0;
+        for (std::size_t x = group[j]; x < group[j + 1]; ++x) cells += runs[x].count;
+        full[j] = cells == frags[runs[group[j]].frag].tile_cells(static_cast<std::size_t>(runs[group[j]].tile));
+      }
     for (const auto& name : plan_.names) {
       const auto& attr = plan_.attribute(name);
       result_field r = plan_.attribute_field(name);
@@ -677,10 +792,25 @@ private:
       std::vector<std::span<const std::byte>> var_cells(r.var ? n : 0, std::span<const std::byte>(fill));
       std::vector<std::optional<tile_data>> kept(r.var ? group.size() - 1 : 0);  // var-size cells point into these
       parallel_for(group.size() - 1, threads(), [&](std::size_t j) {
-        const auto& frag = frags[runs[group[j]].frag];
-        std::optional<tile_data> t;
-        if (has_attribute(frag.schema(), name))
-          t = frag.read_tile(frag.field(name), static_cast<std::size_t>(runs[group[j]].tile));
+        const auto& first = runs[group[j]];
+        const auto& frag = frags[first.frag];
+        if (full[j] && plan_.answered(frag, first.tile, name)) return;
+        std::optional<tile_data> read;
+        const held_tile h = held ? held(first.frag, first.tile, name) : held_tile{};
+        const tile_data* t = h.tile;
+        if (h.compacted) {  // the cells of its one run, in order
+          const tile_run& run = runs[group[j]];
+          if (group[j + 1] - group[j] != 1 || t->values.size() != run.count * size ||
+              (r.nullable && t->validity.size() != run.count))
+            throw std::logic_error("tilefmt: sparse reader: a compacted tile does not match its run");
+          if (run.count != 0) std::memcpy(r.values.data() + run.out * size, t->values.data(), run.count * size);
+          if (r.nullable) std::copy_n(t->validity.begin(), run.count, r.validity.begin() + static_cast<std::ptrdiff_t>(run.out));
+          return;
+        }
+        if (!t && has_attribute(frag.schema(), name)) {
+          read = frag.read_tile(frag.field(name), static_cast<std::size_t>(first.tile));
+          t = &*read;
+        }
         for (std::size_t x = group[j]; x < group[j + 1]; ++x) {
           const tile_run& run = runs[x];
           if (!t) {  // the fragment's schema predates the attribute: its fill value
@@ -689,22 +819,29 @@ private:
                 std::memcpy(r.values.data() + c * size, fill.data(), size);
             continue;
           }
-          const std::size_t held = r.var ? t->offsets.size() : t->values.size() / size;
-          if (run.pos + run.count > held || (r.nullable && run.pos + run.count > t->validity.size()))
+          const std::size_t span = run.covered();
+          const std::size_t have = r.var ? t->offsets.size() : t->values.size() / size;
+          if (run.pos + span > have || (r.nullable && run.pos + span > t->validity.size()))
             throw format_error("a tile of fragment " + frag.name().str() + ", field " + name + " holds fewer cells " +
                                    "than its coordinates",
                                0);
           if (r.var) {
-            for (std::size_t k = 0; k < run.count; ++k)
-              var_cells[run.out + k] = var_cell(t->values, t->offsets, run.pos + k);
+            for (std::size_t k = 0, c = run.out; k < span; ++k)
+              if (!run.select || run.select[k]) var_cells[c++] = var_cell(t->values, t->offsets, run.pos + k);
+          } else if (run.select) {
+            copy_selected(r.values.data() + run.out * size, t->values.data() + run.pos * size, run.select, span, size);
           } else {
             std::memcpy(r.values.data() + run.out * size, t->values.data() + run.pos * size, run.count * size);
           }
-          if (r.nullable)
-            std::copy_n(t->validity.begin() + static_cast<std::ptrdiff_t>(run.pos), run.count,
-                        r.validity.begin() + static_cast<std::ptrdiff_t>(run.out));
+          if (!r.nullable) continue;
+          const auto* valid = reinterpret_cast<const std::byte*>(t->validity.data()) + run.pos;
+          auto* to = reinterpret_cast<std::byte*>(r.validity.data()) + run.out;
+          if (run.select)
+            copy_selected(to, valid, run.select, span, 1);
+          else
+            std::memcpy(to, valid, run.count);
         }
-        if (r.var) kept[j] = std::move(t);
+        if (r.var && read) kept[j] = std::move(read);
       });
       if (r.var) store_var_cells(r, var_cells);
       out.push_back(std::move(r));
