@@ -45,8 +45,9 @@
 // twice, as with TileDB; removing the new fragment's commit marker undoes
 // the consolidation (running it again would keep both copies).
 //
-// Not written: encrypted arrays (refused: they cannot be opened without a
-// key). Schema evolutions: the new fragment has the latest schema;
+// Encrypted arrays: with their key (consolidation_options::encryption_key),
+// the new fragment or metadata file is encrypted as any write to them is;
+// the vacuum file is plain text, as TileDB writes it. Schema evolutions: the new fragment has the latest schema;
 // attributes a fragment lacks read as fill values.
 #pragma once
 
@@ -82,6 +83,8 @@ struct consolidation_options {
   std::optional<std::string> label{};
   /// Where the array is; null: the local file system.
   std::shared_ptr<storage::backend> storage{};
+  /// The AES-256-GCM key of an encrypted array (32 bytes), or empty.
+  std::vector<std::uint8_t> encryption_key{};
 };
 
 /// What a consolidation wrote.
@@ -121,6 +124,8 @@ inline consolidation_result consolidate_fragments(const fs::path& root, const co
   o.timestamp_start = opt.timestamp_start;
   o.timestamp_end = opt.timestamp_end;
   o.storage = st;
+  o.encryption_key = opt.encryption_key;
+  detail::check_encryption_key(opt.encryption_key);
   const array_reader arr(root, o);
   std::vector<const fragment*> frags;
   for (const auto& f : arr.fragments())
@@ -132,14 +137,15 @@ inline consolidation_result consolidate_fragments(const fs::path& root, const co
   write_options w;
   w.label = opt.label;
   w.storage = st;
+  w.encryption_key = opt.encryption_key;
   if (schema.is_sparse()) {
     if (version >= 15) {
-      out.name = detail::consolidator::sparse_with_timestamps(arr, frags, opt.purge_deleted_cells, st, w);
+      out.name = detail::consolidator::sparse_with_timestamps(arr, frags, opt.purge_deleted_cells, w);
     } else {
-      out.name = detail::consolidator::sparse_merged(arr, frags, st, w);
+      out.name = detail::consolidator::sparse_merged(arr, frags, w);
     }
   } else {
-    out.name = detail::consolidator::dense(arr, frags, opt.amplification, st, w);
+    out.name = detail::consolidator::dense(arr, frags, opt.amplification, w);
     if (out.name.empty()) return out;
   }
   std::string text;
@@ -161,8 +167,8 @@ inline consolidation_result consolidate_metadata(const fs::path& root, const con
   const listing l = list_array(*st, root, opt.timestamp_start, opt.timestamp_end);
   consolidation_result out;
   if (l.metadata.size() < 2) return out;
-  const std::uint32_t version = detail::read_schema(*st, l.latest_schema, {}).version.value;
-  const metadata_map merged = read_metadata_files(*st, l.metadata);
+  const std::uint32_t version = detail::read_schema_for_writing(*st, l.latest_schema, opt.encryption_key).version.value;
+  const metadata_map merged = read_metadata_files(*st, l.metadata, {.encryption_key = opt.encryption_key});
   write_options w;
   w.label = opt.label;
   w.storage = st;
@@ -171,7 +177,7 @@ inline consolidation_result consolidate_metadata(const fs::path& root, const con
   if (merged.size() != 0) {
     format::ArrayMetadata file;
     for (const auto& [key, e] : merged.entries()) file.entries.value.push_back(e);
-    st->write(root / "__meta" / out.name, filter::write_generic_tile(codec::encode(file), version));
+    st->write(root / "__meta" / out.name, filter::write_generic_tile(codec::encode(file), version, opt.encryption_key));
   }
   std::string text;
   for (const auto& f : l.metadata) {
