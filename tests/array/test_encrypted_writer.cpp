@@ -319,6 +319,7 @@ void write_arrays(const fs::path& root, const std::vector<std::uint8_t>& k) {
     f.commit(with(1700000000001 + static_cast<std::uint64_t>(w)));
   }
   array::metadata_writer(dense, with(0)).put("scale", std::vector<double>{0.5, 2}).put_string("unit", "m").commit(with(1700000000003));
+  array::metadata_writer(dense, with(0)).put_string("unit", "cm").commit(with(1700000000006));
   array::schema_evolution()
       .add_attribute(format::make_attribute({.name = "extra", .type = format::Datatype::UINT16}))
       .evolve(dense, with(1700000000004));
@@ -390,6 +391,96 @@ TEST_CASE("every writing path with a key: reads back as the same writes unencryp
   CHECK(s.metadata().get_string("note") == "encrypted");
   fs::remove_all(plain);
   fs::remove_all(enc);
+}
+
+
+TEST_CASE("encrypted arrays: a missing or wrong key is a typed error, for readers and writers; nothing is written") {
+  const fs::path root = scratch("keys"), plain = scratch("keys-plain");
+  const array::write_options with_key{.timestamp = 1700000000000, .encryption_key = key};
+  array::create(root, sparse_schema(), with_key);
+  array::create(plain, sparse_schema(), {.timestamp = 1700000000000});
+  auto wrong = key;
+  wrong[5] ^= 1;
+  const std::vector<std::uint8_t> short_key(key.begin(), key.begin() + 16);
+  auto write = [&](const fs::path& p, std::vector<std::uint8_t> k) {
+    array::write_options o;
+    o.encryption_key = std::move(k);
+    array::sparse_fragment(p, o).set_coords("t", std::vector<std::int64_t>{1}).set_coords("id", std::vector<std::string>{"x"})
+        .set("v", std::vector<std::int32_t>{1}).set_var("name", std::vector<std::string>{"n"}, std::vector<std::uint8_t>{1})
+        .commit(o);
+  };
+  const auto before = files_under(root);
+
+  // Readers: no key, a wrong key, a short key.
+  try {
+    (void)array::open(root);
+    FAIL("opened without the key");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("32-byte key, none was given") != std::string::npos);
+  }
+  try {
+    (void)array::open(root, {.encryption_key = wrong});
+    FAIL("opened with a wrong key");
+  } catch (const filter::authentication_error& e) {
+    CHECK(std::string(e.what()).find("does not authenticate") != std::string::npos);
+  }
+  CHECK_THROWS_AS((void)array::open(root, {.encryption_key = short_key}), std::invalid_argument);
+
+  // Writers: no key, a wrong key, a short key, a key for an unencrypted array.
+  CHECK_THROWS_AS(write(root, {}), std::invalid_argument);
+  CHECK_THROWS_AS(write(root, wrong), filter::authentication_error);
+  CHECK_THROWS_AS(write(root, short_key), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(write(plain, key), doctest::Contains("not encrypted"), std::invalid_argument);
+  CHECK_THROWS_AS(array::metadata_writer{root}, std::invalid_argument);
+  CHECK_THROWS_AS(array::metadata_writer(root, array::write_options{.encryption_key = wrong}), filter::authentication_error);
+  CHECK_THROWS_AS(array::delete_cells(root, field("v") == std::int32_t{1}), std::invalid_argument);
+  CHECK_THROWS_AS(array::delete_cells(plain, field("v") == std::int32_t{1}, with_key), std::invalid_argument);
+  CHECK_THROWS_AS(array::schema_evolution().drop_attribute("name").evolve(root), std::invalid_argument);
+  CHECK_THROWS_AS(array::consolidate_fragments(root), std::invalid_argument);
+  CHECK_THROWS_AS(array::consolidate_fragments(root, {.encryption_key = wrong}), filter::authentication_error);
+  CHECK_THROWS_AS(array::create(scratch("short"), sparse_schema(), {.encryption_key = short_key}), std::invalid_argument);
+  CHECK_FALSE(fs::exists(scratch("short")));
+  // A fragment opened with the key commits with it only.
+  array::sparse_fragment f(root, array::write_options{.encryption_key = key});
+  f.set_coords("t", std::vector<std::int64_t>{1}).set_coords("id", std::vector<std::string>{"x"}).set("v", std::vector<std::int32_t>{1});
+  f.set_var("name", std::vector<std::string>{"n"}, std::vector<std::uint8_t>{1});
+  CHECK_THROWS_AS(f.commit({.encryption_key = wrong}), std::invalid_argument);
+  CHECK(files_under(root) == before);  // nothing written by any of them
+
+  write(root, key);
+  CHECK(array::open(root, {.encryption_key = key}).query().read().cell_num() == 1);
+  fs::remove_all(root);
+  fs::remove_all(plain);
+}
+
+TEST_CASE("encrypted arrays: consolidated fragments and metadata are encrypted, read back, and vacuum") {
+  const fs::path root = scratch("consolidate"), plain = scratch("consolidate-plain");
+  write_arrays(root, key);
+  write_arrays(plain, {});
+  for (const char* name : {"dense", "sparse"}) {
+    CAPTURE(name);
+    const auto c = array::consolidate_fragments(root / name, {.encryption_key = key});
+    const auto cp = array::consolidate_fragments(plain / name);
+    REQUIRE(!c.name.empty());
+    CHECK(c.replaced.size() == cp.replaced.size());
+    const auto m = array::consolidate_metadata(root / name, {.encryption_key = key});
+    array::consolidate_metadata(plain / name);
+    REQUIRE(!m.name.empty());
+    // The new fragment's files and metadata file: every part encrypted.
+    for (const auto& f : files_under(root / name / "__fragments" / c.name)) CHECK_NOTHROW(cleared(root / name / "__fragments" / c.name / f));
+    CHECK_NOTHROW(cleared(root / name / "__meta" / m.name));
+    array::vacuum_fragments(root / name);
+    array::vacuum_metadata(root / name);
+    array::vacuum_fragments(plain / name);
+    array::vacuum_metadata(plain / name);
+    const auto e = array::open(root / name, {.encryption_key = key}), p = array::open(plain / name);
+    CHECK(e.fragments().size() == 1);
+    CHECK(e.metadata().to_json() == p.metadata().to_json());
+    const auto layout = array::query_layout::row_major;
+    CHECK(testing::rows(e.query().layout(layout).read()) == testing::rows(p.query().layout(layout).read()));
+  }
+  fs::remove_all(root);
+  fs::remove_all(plain);
 }
 
 } // namespace test_encrypted_writer
