@@ -483,4 +483,38 @@ TEST_CASE("encrypted arrays: consolidated fragments and metadata are encrypted, 
   fs::remove_all(plain);
 }
 
+TEST_CASE("encrypted arrays: enumeration files are encrypted, extended by evolutions, and queried by label") {
+  const fs::path root = scratch("enums");
+  auto color = format::make_attribute({.name = "color", .type = format::Datatype::INT8});
+  color.enumeration_name.value.value = "colors";
+  const auto schema = format::make_array_schema({.type = format::ArrayType::SPARSE,
+                                                 .dimensions = {format::make_dimension<std::int64_t>("x", 0, 999, 100)},
+                                                 .attributes = {color},
+                                                 .capacity = 10});
+  array::write_options o;
+  o.timestamp = 1700000000000;
+  o.enumerations = {format::make_enumeration("colors", {"red", "green", "blue"})};
+  o.encryption_key = key;
+  array::create(root, schema, o);
+  array::write_options w{.timestamp = 1700000000010, .encryption_key = key};
+  array::sparse_fragment(root, w)
+      .set_coords<std::int64_t>("x", std::vector<std::int64_t>{1, 2, 3})
+      .set<std::int8_t>("color", std::vector<std::int8_t>{2, 0, 1})
+      .commit(w);
+  w.timestamp = 1700000000020;
+  array::schema_evolution()
+      .extend_enumeration(format::make_enumeration("colors", {"red", "green", "blue", "teal"}))
+      .evolve(root, w);
+  for (const auto& f : files_under(root))
+    if (fs::file_size(root / f) != 0) CHECK_NOTHROW(cleared(root / f));  // every file encrypted
+  const auto arr = array::open(root, {.encryption_key = key});
+  CHECK(arr.enumeration("colors").string_values() == std::vector<std::string>{"red", "green", "blue", "teal"});
+  CHECK(arr.query().where(field("color") == "green").read().get<std::int64_t>("x") == array::column<std::int64_t>{3});
+  CHECK_THROWS_AS(array::schema_evolution()
+                      .extend_enumeration(format::make_enumeration("colors", {"red", "green", "blue", "teal", "gold"}))
+                      .evolve(root),
+                  std::invalid_argument);  // no key
+  fs::remove_all(root);
+}
+
 } // namespace test_encrypted_writer
