@@ -427,7 +427,7 @@ TEST_CASE("encrypted arrays: a missing or wrong key is a typed error, for reader
   CHECK_THROWS_AS((void)array::open(root, {.encryption_key = short_key}), std::invalid_argument);
 
   // Writers: no key, a wrong key, a short key, a key for an unencrypted array.
-  CHECK_THROWS_AS(write(root, {}), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(write(root, {}), doctest::Contains("the array is encrypted"), std::invalid_argument);
   CHECK_THROWS_AS(write(root, wrong), filter::authentication_error);
   CHECK_THROWS_AS(write(root, short_key), std::invalid_argument);
   CHECK_THROWS_WITH_AS(write(plain, key), doctest::Contains("not encrypted"), std::invalid_argument);

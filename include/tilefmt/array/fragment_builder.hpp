@@ -117,20 +117,29 @@ inline void check_encryption_key(std::span<const std::uint8_t> key) {
 /// The schema in file `p`, read to write to its array with `key`. Whether
 /// the array is encrypted is decided here, by the schema file's generic
 /// tile header, as TileDB decides it when it opens an array: a key for an
-/// unencrypted array, or none for an encrypted one, is refused (the latter
-/// by the AES filter, naming the file) before anything is written.
+/// unencrypted array, or none for an encrypted one, is refused (naming the
+/// file) before anything is written.
 inline format::ArraySchema read_schema_for_writing(const storage::backend& st, const fs::path& p,
                                                    std::span<const std::uint8_t> key) {
   check_encryption_key(key);
-  if (key.empty()) return read_schema(st, p, {});
-  return naming_file(p, [&] {
-    const auto bytes = st.read(p, filter::generic_tile_options{}.max_tile_size);
+  const filter::generic_tile_options opt{.encryption_key = key};
+  const auto bytes = naming_file(p, [&] { return st.read(p, opt.max_tile_size); });
+  bool encrypted = false;
+  try {
     codec::reader r(bytes);
-    if (codec::decode<format::GenericTileHeader>(r).encryption_type != format::EncryptionType::AES_256_GCM)
-      throw std::invalid_argument("tilefmt: " + p.string() +
-                                  ": the array is not encrypted; it is written without an encryption key");
-    return codec::decode<format::ArraySchema>(filter::read_generic_tile(bytes, {.encryption_key = key}).payload);
-  });
+    encrypted = codec::decode<format::GenericTileHeader>(r).encryption_type == format::EncryptionType::AES_256_GCM;
+  } catch (const format_error&) {
+    // Not a generic tile (TileDB 1.3's schema file): never encrypted; or
+    // damaged, which reading it says.
+  }
+  if (encrypted && key.empty())
+    throw std::invalid_argument("tilefmt: " + p.string() +
+                                ": the array is encrypted (AES-256-GCM); write to it with its key "
+                                "(write_options::encryption_key)");
+  if (!encrypted && !key.empty())
+    throw std::invalid_argument("tilefmt: " + p.string() +
+                                ": the array is not encrypted; write to it without an encryption key");
+  return schema_from_bytes(p, bytes, opt);
 }
 
 /// The timestamp and label a new file gets.
