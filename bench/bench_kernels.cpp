@@ -14,6 +14,11 @@
 // machine, figures taken minutes apart are not comparable, and the best of
 // many short runs is the least disturbed one. A table of the ratios and the
 // ratio aimed for follows Google Benchmark's output.
+//
+// The byte and bit shuffles of the widest table also run against c-blosc2,
+// the library TileDB 2.30 calls for them, when scripts/bench.sh provides it
+// (TILEFMT_BENCH_BLOSC2): same chunks, same outputs (checked), alternately,
+// with a second table of ratios.
 #include <benchmark/benchmark.h>
 
 #include "bench_support.hpp"
@@ -24,13 +29,18 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <limits>
 #include <map>
 #include <random>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
+
+#include <dlfcn.h>
 
 #include "tilefmt/filter/detail/bit_width_reduction_kernel.hpp"
 #include "tilefmt/filter/detail/bitshuffle_kernel.hpp"
@@ -93,30 +103,40 @@ buffer chunkwise(const buffer& in, dispatch::byte_kernel kernel, std::size_t typ
   return out;
 }
 
-// Runs work() and a chunked memcpy of `bytes` from `copy_from` into `out`
-// alternately; the manual time is the kernel's.
-template <class Work>
-void measure(benchmark::State& state, std::size_t bytes, const std::byte* copy_from, std::byte* out, Work&& work) {
+// Runs work() and baseline() alternately, iteration by iteration; the manual
+// time is work()'s. Returns the best time of each.
+template <class Work, class Baseline>
+std::pair<double, double> measure_against(benchmark::State& state, std::size_t bytes, Work&& work,
+                                          Baseline&& baseline) {
   using clock = std::chrono::steady_clock;
   double best_kernel = std::numeric_limits<double>::infinity();
-  double best_copy = std::numeric_limits<double>::infinity();
+  double best_baseline = std::numeric_limits<double>::infinity();
   for (auto _ : state) {
     const auto t0 = clock::now();
     work();
     benchmark::ClobberMemory();
     const auto t1 = clock::now();
-    for (std::size_t off = 0; off < bytes; off += chunk_bytes) {
-      std::memcpy(out + off, copy_from + off, chunk_bytes);
-    }
+    baseline();
     benchmark::ClobberMemory();
     const auto t2 = clock::now();
     const double kernel = std::chrono::duration<double>(t1 - t0).count();
     state.SetIterationTime(kernel);
     best_kernel = std::min(best_kernel, kernel);
-    best_copy = std::min(best_copy, std::chrono::duration<double>(t2 - t1).count());
+    best_baseline = std::min(best_baseline, std::chrono::duration<double>(t2 - t1).count());
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
   state.counters["best_GB/s"] = static_cast<double>(bytes) / best_kernel / 1e9;
+  return {best_kernel, best_baseline};
+}
+
+// work() against a chunked memcpy of `bytes` from `copy_from` into `out`.
+template <class Work>
+void measure(benchmark::State& state, std::size_t bytes, const std::byte* copy_from, std::byte* out, Work&& work) {
+  const auto [best_kernel, best_copy] = measure_against(state, bytes, work, [&] {
+    for (std::size_t off = 0; off < bytes; off += chunk_bytes) {
+      std::memcpy(out + off, copy_from + off, chunk_bytes);
+    }
+  });
   state.counters["memcpy_GB/s"] = static_cast<double>(bytes) / best_copy / 1e9;
   state.counters["x_memcpy"] = best_copy / best_kernel;
 }
@@ -129,6 +149,114 @@ void run_byte_kernel(benchmark::State& state, dispatch::byte_kernel kernel, cons
       kernel(in.data() + off, chunk_bytes, type_size, out.data() + off);
     }
   });
+}
+
+// c-blosc2, the library TileDB 2.30 calls for both shuffles (byteshuffle:
+// blosc2_shuffle / blosc2_unshuffle on each part as one block; bitshuffle:
+// blosc2_bitshuffle / blosc2_bitunshuffle on 8 KiB blocks, BitshuffleFilter::
+// shuffle_part). Loaded at run time from the shared library named by
+// TILEFMT_BENCH_BLOSC2, which scripts/bench.sh takes from the package index's
+// blosc2 wheel into the build directory: no build, test or CI run needs it,
+// and without it the comparison rows are left out.
+struct blosc2_library {
+  using shuffle_fn = std::int32_t (*)(std::int32_t typesize, std::int32_t blocksize, const void* src, void* dest);
+  shuffle_fn shuffle = nullptr;
+  shuffle_fn unshuffle = nullptr;
+  shuffle_fn bitshuffle = nullptr;
+  shuffle_fn bitunshuffle = nullptr;
+  std::string version;
+  std::string status;  // why it is not loaded
+
+  bool loaded() const { return bitunshuffle != nullptr; }
+};
+
+template <class F>
+F symbol(void* lib, const char* name) {
+  void* p = dlsym(lib, name);
+  F f;
+  static_assert(sizeof(f) == sizeof(p));
+  std::memcpy(&f, &p, sizeof(f));  // object to function pointer, as POSIX allows
+  return f;
+}
+
+blosc2_library load_blosc2() {
+  blosc2_library l;
+  const char* path = std::getenv("TILEFMT_BENCH_BLOSC2");
+  if (path == nullptr || *path == '\0') {
+    l.status = "TILEFMT_BENCH_BLOSC2 is not set (scripts/bench.sh sets it)";
+    return l;
+  }
+  void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    l.status = std::string("cannot load ") + path + ": " + dlerror();
+    return l;
+  }
+  const auto init = symbol<void (*)()>(lib, "blosc2_init");
+  const auto version = symbol<const char* (*)()>(lib, "blosc2_get_version_string");
+  const blosc2_library::shuffle_fn fns[] = {
+      symbol<blosc2_library::shuffle_fn>(lib, "blosc2_shuffle"),
+      symbol<blosc2_library::shuffle_fn>(lib, "blosc2_unshuffle"),
+      symbol<blosc2_library::shuffle_fn>(lib, "blosc2_bitshuffle"),
+      symbol<blosc2_library::shuffle_fn>(lib, "blosc2_bitunshuffle")};
+  if (init == nullptr || version == nullptr || std::find(std::begin(fns), std::end(fns), nullptr) != std::end(fns)) {
+    l.status = std::string(path) + " lacks the blosc2 shuffle functions";
+    return l;
+  }
+  init();
+  l.version = version();
+  l.shuffle = fns[0];
+  l.unshuffle = fns[1];
+  l.bitshuffle = fns[2];
+  l.bitunshuffle = fns[3];
+  return l;
+}
+
+const blosc2_library& blosc2() {
+  static const blosc2_library l = load_blosc2();
+  return l;
+}
+
+// One chunk through c-blosc2 as TileDB 2.30 calls it; false on an error code.
+bool blosc2_chunk(blosc2_library::shuffle_fn fn, bool bit_blocks, const std::byte* in, std::size_t n,
+                  std::size_t type_size, std::byte* out) {
+  const std::size_t block = bit_blocks ? d::bitshuffle_block_bytes : n;
+  for (std::size_t off = 0; off < n; off += block) {
+    const auto len = static_cast<std::int32_t>(std::min(block, n - off));
+    if (fn(static_cast<std::int32_t>(type_size), len, in + off, out + off) != len) return false;
+  }
+  return true;
+}
+
+// The widest table's kernel against c-blosc2 on the same chunks, run
+// alternately, into the same output buffer; x_c-blosc2 = c-blosc2's best
+// time / the kernel's. Both outputs are first checked to be the same bytes.
+void run_vs_blosc2(benchmark::State& state, dispatch::byte_kernel kernel, blosc2_library::shuffle_fn fn,
+                   bool bit_blocks, const buffer& in, std::size_t type_size, std::size_t bytes) {
+  buffer ours(bytes), theirs(bytes);
+  bool ok = true;
+  for (std::size_t off = 0; off < bytes; off += chunk_bytes) {
+    kernel(in.data() + off, chunk_bytes, type_size, ours.data() + off);
+    ok = ok && blosc2_chunk(fn, bit_blocks, in.data() + off, chunk_bytes, type_size, theirs.data() + off);
+  }
+  if (!ok || ours != theirs) {
+    state.SkipWithError(ok ? "c-blosc2 wrote other bytes than the kernel" : "c-blosc2 returned an error");
+    return;
+  }
+  const auto [best_kernel, best_blosc2] = measure_against(
+      state, bytes,
+      [&] {
+        for (std::size_t off = 0; off < bytes; off += chunk_bytes) {
+          kernel(in.data() + off, chunk_bytes, type_size, ours.data() + off);
+        }
+      },
+      [&] {
+        // Into the same buffer as the kernel, so that both find it equally warm.
+        for (std::size_t off = 0; off < bytes; off += chunk_bytes) {
+          blosc2_chunk(fn, bit_blocks, in.data() + off, chunk_bytes, type_size, ours.data() + off);
+        }
+      });
+  state.counters["c-blosc2_GB/s"] = static_cast<double>(bytes) / best_blosc2 / 1e9;
+  state.counters["x_c-blosc2"] = best_blosc2 / best_kernel;
 }
 
 // Bit-width reduction of one chunk, window by window, as the filter runs it.
@@ -250,6 +378,8 @@ void register_case(const std::string& name, double goal, benchmark::internal::Be
   goals.emplace_back(name, goal);
 }
 
+std::vector<std::pair<std::string, double>> blosc2_goals;  // benchmark name, x_c-blosc2 aimed for
+
 void register_all() {
   using dispatch::byte_kernel;
   const kernel_table& widest = *dispatch::available().back();
@@ -259,16 +389,24 @@ void register_all() {
     byte_kernel kernel_table::*prepare;  // nullptr: the raw data
     std::size_t type_size;
     double goal;
+    blosc2_library::shuffle_fn blosc2_library::*reference;
+    double reference_goal;  // in cache; 0: none
   };
+  // Against c-blosc2: the byte shuffles 1.25x on both shapes, the bit
+  // shuffles 3x in cache (16 MiB is bound by memory, not by the kernel).
   const byte_case byte_cases[] = {
-      {"byteshuffle", &kernel_table::byteshuffle, nullptr, 4, 0.5},
-      {"byteunshuffle", &kernel_table::byteunshuffle, &kernel_table::byteshuffle, 4, 0.65},
-      {"bitshuffle", &kernel_table::bitshuffle, nullptr, 4, 0.25},
-      {"bitunshuffle", &kernel_table::bitunshuffle, &kernel_table::bitshuffle, 4, 0.25},
-      {"byteshuffle", &kernel_table::byteshuffle, nullptr, 8, 0.5},
-      {"byteunshuffle", &kernel_table::byteunshuffle, &kernel_table::byteshuffle, 8, 0.65},
-      {"bitshuffle", &kernel_table::bitshuffle, nullptr, 8, 0.25},
-      {"bitunshuffle", &kernel_table::bitunshuffle, &kernel_table::bitshuffle, 8, 0.25},
+      {"byteshuffle", &kernel_table::byteshuffle, nullptr, 4, 0.5, &blosc2_library::shuffle, 1.25},
+      {"byteunshuffle", &kernel_table::byteunshuffle, &kernel_table::byteshuffle, 4, 0.65,
+       &blosc2_library::unshuffle, 1.25},
+      {"bitshuffle", &kernel_table::bitshuffle, nullptr, 4, 0.25, &blosc2_library::bitshuffle, 3.0},
+      {"bitunshuffle", &kernel_table::bitunshuffle, &kernel_table::bitshuffle, 4, 0.25,
+       &blosc2_library::bitunshuffle, 3.0},
+      {"byteshuffle", &kernel_table::byteshuffle, nullptr, 8, 0.5, &blosc2_library::shuffle, 1.25},
+      {"byteunshuffle", &kernel_table::byteunshuffle, &kernel_table::byteshuffle, 8, 0.65,
+       &blosc2_library::unshuffle, 1.25},
+      {"bitshuffle", &kernel_table::bitshuffle, nullptr, 8, 0.25, &blosc2_library::bitshuffle, 3.0},
+      {"bitunshuffle", &kernel_table::bitunshuffle, &kernel_table::bitshuffle, 8, 0.25,
+       &blosc2_library::bitunshuffle, 3.0},
   };
   static std::deque<buffer> prepared;  // inputs of the inverse kernels
   for (const auto& c : byte_cases) {
@@ -282,6 +420,18 @@ void register_all() {
         register_case(name, c.goal,
                       benchmark::RegisterBenchmark(name.c_str(), run_byte_kernel, t->*(c.kernel), std::cref(*in),
                                                    c.type_size, s.bytes));
+      }
+    }
+    if (blosc2().loaded()) {
+      const bool bit_blocks = std::string_view(c.name).starts_with("bit");  // TileDB's 8 KiB blocks
+      for (const shape& s : shapes) {
+        const std::string name = row + "/" + widest.name + " vs c-blosc2/" + s.name;
+        const double goal = bit_blocks && s.bytes != chunk_bytes ? 0.0 : c.reference_goal;
+        benchmark::RegisterBenchmark(name.c_str(), run_vs_blosc2, widest.*(c.kernel), blosc2().*(c.reference),
+                                     bit_blocks, std::cref(*in), c.type_size, s.bytes)
+            ->Unit(benchmark::kMicrosecond)
+            ->UseManualTime();
+        blosc2_goals.emplace_back(name, goal);
       }
     }
   }
@@ -317,6 +467,24 @@ void print_table(const collecting_reporter& r) {
     const double ratio = it->second.at("x_memcpy").value;
     std::printf("%-50s %9.2f %11.2f %8.2fx %5.2fx%s\n", name.c_str(), it->second.at("best_GB/s").value,
                 it->second.at("memcpy_GB/s").value, ratio, goal, ratio >= goal ? "" : "  (below goal)");
+  }
+  if (!blosc2().loaded()) {
+    std::printf("\nc-blosc2 not compared: %s\n", blosc2().status.c_str());
+    return;
+  }
+  std::printf("\n%-50s %9s %11s %9s %6s\n", ("against c-blosc2 " + blosc2().version).c_str(), "GB/s",
+              "c-blosc2", "x blosc2", "goal");
+  for (const auto& [name, goal] : blosc2_goals) {
+    const auto it = r.counters.find(name + "/manual_time");
+    if (it == r.counters.end()) continue;
+    const double ratio = it->second.at("x_c-blosc2").value;
+    std::printf("%-50s %9.2f %11.2f %8.2fx ", name.c_str(), it->second.at("best_GB/s").value,
+                it->second.at("c-blosc2_GB/s").value, ratio);
+    if (goal > 0) {
+      std::printf("%5.2fx%s\n", goal, ratio >= goal ? "" : "  (below goal)");
+    } else {
+      std::printf("%6s\n", "-");
+    }
   }
 }
 

@@ -12,6 +12,10 @@ Run it with a Python that has TileDB-Py and numpy installed. The cases:
                    smooth signal with noise), written whole: TileDB-Py as
                    `A[:] = {...}`, tilefmt with cell_layout::row_major
   dense-storage    the same, tilefmt with cell_layout::storage
+  dense-row-major-stream, dense-storage-stream
+                   the same two, tilefmt's dense_fragment::stream() writing
+                   each tile to its data file as it is encoded (not run
+                   unless asked for with --cases)
   sparse           a 2-D sparse array, int64 dimensions "x" in [0, 3999] and
                    "y" in [0, 2499] (space tiles of 500 x 500, capacity
                    100,000), 10 million cells (every cell of the domain) in a

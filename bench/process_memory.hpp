@@ -38,16 +38,18 @@ inline std::uint64_t peak_resident_bytes() {
 
 /// Prints the drivers' one JSON object: the best and median of `seconds`,
 /// the bytes read, the peak resident memory added since `before`, and a
-/// checksum of the results (so that the reads cannot be optimised away).
+/// checksum of the results (so that the reads cannot be optimised away),
+/// then `extra`: more fields, each written `, "name": value`.
 inline void print_timing(std::vector<double> seconds, std::uint64_t bytes, std::uint64_t before,
-                         std::uint64_t checksum) {
+                         std::uint64_t checksum, const std::string& extra = {}) {
   std::sort(seconds.begin(), seconds.end());
   const std::uint64_t peak = peak_resident_bytes();
   std::printf("{\"best_s\": %.6f, \"median_s\": %.6f, \"bytes\": %llu, \"peak_added_bytes\": %llu, "
-              "\"checksum\": %llu}\n",
+              "\"checksum\": %llu",
               seconds.front(), seconds[seconds.size() / 2], static_cast<unsigned long long>(bytes),
               static_cast<unsigned long long>(peak > before ? peak - before : 0),
               static_cast<unsigned long long>(checksum));
+  std::printf("%s}\n", extra.c_str());
 }
 
 } // namespace tilefmt::bench

@@ -1,18 +1,25 @@
 // Reads one fixed-size attribute of every fragment of a TileDB array with
 // tilefmt and prints how long it took and how much memory it needed. Driven
-// by bench/compare_tiledb.py, which runs TileDB-Py on the same array in the
-// same run.
+// by bench/compare_tiledb.py, which runs libtiledb's C API and TileDB-Py on
+// the same array in the same run.
 //
 //   bench-read-column ARRAY ATTRIBUTE TYPE THREADS REPEATS
 //
 // TYPE is int32, int64, float32 or float64. Prints one JSON object: the best
-// and median wall time of REPEATS reads, the decoded bytes, and the peak
+// and median wall time of REPEATS reads, the decoded bytes, the peak
 // resident memory the reads added to the process (VmHWM minus the
-// resident size before the first read, from /proc/self/status).
+// resident size before the first read, from /proc/self/status), the least
+// CPU time of one read (every thread's, CLOCK_PROCESS_CPUTIME_ID: less
+// sensitive than wall time to other processes on a shared machine), and the
+// digest of every value read (bench/timing.py's digest), from one more read
+// after the timed ones, so the drivers can check that another reader
+// returned the same cells.
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <string>
 #include <utility>
@@ -25,6 +32,12 @@ namespace {
 
 using tilefmt::bench::resident_bytes;
 
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 template <class T>
 std::uint64_t read_all(const tilefmt::array::array_reader& a, const std::string& attr, std::uint64_t& checksum) {
   std::uint64_t bytes = 0;
@@ -35,6 +48,18 @@ std::uint64_t read_all(const tilefmt::array::array_reader& a, const std::string&
     if (!v.empty()) checksum += static_cast<std::uint64_t>(v[v.size() / 2]);
   }
   return bytes;
+}
+
+// The sum over cells i (from 0, across fragments in order) of (i + 1) times
+// the cell's bit pattern as an unsigned integer, modulo 2^64: it changes
+// when a value or its place changes, and numpy computes it the same way.
+template <class T>
+std::uint64_t digest(const tilefmt::array::array_reader& a, const std::string& attr) {
+  using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  std::uint64_t sum = 0, i = 0;
+  for (const auto& f : a.fragments())
+    for (T v : f.read<T>(attr)) sum += ++i * static_cast<std::uint64_t>(std::bit_cast<bits>(v));
+  return sum;
 }
 
 } // namespace
@@ -52,9 +77,11 @@ int main(int argc, char** argv) {
     const std::uint64_t before = resident_bytes();
     auto a = tilefmt::array::open(path, opt);
     std::vector<double> seconds;
+    double best_cpu = 0;
     std::uint64_t bytes = 0, checksum = 0;
     for (int r = 0; r < repeats; ++r) {
       auto t0 = std::chrono::steady_clock::now();
+      const double c0 = cpu_seconds();
       if (type == "int32") bytes = read_all<std::int32_t>(a, attr, checksum);
       else if (type == "int64") bytes = read_all<std::int64_t>(a, attr, checksum);
       else if (type == "float32") bytes = read_all<float>(a, attr, checksum);
@@ -64,8 +91,17 @@ int main(int argc, char** argv) {
         return 2;
       }
       seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      const double cpu = cpu_seconds() - c0;
+      best_cpu = r == 0 ? cpu : std::min(best_cpu, cpu);
     }
-    tilefmt::bench::print_timing(std::move(seconds), bytes, before, checksum);
+    std::uint64_t values_digest = 0;
+    if (type == "int32") values_digest = digest<std::int32_t>(a, attr);
+    else if (type == "int64") values_digest = digest<std::int64_t>(a, attr);
+    else if (type == "float32") values_digest = digest<float>(a, attr);
+    else values_digest = digest<double>(a, attr);
+    tilefmt::bench::print_timing(std::move(seconds), bytes, before, checksum,
+                                 ", \"best_cpu_s\": " + std::to_string(best_cpu) +
+                                     ", \"digest\": " + std::to_string(values_digest));
   } catch (const std::exception& e) {
     std::cerr << "bench-read-column: " << e.what() << "\n";
     return 1;

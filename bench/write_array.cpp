@@ -8,7 +8,8 @@
 // TEMPLATE is an empty array (schema only), copied to OUT before each write
 // (outside the timing; OUT is left holding the last write). KIND is
 // dense-row-major or dense-storage (1-D: attributes "a" int32 and "b" float64
-// over the whole domain), or sparse (2-D: int64 dimensions "x" and "y", the
+// over the whole domain; with a `-stream` suffix, dense_fragment::stream():
+// each tile appended to its data file as it is encoded), or sparse (2-D: int64 dimensions "x" and "y", the
 // same attributes). DATA is a folder of raw little-endian files: a.bin,
 // b.bin, and for sparse x.bin, y.bin. The files are read into memory first;
 // the timed part is what a program writing the cells does: open the array
@@ -66,7 +67,8 @@ int main(int argc, char** argv) {
     if (kind == "sparse") {
       x = load<std::int64_t>(data / "x.bin");
       y = load<std::int64_t>(data / "y.bin");
-    } else if (kind != "dense-row-major" && kind != "dense-storage") {
+    } else if (kind != "dense-row-major" && kind != "dense-storage" && kind != "dense-row-major-stream" &&
+               kind != "dense-storage-stream") {
       std::cerr << "unknown kind " << kind << "\n";
       return 2;
     }
@@ -86,9 +88,10 @@ int main(int argc, char** argv) {
         f.set<std::int32_t>("a", a).set<double>("b", b);
         f.commit();
       } else {
-        const auto layout = kind == "dense-storage" ? ta::cell_layout::storage : ta::cell_layout::row_major;
+        const auto layout = kind.rfind("dense-storage", 0) == 0 ? ta::cell_layout::storage : ta::cell_layout::row_major;
         ta::dense_fragment f(out, {{0, static_cast<std::int64_t>(a.size()) - 1}}, layout);
         f.threads(threads);
+        if (kind.ends_with("-stream")) f.stream();
         f.set<std::int32_t>("a", a).set<double>("b", b);
         f.commit();
       }

@@ -13,6 +13,29 @@ say "Machine"
 lscpu | grep -E 'Model name|^CPU\(s\)|L2|L3' || true
 ${CXX:-c++} --version | head -1
 
+# c-blosc2, the library TileDB 2.30 calls for both shuffles, for
+# bench-kernels to run beside its kernels: the shared library of the package
+# index's blosc2 wheel (c-blosc2 3.3.5 in 4.14.1), unpacked into the build
+# directory once and loaded at run time (TILEFMT_BENCH_BLOSC2). Nothing is
+# built from it; without it bench-kernels compares with memcpy only.
+BLOSC2_WHEEL=4.14.1
+VENV=build/bench/venv
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV" || true
+BLOSC2_DIR=build/bench/references/blosc2-$BLOSC2_WHEEL
+if [ ! -f "$BLOSC2_DIR/blosc2/lib/libblosc2.so" ] && [ -x "$VENV/bin/pip" ]; then
+  wheels=$(mktemp -d)
+  if "$VENV/bin/pip" download -q --no-deps --only-binary :all: -d "$wheels" "blosc2==$BLOSC2_WHEEL"; then
+    mkdir -p "$BLOSC2_DIR"
+    "$VENV/bin/python" -m zipfile -e "$wheels"/blosc2-*.whl "$BLOSC2_DIR" || rm -rf "$BLOSC2_DIR"
+  fi
+  rm -rf "$wheels"
+fi
+if [ -f "$BLOSC2_DIR/blosc2/lib/libblosc2.so" ]; then
+  export TILEFMT_BENCH_BLOSC2="$PWD/$BLOSC2_DIR/blosc2/lib/libblosc2.so"
+else
+  echo "c-blosc2 could not be had: bench-kernels compares with memcpy only"
+fi
+
 status=0
 for b in build/bench/bench/bench-*; do
   [ -f "$b" ] && [ -x "$b" ] || continue
@@ -23,15 +46,14 @@ done
 # Whole-column reads against TileDB-Py, on all cores as well as one, so not
 # pinned. TileDB-Py comes from the package index into its own environment, at
 # the newest release the interop suite covers.
-say "tilefmt vs TileDB-Py (bench/compare_tiledb.py)"
+say "tilefmt vs libtiledb's C API and TileDB-Py (bench/compare_tiledb.py)"
 read -r TILEDB_PY NUMPY_PIN < <(grep -v '^#' tests/interop/versions.txt | awk 'NF {v=$1; n=$2} END {print v, n}')
-VENV=build/bench/venv
 if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import tiledb" 2>/dev/null; then
   python3 -m venv "$VENV" && "$VENV/bin/pip" install -q "tiledb==$TILEDB_PY" "$NUMPY_PIN" || VENV=""
 fi
 if [ -n "$VENV" ]; then
   "$VENV/bin/python" bench/compare_tiledb.py --reader build/bench/bench/bench-read-column --dir build/bench/arrays \
-    || status=1
+    --rounds 3 || status=1
   say "tilefmt queries vs TileDB-Py (bench/compare_query.py; QUERY_SIDE=16384 for the 1 GiB array)"
   "$VENV/bin/python" bench/compare_query.py --reader build/bench/bench/bench-read-query --dir build/bench/arrays \
     --side "${QUERY_SIDE:-4096}" || status=1

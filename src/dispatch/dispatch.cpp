@@ -71,12 +71,12 @@ constinit const kernel_table scalar_kernels = impl::make_kernel_table<void>("sca
 // system saves the YMM and ZMM registers, without which an AVX2 or AVX-512
 // instruction faults even on a CPU that has it.
 #if defined(TILEFMT_DISPATCH_SSE2) || defined(TILEFMT_DISPATCH_SSE4_1) || defined(TILEFMT_DISPATCH_AVX2) || \
-    defined(TILEFMT_DISPATCH_AVX512BW)
+    defined(TILEFMT_DISPATCH_AVX512BW) || defined(TILEFMT_DISPATCH_AVX512VBMI_GFNI)
 #define TILEFMT_DISPATCH_X86 1
 #endif
 
 struct table_list {
-  std::array<const kernel_table*, 5> tables{};
+  std::array<const kernel_table*, 6> tables{};
   std::size_t size = 0;
   void add(const kernel_table* t) noexcept { tables[size++] = t; }
 };
@@ -103,6 +103,13 @@ table_list detect() noexcept {
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw")) {
     l.add(&impl::kernels_avx512bw);
+  }
+#endif
+#ifdef TILEFMT_DISPATCH_AVX512VBMI_GFNI
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni")) {
+    l.add(&impl::kernels_avx512vbmi_gfni);
   }
 #endif
   return l;

@@ -53,6 +53,7 @@ extern const kernel_table kernels_sse2;
 extern const kernel_table kernels_sse4_1;
 extern const kernel_table kernels_avx2;
 extern const kernel_table kernels_avx512bw;
+extern const kernel_table kernels_avx512vbmi_gfni;
 
 }  // namespace tilefmt::filter::dispatch::impl
 

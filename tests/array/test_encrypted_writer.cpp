@@ -18,6 +18,7 @@
 #include "../support/testing.hpp"
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/consolidate.hpp"
+#include "tilefmt/array/global_order_writer.hpp"
 #include "tilefmt/array/query.hpp"
 #include "tilefmt/array/vacuum.hpp"
 #include "tilefmt/array/writer.hpp"
@@ -514,6 +515,45 @@ TEST_CASE("encrypted arrays: enumeration files are encrypted, extended by evolut
                       .extend_enumeration(format::make_enumeration("colors", {"red", "green", "blue", "teal", "gold"}))
                       .evolve(root),
                   std::invalid_argument);  // no key
+  fs::remove_all(root);
+}
+
+TEST_CASE("encrypted arrays: the global-order writer and consolidated fragment metadata") {
+  const fs::path original = data / "encrypted_sparse" / "array", expected = data / "encrypted_sparse" / "expected";
+  const fs::path root = scratch("global-order");
+  create_like(root, original);
+  const auto frag = dirs_in(original / "__fragments").at(0);
+  const fs::path dir = expected / frag / "global";
+  const auto d = load<std::int32_t>(dir / "d.data");
+  const auto a = load<double>(dir / "a.data");
+  const auto s = strings(dir, "s");
+  REQUIRE(d.size() == 35);
+  {
+    array::global_order_writer w(root, same_name_as(frag));
+    for (const auto& [from, to] : {std::pair<std::size_t, std::size_t>{0, 13}, {13, 35}}) {
+      w.set_coords<std::int32_t>("d", std::vector<std::int32_t>(d.begin() + from, d.begin() + to))
+          .set("a", std::vector<double>(a.begin() + from, a.begin() + to))
+          .set_var("s", std::vector<std::string>(s.begin() + from, s.begin() + to));
+      w.submit();
+    }
+    CHECK(w.finalize() == frag);
+  }
+  for (const auto& f : files_under(root))
+    if (fs::file_size(root / f) != 0) CHECK_NOTHROW(cleared(root / f));  // every file encrypted
+  const auto mine = array::open(root, {.encryption_key = key}), theirs = array::open(original, {.encryption_key = key});
+  CHECK(testing::rows(mine.query().read()) == testing::rows(theirs.query().read()));
+
+  // A second fragment, then the footers consolidated into an encrypted `.meta` file.
+  array::sparse_fragment(root, array::write_options{.encryption_key = key})
+      .set_coords("d", std::vector<std::int32_t>{1, 2})
+      .set("a", std::vector<double>{0.5, 1.5})
+      .set_var("s", std::vector<std::string>{"p", "q"})
+      .commit({.encryption_key = key});
+  CHECK_THROWS_AS(array::consolidate_fragment_metadata(root), std::invalid_argument);
+  const auto c = array::consolidate_fragment_metadata(root, {.encryption_key = key});
+  REQUIRE(c.replaced.size() == 2);
+  CHECK_NOTHROW(cleared(root / "__fragment_meta" / c.name));
+  CHECK(array::open(root, {.encryption_key = key}).query().read().cell_num() == 37);
   fs::remove_all(root);
 }
 

@@ -13,9 +13,11 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "tilefmt/array/consolidate.hpp"
+#include "tilefmt/array/global_order_writer.hpp"
 #include "tilefmt/array/vacuum.hpp"
 #include "tilefmt/array/writer.hpp"
 #include "tilefmt/filter/bitshuffle.hpp"
@@ -414,6 +416,83 @@ std::string write_consolidated_case(const fs::path& out) {
   return e.str();
 }
 
+/// A sparse array written by array::global_order_writer in submissions of
+/// uneven sizes (boundaries inside data tiles of 16): 2D int64 and int32
+/// dimensions of extent 10 and 8, row-major tiles, column-major cells; an
+/// INT64 under ZSTD and a nullable var string. The cells are made in the
+/// global order directly: space tiles row by row, then the cells of each
+/// tile column by column, some left out.
+std::string write_global_order_case(const fs::path& out) {
+  const std::string name = "tilefmt_sparse_global_order_submissions", rel = "arrays/" + name;
+  using D = format::Datatype;
+  auto schema = format::make_array_schema(
+      {.type = format::ArrayType::SPARSE,
+       .dimensions = {format::make_dimension<std::int64_t>("r", 0, 59, 10),
+                      format::make_dimension<std::int32_t>("c", -20, 19, 8)},
+       .attributes = {
+           format::make_attribute(
+               {.name = "v", .type = D::INT64, .filters = format::compression_pipeline(format::FilterType::ZSTD, 3)}),
+           format::make_attribute(
+               {.name = "label", .type = D::STRING_ASCII, .cell_val_num = format::var_num, .nullable = true})}});
+  schema.tile_order = format::Layout::ROW_MAJOR;
+  schema.cell_order = format::Layout::COL_MAJOR;
+  schema.capacity = 16;
+  array::create(out / rel, schema, {.timestamp = 1700000000000});
+
+  std::vector<std::int64_t> r, v;
+  std::vector<std::int32_t> c;
+  std::vector<std::string> label;
+  std::vector<std::uint8_t> valid;
+  for (std::int64_t tr = 0; tr < 6; ++tr)
+    for (std::int32_t tc = 0; tc < 5; ++tc)
+      for (std::int32_t cc = -20 + 8 * tc; cc < -12 + 8 * tc; ++cc)  // column-major cells: c slowest
+        for (std::int64_t rr = 10 * tr; rr < 10 * tr + 10; ++rr) {
+          const std::uint64_t h = static_cast<std::uint64_t>(rr * 131 + (cc + 20) * 71) * 2654435761u;
+          if ((h >> 7) % 3 == 0) continue;
+          r.push_back(rr);
+          c.push_back(cc);
+          v.push_back(rr * 1000 - cc * 7 + static_cast<std::int64_t>(r.size()));
+          label.push_back(std::string(static_cast<std::size_t>(r.size() % 5), static_cast<char>('a' + r.size() % 26)));
+          valid.push_back(static_cast<std::uint8_t>(r.size() % 7 != 3));
+        }
+  array::global_order_writer w(out / rel, {.timestamp = 1700000000100});
+  std::size_t at = 0;
+  for (std::size_t n = 5; at < r.size(); n = n * 7 % 97 + 3) {
+    const std::size_t e = std::min(r.size(), at + n);
+    auto part = [&](const auto& col) {
+      using T = typename std::decay_t<decltype(col)>::value_type;
+      return std::vector<T>(col.begin() + static_cast<std::ptrdiff_t>(at), col.begin() + static_cast<std::ptrdiff_t>(e));
+    };
+    const auto valid_part = part(valid);
+    w.set_coords("r", part(r)).set_coords("c", part(c)).set("v", part(v)).set_var("label", part(label), valid_part);
+    w.submit();
+    at = e;
+  }
+  const std::string frag_name = w.finalize();
+
+  std::vector<char> r_data(r.size() * 8), c_data(c.size() * 4), v_data(v.size() * 8), label_data;
+  std::vector<std::uint64_t> label_off;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    codec::store_le<std::int64_t>(reinterpret_cast<std::byte*>(r_data.data() + 8 * i), r[i]);
+    codec::store_le<std::int32_t>(reinterpret_cast<std::byte*>(c_data.data() + 4 * i), c[i]);
+    codec::store_le<std::int64_t>(reinterpret_cast<std::byte*>(v_data.data() + 8 * i), v[i]);
+    label_off.push_back(label_data.size());
+    label_data.insert(label_data.end(), label[i].begin(), label[i].end());
+  }
+  const std::string dir = "expected/" + name + "/" + frag_name + "/global/";
+  auto dim = [](std::string e) { return e.replace(e.find("\"attribute\""), 11, "\"dimension\""); };
+  std::ostringstream e;
+  e << "{\"name\": \"" << name << "\", \"path\": \"" << rel << "\", \"array_type\": \"sparse\", \"encryption\": null, "
+    << "\"schema\": {\"array_type\": \"sparse\", \"cell_order\": \"col-major\", \"tile_order\": \"row-major\", "
+    << "\"capacity\": 16, \"allows_duplicates\": false}, \"fragments\": [{\"name\": \"" << frag_name
+    << "\", \"format_version\": 22, \"sparse\": true, \"fields\": {"
+    << dim(field_entry(out, dir, "r", "INT64", r.size(), r_data, nullptr, nullptr, "global")) << ", "
+    << dim(field_entry(out, dir, "c", "INT32", r.size(), c_data, nullptr, nullptr, "global")) << ", "
+    << field_entry(out, dir, "v", "INT64", r.size(), v_data, nullptr, nullptr, "global") << ", "
+    << field_entry(out, dir, "label", "STRING_ASCII", r.size(), label_data, &label_off, &valid, "global") << "}}]}";
+  return e.str();
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -436,11 +515,12 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < cases.size(); ++i) m << (i ? ",\n" : "\n") << write_case(out, cases[i]);
     m << ",\n" << write_var_case(out);
     m << ",\n" << write_sparse_case(out);
+    m << ",\n" << write_global_order_case(out);
     m << ",\n" << write_var_case(out, true);
     m << ",\n" << write_sparse_case(out, true);
     m << ",\n" << write_consolidated_case(out);
     m << "\n]}\n";
-    std::cout << "writer-reverse: " << cases.size() + 5 << " arrays and manifest.json in " << out.string() << "\n";
+    std::cout << "writer-reverse: " << cases.size() + 6 << " arrays and manifest.json in " << out.string() << "\n";
   } catch (const std::exception& e) {
     std::cerr << "writer-reverse: " << e.what() << "\n";
     return 1;

@@ -1,7 +1,8 @@
 // WAV, PNG, ZIP and ELF declared with the codec (examples/formats/), checked
 // against files written by Python's wave, zlib and zipfile modules and by
 // struct (tests/data/formats/, made by make_files.py): decoded values equal
-// what Python's readers and readelf reported (expected.txt), re-encoding
+// what Python's readers and readelf reported (expected.txt), PNG files that
+// Debian packages ship agree with zlib's inflation of their image data, re-encoding
 // gives the same bytes, and truncated files, wrong magic, corrupt CRCs,
 // pads, header fields and offsets out of range are errors naming the field.
 #include "../../examples/formats/elf.hpp"
@@ -9,6 +10,7 @@
 #include "../../examples/formats/wav.hpp"
 #include "../../examples/formats/zip.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -201,6 +203,76 @@ TEST_CASE("PNG: a wrong signature, a missing IEND, trailing bytes and bad IHDR f
     CHECK(std::string(err.what()) ==
           "File.chunks[0].data.Header.bit_depth: 3 is not a PNG bit depth (1, 2, 4, 8 or 16) at offset 24");
   }
+}
+
+namespace {
+// The bytes PNG's image data holds once inflated, from IHDR alone (PNG
+// 7.2, 8.2): per scan line one filter-type byte and ceil(width * bits per
+// pixel / 8) bytes; an interlaced image is seven reduced images (Adam7).
+std::size_t png_image_bytes(const png::Header& h) {
+  static constexpr unsigned channels[] = {1, 0, 3, 1, 2, 0, 4};  // by colour type
+  const std::size_t bits = std::size_t{channels[h.colour_type.value]} * h.bit_depth.value;
+  const std::size_t w = h.width->value, ht = h.height->value;
+  auto image = [&](std::size_t width, std::size_t height) {
+    return width == 0 || height == 0 ? 0 : height * (1 + (width * bits + 7) / 8);
+  };
+  if (h.interlace_method.value == 0) return image(w, ht);
+  // Adam7: pass p starts at (x0, y0) and steps (dx, dy).
+  static constexpr std::size_t x0[] = {0, 4, 0, 2, 0, 1, 0}, y0[] = {0, 0, 4, 0, 2, 0, 1};
+  static constexpr std::size_t dx[] = {8, 8, 4, 4, 2, 2, 1}, dy[] = {8, 8, 8, 4, 4, 2, 2};
+  std::size_t total = 0;
+  for (int p = 0; p < 7; ++p)
+    total += image(w > x0[p] ? (w - x0[p] + dx[p] - 1) / dx[p] : 0, ht > y0[p] ? (ht - y0[p] + dy[p] - 1) / dy[p] : 0);
+  return total;
+}
+
+// The IDAT chunks' data, concatenated and inflated by zlib; `room` bytes
+// of output at most (one more than expected shows data that inflates to more).
+std::vector<std::byte> inflate_idat(const png::File& f, std::size_t room) {
+  std::vector<std::byte> z;
+  for (const auto& c : f.chunks.value)
+    if (std::string_view(c.type.data(), 4) == "IDAT") z.insert(z.end(), c.data.begin(), c.data.end());
+  std::vector<std::byte> out(room);
+  uLongf n = static_cast<uLongf>(out.size());
+  const int rc = ::uncompress(reinterpret_cast<Bytef*>(out.data()), &n, reinterpret_cast<const Bytef*>(z.data()),
+                              static_cast<uLong>(z.size()));
+  REQUIRE(rc == Z_OK);
+  out.resize(n);
+  return out;
+}
+} // namespace
+
+TEST_CASE("PNG files shipped by Debian packages decode, re-encode byte for byte, and IHDR agrees with zlib") {
+  // debconf (required on every Debian system) and git (which fetched this
+  // repository) ship these; other systems may not have them.
+  std::size_t found = 0;
+  for (const char* path : {"/usr/share/pixmaps/debian-logo.png", "/usr/share/gitweb/static/git-logo.png",
+                           "/usr/share/gitweb/static/git-favicon.png"}) {
+    if (!std::filesystem::is_regular_file(path)) continue;
+    ++found;
+    const std::string name = path;
+    CAPTURE(name);
+    auto bytes = file_bytes(path);
+    auto file = codec::decode<png::File>(bytes);
+    png::Header h = png::header(file);
+    // The image data inflates to exactly what the header's size, depth and
+    // colour type imply: an independent check of every IHDR field decoded.
+    const std::size_t expected_bytes = png_image_bytes(h);
+    CHECK(expected_bytes > 0);
+    CHECK(inflate_idat(file, expected_bytes + 1).size() == expected_bytes);
+    CHECK(std::string_view(file.chunks.value.back().type.data(), 4) == "IEND");
+    for (const auto& c : file.chunks.value) {
+      uLong crc = ::crc32(0, reinterpret_cast<const Bytef*>(c.type.data()), 4);
+      // (zlib's crc32 answers its initial value for a null buffer: IEND's data is empty)
+      if (!c.data.empty())
+        crc = ::crc32(crc, reinterpret_cast<const Bytef*>(c.data.data()), static_cast<uInt>(c.data.size()));
+      CHECK(c.crc.value == crc);
+    }
+    CHECK(codec::encode(file) == bytes);
+    check_every_prefix_throws<png::File>(bytes);
+  }
+  if (std::filesystem::exists("/etc/debian_version")) CHECK(found >= 1);
+  MESSAGE(found << " PNG files of Debian packages checked");
 }
 
 TEST_CASE("dumps of decoded files name every field") {

@@ -87,6 +87,13 @@ TEST_CASE("bitshuffle: blocks on every architecture match the reference and roun
     auto lengths = all_test_lengths(type_size, 8);
     lengths.push_back(d::bitshuffle_block_bytes);
     lengths.push_back(d::bitshuffle_block_bytes - type_size);
+    // The VBMI + GFNI kernels' steps of 256 elements, around which the
+    // AVX-512BW and the scalar code take over.
+    for (std::size_t k : {1u, 2u, 3u}) {
+      for (std::size_t elements : {256 * k - 8, 256 * k - 1, 256 * k, 256 * k + 1, 256 * k + 8, 256 * k + 64}) {
+        lengths.push_back(elements * type_size);
+      }
+    }
     for (std::size_t n : lengths) {
       INFO("type size ", type_size, ", ", n, " bytes");
       const bytes in = random_bytes(n, 2000 * n + type_size);

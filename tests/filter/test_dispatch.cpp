@@ -138,6 +138,15 @@ TEST_CASE("dispatch: the tables this CPU runs") {
   CHECK(dispatch::find("sse2") != nullptr);
   if (__builtin_cpu_supports("avx2")) CHECK(dispatch::find("avx2") != nullptr);
   if (!__builtin_cpu_supports("avx512bw")) CHECK(dispatch::find("avx512bw") == nullptr);
+  // The VBMI + GFNI level runs, and so is checked by every kernel test,
+  // only where the CPU has both; elsewhere say that it was not tested.
+  if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni")) {
+    CHECK(dispatch::find("avx512vbmi_gfni") != nullptr);
+    CHECK(&dispatch::best() == dispatch::find("avx512vbmi_gfni"));
+  } else {
+    CHECK(dispatch::find("avx512vbmi_gfni") == nullptr);
+    MESSAGE("avx512vbmi_gfni kernels not tested: this CPU lacks AVX-512 VBMI or GFNI");
+  }
 #endif
   // Wider sets come later and have wider registers.
   for (std::size_t i = 1; i < tables.size(); ++i) CHECK(tables[i]->vector_bytes >= tables[i - 1]->vector_bytes);

@@ -256,7 +256,7 @@ def condition_leaves(A):
     return leaves
 
 
-def record(lines, A, rel, sparse, sub, orders, cond=()):
+def _record(lines, A, rel, sparse, sub, orders, cond=()):
     """One record per order: what A.query(order).multi_index[sub] returns
     (with `cond`, condition_leaves() joined by `and`)."""
     schema_dims = [A.schema.domain.dim(i) for i in range(A.schema.domain.ndim)]
@@ -331,7 +331,7 @@ def tile_aligned(dim, r):
     return (max(lo, a), min(hi, b))
 
 
-def record_aggregates(lines, A, rel, sub, cond=()):
+def _record_aggregates(lines, A, rel, sub, cond=()):
     """What A.query(cond=...).agg(...)[sub] returns for each numeric
     attribute (strings: TileDB 2.30 refuses their MIN and MAX)."""
     what = {}
@@ -365,9 +365,27 @@ def record_aggregates(lines, A, rel, sub, cond=()):
     lines.append("end")
 
 
-def record_array(lines, rng, rel, path, array_type, key):
+def record_array(lines, rng, rel, path, array_type, key, skip=frozenset(), progress=None):
     """Every query of one array, appended to `lines`; `rel` names the array
-    in the records."""
+    in the records. Each record() or record_aggregates() call is a numbered
+    step: the steps in `skip` are left out (TileDB-Py crashed on them), and
+    the step about to run is written to the file `progress` (so that a
+    crash can be traced to it). Skipping a step draws no fewer random
+    numbers: the regions are drawn outside the steps."""
+    step = [0]
+
+    def guarded(fn):
+        def call(*args):
+            step[0] += 1
+            if step[0] in skip:
+                return
+            if progress:
+                with open(progress, "w") as f:
+                    f.write("%s\t%d" % (rel, step[0]))
+            fn(*args)
+        return call
+
+    record, record_aggregates = guarded(_record), guarded(_record_aggregates)
     cfg = tiledb.Config({"sm.encryption_type": "AES_256_GCM", "sm.encryption_key": key}) if key else None
     ctx = tiledb.Ctx(cfg) if cfg else None
     sparse = array_type == "sparse"
@@ -438,23 +456,34 @@ def corpus_arrays(corpus):
         yield a["path"], a["array_type"], (a.get("encryption") or {}).get("key")
 
 
+# TileDB-Py 0.36.1 crashes on some queries of some arrays (a segmentation
+# fault in libtiledb), some every time (aggregates over an evolved dense
+# schema), some now and then (multi-range reads of a 3-D dense array).
+DEATHS_BEFORE_SKIPPING = 3
+
+
 def record_corpus(corpus, worker=False):
     """--corpus: every array of a corpus scripts/interop.sh generated, each
     with its own seed, into CORPUS/queries/: one file per array, then
-    recorded.txt (all of them) and unrecorded.txt (the arrays TileDB-Py
-    could not query, with the reason). Some TileDB-Py releases crash on
-    some queries: the work runs in a child process, and an array the child
-    dies on is listed as unrecorded and the rest done in a new child."""
+    recorded.txt (all of them) and unrecorded.txt (what TileDB-Py could not
+    answer, with the reason). The work runs in a child process that writes
+    the array and query step it is at to `in_progress`; when the child dies
+    a new one starts where it was. A step the child died on
+    DEATHS_BEFORE_SKIPPING times is left out (listed in `skipped_steps` and
+    unrecorded.txt); the array's other queries are still recorded."""
     out = os.path.join(corpus, "queries")
     parts = os.path.join(out, "arrays")
     os.makedirs(parts, exist_ok=True)
     progress = os.path.join(out, "in_progress")
     unrecorded = os.path.join(out, "unrecorded.txt")
+    skipped_steps = os.path.join(out, "skipped_steps")
     if not worker:
         import subprocess
         for name in os.listdir(parts):
             os.remove(os.path.join(parts, name))
         open(unrecorded, "w").close()
+        open(skipped_steps, "w").close()
+        deaths = {}
         while True:
             if os.path.exists(progress):
                 os.remove(progress)
@@ -464,11 +493,20 @@ def record_corpus(corpus, worker=False):
             if not os.path.exists(progress):
                 raise SystemExit("record_queries: the worker failed before any array (exit %d)" % child.returncode)
             with open(progress) as f:
-                rel = f.read().strip()
+                rel, _, step = f.read().strip().partition("\t")
+            deaths[rel, step] = deaths.get((rel, step), 0) + 1
+            if deaths[rel, step] < DEATHS_BEFORE_SKIPPING:
+                continue  # not every crash repeats: try the array again
             with open(unrecorded, "a") as f:
-                f.write("%s: TileDB-Py %s died querying it (exit %d)\n" % (rel, tiledb.__version__, child.returncode))
-            with open(os.path.join(parts, rel.replace("/", "__") + ".txt"), "w") as f:
-                pass  # done: nothing recorded
+                what = "query step %s" % step if step else "opening it"
+                f.write("%s: TileDB-Py %s died on %s %d times (exit %d)\n"
+                        % (rel, tiledb.__version__, what, deaths[rel, step], child.returncode))
+            if step:
+                with open(skipped_steps, "a") as f:
+                    f.write("%s\t%s\n" % (rel, step))
+            else:
+                with open(os.path.join(parts, rel.replace("/", "__") + ".txt"), "w") as f:
+                    pass  # done: nothing recorded
         lines = [header()]
         count = 0
         for rel, _, _ in corpus_arrays(corpus):
@@ -480,9 +518,14 @@ def record_corpus(corpus, worker=False):
         with open(os.path.join(out, "recorded.txt"), "w") as f:
             f.write("\n".join(lines) + "\n")
         with open(unrecorded) as f:
-            skipped = sum(1 for _ in f)
-        print("record_queries: %d queries of %s into %s, %d arrays unrecorded" % (count, corpus, out, skipped))
+            left_out = sum(1 for _ in f)
+        print("record_queries: %d queries of %s into %s, %d arrays or steps unrecorded" % (count, corpus, out, left_out))
         return 0
+    skip = {}
+    with open(skipped_steps) as f:
+        for line in f:
+            rel, _, step = line.rstrip("\n").partition("\t")
+            skip.setdefault(rel, set()).add(int(step))
     for rel, array_type, key in corpus_arrays(corpus):
         part = os.path.join(parts, rel.replace("/", "__") + ".txt")
         if os.path.exists(part):
@@ -491,7 +534,8 @@ def record_corpus(corpus, worker=False):
             f.write(rel)
         lines = []
         try:
-            record_array(lines, random.Random("%d %s" % (SEED, rel)), rel, os.path.join(corpus, rel), array_type, key)
+            record_array(lines, random.Random("%d %s" % (SEED, rel)), rel, os.path.join(corpus, rel), array_type, key,
+                         frozenset(skip.get(rel, ())), progress)
         except Exception as e:  # a TileDB-Py release without something the recorder uses
             lines = []
             with open(unrecorded, "a") as f:

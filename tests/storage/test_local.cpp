@@ -80,6 +80,49 @@ TEST_CASE("local: a write that fails leaves no temporary file") {
   CHECK_FALSE(fs::exists(t.path / "missing"));
 }
 
+TEST_CASE("local: a file written in pieces appears whole at commit, and not at all uncommitted") {
+  temp_folder t("pieces");
+  for (bool durable : {true, false}) {
+    CAPTURE(durable);
+    storage::local st = durable ? storage::local{} : storage::local{storage::local::not_durable};
+    const fs::path p = t.path / "f.tdb";
+    st.write(p, testing::text_bytes("old"));
+    auto w = st.open_write(p);
+    w->append(testing::text_bytes("first "));
+    // Each piece is in the temporary file already; the name keeps the old file.
+    CHECK(fs::file_size(t.path / "f.tdb.tmp") == 6);
+    CHECK(st.read(p) == testing::text_bytes("old"));
+    w->append(testing::text_bytes(""));
+    w->append(testing::text_bytes("second"));
+    CHECK(w->size() == 12);
+    w->commit();
+    CHECK(st.read(p) == testing::text_bytes("first second"));
+    CHECK_FALSE(fs::exists(t.path / "f.tdb.tmp"));
+    CHECK_THROWS_AS(w->append(testing::text_bytes("late")), std::logic_error);
+    CHECK_THROWS_AS(w->commit(), std::logic_error);
+    {
+      auto dropped = st.open_write(p);
+      dropped->append(testing::text_bytes("never"));
+    }
+    CHECK(st.read(p) == testing::text_bytes("first second"));
+    CHECK_FALSE(fs::exists(t.path / "f.tdb.tmp"));
+    {
+      auto fresh = st.open_write(t.path / "new.tdb");
+    }
+    CHECK_FALSE(st.exists(t.path / "new.tdb"));
+    st.remove(p);
+  }
+  // No folder: refused at once, nothing created.
+  storage::local st;
+  CHECK_THROWS_AS(st.open_write(t.path / "missing" / "f.tdb"), storage::io_error);
+  // A rename that fails (over a folder) removes the temporary file.
+  st.make_folder(t.path / "taken");
+  auto w = st.open_write(t.path / "taken");
+  w->append(testing::text_bytes("data"));
+  CHECK_THROWS_AS(w->commit(), storage::io_error);
+  CHECK_FALSE(fs::exists(t.path / "taken.tmp"));
+}
+
 TEST_CASE("local: durable and plain writes, folders made at any depth, relative paths") {
   temp_folder t("durable");
   storage::local durable;

@@ -44,6 +44,26 @@ TEST_CASE("memory: folders, files, ranges, listing") {
   CHECK(st.is_file("arr2/z"));
 }
 
+TEST_CASE("memory: a file written in pieces appears at commit") {
+  storage::memory st;
+  st.make_folder("a");
+  st.write("a/f", testing::text_bytes("old"));
+  auto w = st.open_write("a/f");
+  w->append(testing::text_bytes("new "));
+  w->append(testing::text_bytes("bytes"));
+  CHECK(st.read("a/f") == testing::text_bytes("old"));
+  w->commit();
+  CHECK(st.read("a/f") == testing::text_bytes("new bytes"));
+  {
+    auto dropped = st.open_write("a/g");
+    dropped->append(testing::text_bytes("x"));
+  }
+  CHECK_FALSE(st.exists("a/g"));
+  // The folder is checked when the file appears.
+  auto orphan = st.open_write("b/f");
+  CHECK_THROWS_AS(orphan->commit(), storage::io_error);
+}
+
 TEST_CASE("memory: absolute paths and the root") {
   storage::memory st;
   st.make_folder("/data/x");

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <span>
 #include <utility>
@@ -26,8 +27,12 @@ protected:
   enum class change { write, make_folder, remove };
   /// Before file_size, is_folder, read, read_range or list of `p`.
   virtual void on_read(const std::filesystem::path&) const {}
-  /// Before `p` is written, made or removed.
+  /// Before `p` is written, made or removed. A file written in pieces
+  /// (open_write) is `written` when its writer commits: that is when it
+  /// appears.
   virtual void on_change(change, const std::filesystem::path&) {}
+  /// Before `n` bytes are appended to the file `p` being written in pieces.
+  virtual void on_append(const std::filesystem::path&, std::size_t) {}
 
 private:
   using path = std::filesystem::path;
@@ -42,6 +47,28 @@ private:
     on_change(change::write, p);
     inner.write(p, b);
   }
+  std::unique_ptr<storage::file_writer> do_open_write(const path& p) final {
+    return std::make_unique<writer>(*this, p, inner.open_write(p));
+  }
+  /// The inner backend's writer, with the hook told at commit.
+  class writer final : public storage::file_writer {
+  public:
+    writer(forwarding_backend& b, path p, std::unique_ptr<storage::file_writer> w)
+        : b_(b), p_(std::move(p)), w_(std::move(w)) {}
+
+  private:
+    void do_append(std::span<const std::byte> bytes) override {
+      b_.on_append(p_, bytes.size());
+      w_->append(bytes);
+    }
+    void do_commit() override {
+      b_.on_change(change::write, p_);
+      w_->commit();
+    }
+    forwarding_backend& b_;
+    path p_;
+    std::unique_ptr<storage::file_writer> w_;
+  };
   void do_make_folder(const path& p) final {
     on_change(change::make_folder, p);
     inner.make_folder(p);

@@ -78,6 +78,21 @@ public:
     return out;
   }
 
+  /// Names the fragment now (from `opt`, as commit() would) and writes each
+  /// attribute's data files while its tiles encode, every tile appended to
+  /// its file (storage::backend::open_write) as soon as it is done, instead
+  /// of holding the files until commit(): the encoded fragment is never in
+  /// memory whole. The files are the same. Call before the first set();
+  /// commit() then makes the files appear and keeps this name. Dropped
+  /// before commit(), the fragment leaves nothing.
+  dense_fragment& stream(const write_options& opt = {}) {
+    for (std::size_t i = 0; i < schema().attributes.size(); ++i)
+      if (b_.attribute_tiles(i).set)
+        throw std::logic_error(b_.message("stream: call it before the first set()"));
+    b_.begin_stream(opt, true);
+    return *this;
+  }
+
   /// Writes the fragment: data files, `__fragment_metadata.tdb`, then the
   /// commit marker. Returns the fragment's name. A fragment commits once.
   std::string commit(const write_options& opt = {}) {

@@ -12,10 +12,12 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tilefmt/array/io.hpp"
 #include "tilefmt/codec/wire.hpp"
+#include "tilefmt/format/commit_files.hpp"
 #include "tilefmt/format/names.hpp"
 
 namespace tilefmt::array {
@@ -46,10 +48,18 @@ struct listing {
   std::vector<timestamped_path> metadata;
   /// Consolidated fragment metadata files (`.meta`).
   std::vector<timestamped_path> fragment_meta;
-  /// Delete and update commits (`.del`, `.upd` in __commits/) within the
-  /// open range, oldest first. Fragments list those already applied to their
-  /// cells in fragment::processed_conditions().
-  std::vector<timestamped_path> delete_commits;
+  /// A delete or update commit. Its file may be gone, vacuumed after a
+  /// commits consolidation: then `held_in` names the `.con` file that holds
+  /// its bytes, `size` of them at `offset`.
+  struct commit_file : timestamped_path {
+    fs::path held_in{};
+    std::uint64_t offset = 0, size = 0;
+  };
+  /// Delete and update commits (`.del`, `.upd` in __commits/, or `.del`
+  /// held in a `.con` file) within the open range, oldest first. Fragments
+  /// list those already applied to their cells in
+  /// fragment::processed_conditions().
+  std::vector<commit_file> delete_commits;
 };
 
 namespace detail {
@@ -110,34 +120,69 @@ inline std::set<std::string> ignored_commits(const storage::backend& st, const s
   return out;
 }
 
+/// What a `.con` line names, as TileDB matches it: the line appended to the
+/// array URI. TileDB-Py passes the array URI with a trailing '/', so the
+/// lines it writes have none in front (`__commits/<name>.wrt`).
+inline fs::path commit_path(const fs::path& root, const std::string& line) {
+  // The name becomes a path: only a timestamped name in the array folder or
+  // in __commits/ is accepted.
+  std::string_view l = line;
+  if (l.starts_with("/")) l.remove_prefix(1);  // written with an array URI without a trailing '/'
+  const std::string_view file = l.starts_with("__commits/") ? l.substr(10) : l;
+  if (file.find('/') != std::string_view::npos)
+    throw io_error(root / "__commits", "a commit line \"" + line + "\" names no commit");
+  format::parse_timestamped_name(std::string(file));
+  return l.starts_with("__commits/") ? root / "__commits" / std::string(file) : root / std::string(file);
+}
+
+/// The lines of every `.con` file in `files` (the commits they hold, a
+/// delete commit's bytes skipped), less those an ignore file names, sorted
+/// and without repeats (ArrayDirectory::load_consolidated_commit_uris).
+inline std::vector<std::string> consolidated_commit_lines(const storage::backend& st, const std::vector<fs::path>& files,
+                                                          const std::set<std::string>& ignored) {
+  std::set<std::string> out;
+  for (const auto& f : files) {
+    if (f.extension() != ".con") continue;
+    const auto bytes = st.read(f);
+    const auto con = naming_file(f, [&] { return codec::decode<format::ConsolidatedCommits>(bytes); });
+    for (const auto& c : con.commits.value)
+      if (ignored.count(c.uri.text) == 0) out.insert(c.uri.text);
+  }
+  return {out.begin(), out.end()};
+}
+
+/// The delete commits `.con` files hold, as `listing::commit_file`s
+/// (ArrayDirectory::load_consolidated_commit_uris): each `.del` line is
+/// followed by the size and bytes of the commit's file.
+inline std::vector<listing::commit_file> held_delete_commits(const storage::backend& st, const fs::path& root,
+                                                             const std::vector<fs::path>& files) {
+  std::vector<listing::commit_file> out;
+  for (const auto& f : files) {
+    if (f.extension() != ".con") continue;
+    const auto bytes = st.read(f);
+    const auto con = naming_file(f, [&] { return codec::decode<format::ConsolidatedCommits>(bytes); });
+    std::uint64_t at = 0;
+    for (const auto& c : con.commits.value) {
+      at += c.uri.text.size() + 1;
+      if (!format::detail::is_delete_commit{}(c)) continue;
+      const std::uint64_t n = c.delete_condition_tile.value.value.size();
+      const fs::path p = naming_file(f, [&] { return commit_path(root, c.uri.text); });
+      out.push_back({{p, format::parse_timestamped_name(p.filename().string())}, f, at + 8, n});
+      at += 8 + n;
+    }
+  }
+  return out;
+}
+
 /// Fragment names listed in consolidated commit files (`.con`), less the
 /// commits an ignore file names.
 inline std::set<std::string> consolidated_commits(const storage::backend& st, const std::vector<fs::path>& files,
                                                   const std::set<std::string>& ignored = {}) {
   std::set<std::string> out;
-  for (const auto& f : files) {
-    if (f.extension() != ".con") continue;
-    auto bytes = st.read(f);
-    std::size_t at = 0;
-    while (at < bytes.size()) {
-      std::size_t nl = at;
-      while (nl < bytes.size() && bytes[nl] != std::byte{'\n'}) ++nl;
-      std::string line(reinterpret_cast<const char*>(bytes.data() + at), nl - at);
-      at = nl + 1;
-      // A .del entry is followed by a u64 size and that many raw bytes.
-      if (line.size() > 4 && line.ends_with(".del")) {
-        if (at + 8 > bytes.size()) throw io_error(f, "truncated delete entry");
-        std::uint64_t n = codec::load_le<std::uint64_t>(bytes.data() + at);
-        if (n > bytes.size() - at - 8) throw io_error(f, "truncated delete entry");
-        at += 8 + static_cast<std::size_t>(n);
-        continue;
-      }
-      if (ignored.count(line) != 0) continue;
-      auto slash = line.find_last_of('/');
-      std::string last = slash == std::string::npos ? line : line.substr(slash + 1);
-      auto dot = last.rfind(".wrt");
-      if (dot != std::string::npos && dot + 4 == last.size()) out.insert(last.substr(0, dot));
-    }
+  for (const auto& line : consolidated_commit_lines(st, files, ignored)) {
+    const auto slash = line.find_last_of('/');
+    const std::string last = slash == std::string::npos ? line : line.substr(slash + 1);
+    if (last.size() > 4 && last.ends_with(".wrt")) out.insert(last.substr(0, last.size() - 4));
   }
   return out;
 }
@@ -255,11 +300,16 @@ inline listing list_array(const storage::backend& st, const fs::path& root, std:
       if (p.extension() == ".meta") out.fragment_meta.push_back({p, format::parse_timestamped_name(p.filename().string())});
   std::sort(out.fragment_meta.begin(), out.fragment_meta.end());
 
+  std::set<fs::path> commit_files;
   for (const auto& p : commit_entries)
     if (p.extension() == ".del" || p.extension() == ".upd") {
       auto name = format::parse_timestamped_name(p.filename().string());
-      if (detail::fully_within(name, start, end)) out.delete_commits.push_back({p, name});
+      commit_files.insert(p);
+      if (detail::fully_within(name, start, end)) out.delete_commits.push_back({{p, name}});
     }
+  for (auto& c : detail::held_delete_commits(st, root, commit_entries))
+    if (commit_files.insert(c.path).second && detail::fully_within(c.name, start, end))
+      out.delete_commits.push_back(std::move(c));
   std::sort(out.delete_commits.begin(), out.delete_commits.end());
   return out;
 }

@@ -108,6 +108,9 @@ public:
   bool dense() const noexcept { return footer().dense; }
   const format::Footer& footer() const noexcept { return source_->footer(); }
   const format::MBR& non_empty_domain() const noexcept { return footer().non_empty_domain; }
+  /// What the footer's layout depends on (version, fields, flags): the
+  /// context to encode footer() with, as consolidated fragment metadata does.
+  const format::FragmentContext& footer_context() const noexcept { return source_->context(); }
   const format::ArraySchema& schema() const noexcept { return source_->schema(); }
 
   /// Number of tiles of every field.

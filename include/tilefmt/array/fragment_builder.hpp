@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -23,6 +24,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -177,6 +179,17 @@ std::span<const std::byte> le_bytes(std::span<const T> values, std::vector<std::
   }
 }
 
+/// What a field whose tiles are streamed (fragment_builder::begin_stream)
+/// keeps from tile to tile: its data files, open until the commit, and its
+/// pipelines, built once.
+struct field_stream {
+  std::unique_ptr<storage::file_writer> file, var_file, validity_file;
+  std::optional<filter::runtime_pipeline> pipeline, offsets_pipeline;
+  filter::tile_context context, offsets_context;
+  bool skip_offsets = false;
+  std::vector<std::byte> tile, offsets_tile;  // each encoded tile, reused
+};
+
 /// One field's encoded tiles and their metadata.
 struct field_tiles {
   bool set = false;
@@ -191,13 +204,27 @@ struct field_tiles {
   std::vector<std::byte> validity_file;      // validity tiles (a<i>_validity.tdb)
   std::vector<std::uint64_t> validity_offsets;
   std::vector<tile_stats> stats;             // as stored: all-null tiles keep zero min/max
+  /// Streamed: the tiles went to these files instead of the three above.
+  std::unique_ptr<field_stream> stream;
+
+  std::uint64_t file_size() const { return stream ? stream->file->size() : file.size(); }
+  std::uint64_t var_file_size() const { return stream && stream->var_file ? stream->var_file->size() : var_file.size(); }
+  std::uint64_t validity_file_size() const {
+    return stream && stream->validity_file ? stream->validity_file->size() : validity_file.size();
+  }
 };
 
 /// Appends an encoded tile to a data file and records where it starts.
 template <class File>
-void append_tile(File& file, std::vector<std::uint64_t>& offsets, const std::vector<std::byte>& tile) {
+void append_tile(File& file, std::vector<std::uint64_t>& offsets, std::span<const std::byte> tile) {
   offsets.push_back(file.size());
   file.insert(file.end(), tile.begin(), tile.end());
+}
+
+/// The same for a file streamed to storage.
+inline void append_tile(storage::file_writer& file, std::vector<std::uint64_t>& offsets, std::span<const std::byte> tile) {
+  offsets.push_back(file.size());
+  file.append(tile);
 }
 
 /// Makes room in a data file for what its remaining tiles will likely hold,
@@ -344,7 +371,8 @@ public:
     if (version_ < 14 || (ctx.has_delete_meta && version_ < 15))
       throw std::invalid_argument(message("per-cell timestamps need format 14, delete metadata 15"));
     special_specs_ = special_fields(schema_, ctx);
-    specials_.assign(special_specs_.size(), {});
+    specials_.clear();
+    specials_.resize(special_specs_.size());
     std::span<const std::uint64_t> columns[] = {timestamps, delete_timestamps, delete_condition_index};
     for (std::size_t k = 0; k < special_specs_.size(); ++k) {
       std::vector<std::byte> copy;
@@ -424,7 +452,7 @@ public:
   /// `validity` is for every cell of the fragment, in storage order).
   void encode_fixed(field_tiles& out, const field_info& f, const tile_cells& cells_of,
                     std::span<const std::uint8_t> validity, const tile_encoder& encoder) const {
-    out = field_tiles{};
+    restart(out);
     const std::size_t cell_size = f.cell_size();
     // A pipeline set<P> was given encodes without the encryption filter: an
     // encrypted array's tiles take the schema's pipeline (the same filters,
@@ -452,8 +480,12 @@ public:
                                   });
         },
         [&](std::size_t t, encoded_tile& e) {
-          append_tile(out.file, out.offsets, e.data);
-          reserve_file(out.file, t + 1, tile_num());
+          if (out.stream) {
+            append_tile(*out.stream->file, out.offsets, e.data);  // to storage, as the next tiles encode
+          } else {
+            append_tile(out.file, out.offsets, e.data);
+            reserve_file(out.file, t + 1, tile_num());
+          }
           take_metadata(out, f, e);
         });
     out.set = true;
@@ -465,7 +497,7 @@ public:
   void encode_var(field_tiles& out, const field_info& f, std::span<const std::byte> values,
                   std::span<const std::uint64_t> offsets, std::size_t value_size,
                   std::span<const std::uint8_t> validity) const {
-    out = field_tiles{};
+    restart(out);
     const filter::runtime_pipeline rp = pipeline(*f.filters, f.type);
     const filter::tile_context ctx = context(rp, format::datatype_size(f.type));
     const filter::runtime_pipeline offsets_rp = pipeline(schema_.offsets_filters, format::Datatype::UINT64);
@@ -474,7 +506,7 @@ public:
     // offsets file then holds a tile of no chunks (WriterBase::filter_tile).
     const bool skip_offsets = filter::skip_offsets_filtering(*f.filters, f.type, version_);
     std::vector<std::uint64_t> tile_offsets;
-    std::vector<std::byte> offset_bytes;
+    std::vector<std::byte> offset_bytes, var_tile;
     for (std::size_t t = 0; t < tile_num(); ++t) {
       const auto [first, cells] = tile_span(t);
       const std::size_t begin = static_cast<std::size_t>(offsets[first]) * value_size;
@@ -483,28 +515,105 @@ public:
       tile_offsets.resize(cells);
       for (std::size_t c = 0; c < cells; ++c)
         tile_offsets[c] = offsets[first + c] * value_size - begin;  // bytes, from the tile's start
-      const auto data = values.subspan(begin, end - begin);
-      if (skip_offsets) {
-        append_tile(out.file, out.offsets, std::vector<std::byte>(8, std::byte{0}));
-      } else {
-        offset_bytes.resize(cells * 8);
-        codec::store_le_array(offset_bytes.data(), tile_offsets.data(), cells);
-        append_tile(out.file, out.offsets, offsets_rp.encode(offset_bytes, offsets_ctx));
-      }
-      append_tile(out.var_file, out.var_offsets, rp.encode_var(data, tile_offsets, ctx));
-      out.var_sizes.push_back(data.size());
-      encoded_tile e;
-      e.stats = tile_metadata(f, validity, t, first, cells, e.validity,
-                              [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t end) {
-                                g.var_slab(data, tile_offsets, valid, b, end);
-                              });
-      take_metadata(out, f, e);
+      var_tile_into(out, f, rp, ctx, offsets_rp, offsets_ctx, skip_offsets, values.subspan(begin, end - begin),
+                    tile_offsets, validity, t, first, offset_bytes, var_tile);
     }
     out.set = true;
   }
 
+  /// Streams the fragment's tiles (a global-order write): names the
+  /// fragment now, makes its folder and opens each field's data files
+  /// (attributes, and dimensions unless `dense`), which then take every
+  /// tile as stream_fixed() and stream_var() encode it; tiles are counted by
+  /// add_tile(). commit() then commits these files (they appear only then)
+  /// before the fragment metadata.
+  void begin_stream(const write_options& opt, bool dense) {
+    if (stream_) throw std::logic_error(message("the fragment is already being written"));
+    auto [name, dir] = fragment_dir(opt);
+    storage_->make_folder(dir);
+    stream_ = std::make_unique<std::pair<std::string, fs::path>>(std::move(name), std::move(dir));
+    auto open = [&](field_tiles& t, const field_info& f) {
+      t = field_tiles{};
+      auto s = std::make_unique<field_stream>();
+      const fs::path& d = stream_->second;
+      s->file = storage_->open_write(d / f.file_name(version_, format::DataFile::fixed));
+      if (f.var()) s->var_file = storage_->open_write(d / f.file_name(version_, format::DataFile::var));
+      if (f.nullable) s->validity_file = storage_->open_write(d / f.file_name(version_, format::DataFile::validity));
+      s->pipeline.emplace(pipeline(*f.filters, f.type));
+      if (f.var()) {
+        s->context = context(*s->pipeline, format::datatype_size(f.type));
+        s->offsets_pipeline.emplace(pipeline(schema_.offsets_filters, format::Datatype::UINT64));
+        s->offsets_context = context(*s->offsets_pipeline, 8);
+        s->skip_offsets = filter::skip_offsets_filtering(*f.filters, f.type, version_);
+      } else {
+        s->context = context(*s->pipeline, f.cell_size());
+      }
+      t.stream = std::move(s);
+    };
+    for (std::size_t i = 0; i < attrs_.size(); ++i) open(attrs_[i], attribute_spec(i));
+    if (!dense)
+      for (std::size_t d = 0; d < dims_.size(); ++d) open(dims_[d], dimension_spec(d));
+  }
+  bool streaming() const noexcept { return stream_ != nullptr; }
+  /// A streamed fragment given up: its open data files dropped (their
+  /// temporary files removed), then its folder. Best effort: a folder left
+  /// without a commit marker is no fragment, readers skip it.
+  void drop_stream() noexcept {
+    if (!stream_ || committed_) return;
+    for (auto* v : {&attrs_, &dims_})
+      for (auto& t : *v) t.stream.reset();
+    try {
+      storage_->remove(stream_->second);
+    } catch (...) {
+    }
+    stream_.reset();
+  }
+  fragment_builder(fragment_builder&&) = default;
+  fragment_builder& operator=(fragment_builder&&) = default;
+  /// An uncommitted streamed fragment is dropped (drop_stream).
+  ~fragment_builder() { drop_stream(); }
+  /// The streamed fragment's name (begin_stream).
+  const std::string& stream_name() const { return stream_->first; }
+  /// Streaming: one more tile of `cells` cells. Its fields are then given
+  /// by stream_fixed() and stream_var().
+  void add_tile(std::uint64_t cells) {
+    tile_first_.push_back(tile_cells_.empty() ? 0 : tile_first_.back() + tile_cells_.back());
+    tile_cells_.push_back(cells);
+  }
+  /// Streaming: encodes the last tile added of a fixed-size field (`cells`
+  /// as little-endian bytes, `validity` a byte per cell for nullable ones)
+  /// and appends it to the field's files; `encoder` as for encode_fixed.
+  void stream_fixed(field_tiles& out, const field_info& f, std::span<const std::byte> cells,
+                    std::span<const std::uint8_t> validity, const tile_encoder& encoder) const {
+    auto& s = *out.stream;
+    if (encoder && !encrypted())  // as in encode_fixed
+      encoder(cells, s.tile);
+    else
+      s.pipeline->encode_into(cells, s.context, s.tile);
+    encoded_tile e;
+    e.stats = tile_metadata(f, validity, tile_num() - 1, 0, cells.size() / f.cell_size(), e.validity,
+                            [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t end) {
+                              g.fixed_slab(cells, f.cell_size(), valid, b, end);
+                            });
+    append_tile(*s.file, out.offsets, s.tile);
+    take_metadata(out, f, e);
+    out.set = true;
+  }
+  /// Streaming: the same for a var-size field: `values` (little-endian
+  /// bytes) of the tile's cells, `offsets[c]` where cell c starts, in bytes
+  /// from the tile's start.
+  void stream_var(field_tiles& out, const field_info& f, std::span<const std::byte> values,
+                  std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) const {
+    auto& s = *out.stream;
+    std::vector<std::byte> var_tile;
+    var_tile_into(out, f, *s.pipeline, s.context, *s.offsets_pipeline, s.offsets_context, s.skip_offsets, values,
+                  offsets, validity, tile_num() - 1, 0, s.offsets_tile, var_tile);
+    out.set = true;
+  }
+
   /// Writes the fragment: data files, `__fragment_metadata.tdb`, then the
-  /// commit marker. Returns the fragment's name.
+  /// commit marker. Returns the fragment's name. A streamed fragment keeps
+  /// the name it was given by begin_stream (`opt` is not used).
   std::string commit(const write_options& opt, const fragment_shape& shape) {
     if (committed_) throw std::logic_error(message("commit: already committed"));
     if (!opt.encryption_key.empty() && !std::ranges::equal(opt.encryption_key, key_))
@@ -513,18 +622,24 @@ public:
       if (!attrs_[i].set)
         throw std::invalid_argument(message("commit: attribute \"" + schema_.attributes[i].name.value +
                                             "\" has no cells (TileDB writes every attribute)"));
-    auto [t, label] = name_parts(opt);
-    const auto [t1, t2] = time_range_.value_or(std::pair{t, t});
-    const std::string name = format::make_timestamped_name(t1, t2, label, version_);
-    // Fragments live in `__fragments/` with a `__commits/<name>.wrt` marker
-    // from version 12 (libtiledb 2.8); before, in the array folder, with a
-    // `<name>.ok` marker beside them.
     const bool folders = version_ >= 12;
-    const fs::path dir = (folders ? root_ / "__fragments" : root_) / name;
-    if (storage_->exists(dir)) throw io_error(dir, "already exists");
+    std::string name;
+    fs::path dir;
+    if (stream_) {
+      name = stream_->first;
+      dir = stream_->second;
+    } else {
+      std::tie(name, dir) = fragment_dir(opt);
+    }
     std::vector<std::byte> meta = fragment_metadata(shape);
-    storage_->make_folder(dir);
+    if (!stream_) storage_->make_folder(dir);
     auto write_field = [&](const field_info& f, const field_tiles& t) {
+      if (t.stream) {
+        t.stream->file->commit();
+        if (t.stream->var_file) t.stream->var_file->commit();
+        if (t.stream->validity_file) t.stream->validity_file->commit();
+        return;
+      }
       storage_->write(dir / f.file_name(version_, format::DataFile::fixed), t.file);
       if (f.var()) storage_->write(dir / f.file_name(version_, format::DataFile::var), t.var_file);
       if (f.nullable)
@@ -546,6 +661,67 @@ public:
   }
 
 private:
+  /// Empties a field before its tiles are encoded; a streamed field keeps
+  /// its files, which must not have a tile yet.
+  void restart(field_tiles& out) const {
+    if (out.stream && out.stream->file->size() != 0)
+      throw std::logic_error(message("set: the field's tiles are written already (a streamed fragment takes each field once)"));
+    auto stream = std::move(out.stream);
+    out = field_tiles{};
+    out.stream = std::move(stream);
+  }
+
+  /// A new fragment's name and folder. Fragments live in `__fragments/`
+  /// with a `__commits/<name>.wrt` marker from version 12 (libtiledb 2.8);
+  /// before, in the array folder, with a `<name>.ok` marker beside them.
+  std::pair<std::string, fs::path> fragment_dir(const write_options& opt) const {
+    auto [t, label] = name_parts(opt);
+    const auto [t1, t2] = time_range_.value_or(std::pair{t, t});
+    std::string name = format::make_timestamped_name(t1, t2, label, version_);
+    fs::path dir = (version_ >= 12 ? root_ / "__fragments" : root_) / name;
+    if (storage_->exists(dir)) throw io_error(dir, "already exists");
+    return {std::move(name), std::move(dir)};
+  }
+
+  /// Encodes var-size tile `tile` (cells from `first` of the fragment):
+  /// `data` its values, `tile_offsets` where each cell starts in bytes from
+  /// the tile's start, `validity` the fragment's validity bytes (from
+  /// `first`); appends its offsets, var and validity tiles to the field.
+  void var_tile_into(field_tiles& out, const field_info& f, const filter::runtime_pipeline& rp,
+                     const filter::tile_context& ctx, const filter::runtime_pipeline& offsets_rp,
+                     const filter::tile_context& offsets_ctx, bool skip_offsets, std::span<const std::byte> data,
+                     std::span<const std::uint64_t> tile_offsets, std::span<const std::uint8_t> validity,
+                     std::size_t tile, std::size_t first, std::vector<std::byte>& offset_bytes,
+                     std::vector<std::byte>& var_tile) const {
+    const std::size_t cells = tile_offsets.size();
+    auto put = [&](column<std::byte>& file, std::unique_ptr<storage::file_writer>* to, std::vector<std::uint64_t>& at,
+                   std::span<const std::byte> bytes) {
+      if (out.stream)
+        append_tile(**to, at, bytes);
+      else
+        append_tile(file, at, bytes);
+    };
+    field_stream* s = out.stream.get();
+    if (skip_offsets) {
+      const std::vector<std::byte> empty(8, std::byte{0});
+      put(out.file, s ? &s->file : nullptr, out.offsets, empty);
+    } else {
+      offset_bytes.resize(cells * 8);
+      codec::store_le_array(offset_bytes.data(), tile_offsets.data(), cells);
+      const auto encoded = offsets_rp.encode(offset_bytes, offsets_ctx);
+      put(out.file, s ? &s->file : nullptr, out.offsets, encoded);
+    }
+    var_tile = rp.encode_var(data, tile_offsets, ctx);
+    put(out.var_file, s ? &s->var_file : nullptr, out.var_offsets, var_tile);
+    out.var_sizes.push_back(data.size());
+    encoded_tile e;
+    e.stats = tile_metadata(f, validity, tile, first, cells, e.validity,
+                            [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t end) {
+                              g.var_slab(data, tile_offsets, valid, b, end);
+                            });
+    take_metadata(out, f, e);
+  }
+
   std::pair<std::size_t, std::size_t> tile_span(std::size_t t) const {
     return {static_cast<std::size_t>(tile_first_[t]), static_cast<std::size_t>(tile_cells_[t])};
   }
@@ -671,7 +847,10 @@ private:
 
   /// Appends a tile's validity tile and metadata to the field.
   static void take_metadata(field_tiles& out, const field_info& f, encoded_tile& e) {
-    if (f.nullable) append_tile(out.validity_file, out.validity_offsets, e.validity);
+    if (f.nullable && out.stream)
+      append_tile(*out.stream->validity_file, out.validity_offsets, e.validity);
+    else if (f.nullable)
+      append_tile(out.validity_file, out.validity_offsets, e.validity);
     out.stats.push_back(std::move(e.stats));
   }
 
@@ -761,9 +940,9 @@ private:
     if (version_ >= 7) f.file_validity_sizes.value.assign(num, 0);
     for (std::size_t k = 0; k < num; ++k)
       if (const auto* t = tiles_of(k)) {
-        f.file_sizes.value[k] = t->file.size();
-        f.file_var_sizes.value[k] = t->var_file.size();
-        if (version_ >= 7) f.file_validity_sizes.value[k] = t->validity_file.size();
+        f.file_sizes.value[k] = t->file_size();
+        f.file_var_sizes.value[k] = t->var_file_size();
+        if (version_ >= 7) f.file_validity_sizes.value[k] = t->validity_file_size();
       }
 
     f.rtree_offset = section(shape.rtree);
@@ -897,6 +1076,9 @@ private:
   std::optional<std::pair<std::uint64_t, std::uint64_t>> time_range_;
   unsigned threads_ = 0;
   bool committed_ = false;
+  /// A streamed fragment's name and folder (begin_stream); a pointer, so
+  /// that a builder moved from has none to drop.
+  std::unique_ptr<std::pair<std::string, fs::path>> stream_;
 };
 
 } // namespace detail

@@ -321,7 +321,16 @@ private:
       if (aggs[a].op() != aggregate_op::count)
         for (const auto& x : out.fields)
           if (x.name == aggs[a].field_name()) f = &x;
-      aggs[a].add_cells(f, out.cells, &out.failed, &out.unwritten);
+      // Cells of fragments that predate the field are left out as unwritten ones.
+      const std::vector<std::uint8_t>* left_out = &out.unwritten;
+      std::vector<std::uint8_t> merged;
+      for (const auto& [name, predating] : out.predating)
+        if (f && name == f->name) {
+          merged = predating;
+          for (std::size_t c = 0; c < out.unwritten.size(); ++c) merged[c] |= out.unwritten[c];
+          left_out = &merged;
+        }
+      aggs[a].add_cells(f, out.cells, &out.failed, left_out);
     }
   }
 

@@ -30,6 +30,52 @@
 
 namespace tilefmt::array {
 
+namespace detail {
+
+/// The R-tree above a sparse fragment's data tiles, given each tile's MBR
+/// (`level`): levels of `shape.rtree.fanout` MBRs grouped into one, root
+/// first (RTree::build_tree); the non-empty domain is their union.
+inline void finish_rtree(const format::ArraySchema& schema, std::vector<format::MBR> level, fragment_shape& shape) {
+  const auto& dims = schema.domain.dimensions.value;
+  const std::size_t fanout = shape.rtree.fanout;
+  auto unite = [&](const std::vector<format::MBR>& mbrs, std::size_t begin, std::size_t end) {
+    format::MBR out = mbrs[begin];
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d].is_var()) {
+        auto [lo, hi] = out.ranges[d].as_strings();
+        for (std::size_t m = begin + 1; m < end; ++m) {
+          auto [l, h] = mbrs[m].ranges[d].as_strings();
+          lo = std::min(lo, l);
+          hi = std::max(hi, h);
+        }
+        out.ranges[d] = format::var_range(std::string(lo), std::string(hi));
+        continue;
+      }
+      detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+        auto [lo, hi] = out.ranges[d].as<T>();
+        for (std::size_t m = begin + 1; m < end; ++m) {
+          auto [l, h] = mbrs[m].ranges[d].as<T>();
+          lo = std::min(lo, l);
+          hi = std::max(hi, h);
+        }
+        out.ranges[d] = format::fixed_range<T>(lo, hi);
+      });
+    }
+    return out;
+  };
+  std::vector<std::vector<format::MBR>> levels{level};
+  while (levels.back().size() > 1) {
+    const auto& below = levels.back();
+    std::vector<format::MBR> up;
+    for (std::size_t i = 0; i < below.size(); i += fanout) up.push_back(unite(below, i, std::min(i + fanout, below.size())));
+    levels.push_back(std::move(up));
+  }
+  shape.non_empty_domain = unite(level, 0, level.size());
+  for (auto it = levels.rbegin(); it != levels.rend(); ++it) shape.rtree.levels.value.push_back({{std::move(*it)}});
+}
+
+} // namespace detail
+
 /// One sparse fragment of an existing array: cells with their coordinates,
 /// in any order.
 ///
@@ -578,13 +624,11 @@ private:
   }
 
   /// One MBR per data tile (per dimension, the least and greatest
-  /// coordinate), grouped ten at a time into the levels above, root first
-  /// (RTree::build_tree); the non-empty domain is their union.
+  /// coordinate), and the R-tree above them (detail::finish_rtree).
   /// `mbrs[d]` has the data tiles' ranges along each fixed-size dimension d.
   void build_rtree(const std::vector<std::uint64_t>& order, const std::vector<std::uint64_t>& tiles,
                    std::vector<std::vector<format::Range1D>> mbrs, detail::fragment_shape& shape) const {
     const auto& dims = schema().domain.dimensions.value;
-    const std::size_t fanout = shape.rtree.fanout;
     std::vector<format::MBR> level(tiles.size());
     for (std::size_t d = 0; d < dims.size(); ++d) {
       if (!mbrs[d].empty()) {
@@ -619,40 +663,7 @@ private:
         }
       });
     }
-    auto unite = [&](const std::vector<format::MBR>& mbrs, std::size_t begin, std::size_t end) {
-      format::MBR out = mbrs[begin];
-      for (std::size_t d = 0; d < dims.size(); ++d) {
-        if (dims[d].is_var()) {
-          auto [lo, hi] = out.ranges[d].as_strings();
-          for (std::size_t m = begin + 1; m < end; ++m) {
-            auto [l, h] = mbrs[m].ranges[d].as_strings();
-            lo = std::min(lo, l);
-            hi = std::max(hi, h);
-          }
-          out.ranges[d] = format::var_range(std::string(lo), std::string(hi));
-          continue;
-        }
-        detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
-          auto [lo, hi] = out.ranges[d].as<T>();
-          for (std::size_t m = begin + 1; m < end; ++m) {
-            auto [l, h] = mbrs[m].ranges[d].as<T>();
-            lo = std::min(lo, l);
-            hi = std::max(hi, h);
-          }
-          out.ranges[d] = format::fixed_range<T>(lo, hi);
-        });
-      }
-      return out;
-    };
-    std::vector<std::vector<format::MBR>> levels{level};
-    while (levels.back().size() > 1) {
-      const auto& below = levels.back();
-      std::vector<format::MBR> up;
-      for (std::size_t i = 0; i < below.size(); i += fanout) up.push_back(unite(below, i, std::min(i + fanout, below.size())));
-      levels.push_back(std::move(up));
-    }
-    shape.non_empty_domain = unite(level, 0, level.size());
-    for (auto it = levels.rbegin(); it != levels.rend(); ++it) shape.rtree.levels.value.push_back({{std::move(*it)}});
+    detail::finish_rtree(schema(), std::move(level), shape);
   }
 
   detail::fragment_builder b_;

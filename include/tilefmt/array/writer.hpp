@@ -16,6 +16,11 @@
 //   s.set_coords<std::int32_t>("x", xs).set_coords<std::int64_t>("y", ys).set("a", values);
 //   s.commit();
 //
+//   array::global_order_writer g("path/to/sparse");          // cells in global order, streamed:
+//   g.set_coords("x", xs1).set_coords("y", ys1).set("a", a1); g.submit();   // as many submissions
+//   g.set_coords("x", xs2).set_coords("y", ys2).set("a", a2); g.submit();   // as needed, each
+//   g.finalize();                                            // continuing the order
+//
 // Tiles are encoded on every core (`frag.threads(n)` before the cells for
 // n threads; the files are the same for any n). A sparse fragment sorts its
 // cells once every dimension has coordinates: attributes set after that are
@@ -59,7 +64,10 @@
 // failure that the fragment's files did not. A writer killed during a
 // commit leaves at most a fragment folder without a marker and `*.tmp`
 // files in it or in `__commits/`: TileDB (2.25, 2.30) and tilefmt ignore
-// both, and nothing removes them (TileDB leaves the same behind). Several
+// both, and nothing removes them (TileDB leaves the same behind). A
+// global_order_writer makes its fragment's folder and the temporary data
+// files at its first submission, so a process killed before finalize()
+// leaves the same (dropped unfinished, the writer removes them). Several
 // processes may commit to one array at once: fragment names differ by their
 // random labels, in the same millisecond too (tests/array/crash_writer.cpp).
 //
@@ -77,7 +85,9 @@
 //
 // This header includes the parts of the writer: create.hpp (create),
 // dense_writer.hpp (cell_layout, dense_fragment), sparse_writer.hpp
-// (sparse_fragment), metadata_writer.hpp (array metadata),
+// (sparse_fragment), global_order_writer.hpp (global_order_writer: one
+// sparse fragment from submissions in global order, its tiles written as
+// they fill), metadata_writer.hpp (array metadata),
 // delete_writer.hpp (delete_cells) and schema_evolution.hpp; each may be
 // included alone. Fragments
 // are written through detail::fragment_builder (fragment_builder.hpp).
@@ -86,6 +96,7 @@
 #include "tilefmt/array/create.hpp"
 #include "tilefmt/array/delete_writer.hpp"
 #include "tilefmt/array/dense_writer.hpp"
+#include "tilefmt/array/global_order_writer.hpp"
 #include "tilefmt/array/metadata_writer.hpp"
 #include "tilefmt/array/schema_evolution.hpp"
 #include "tilefmt/array/sparse_writer.hpp"

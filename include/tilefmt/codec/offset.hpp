@@ -94,8 +94,8 @@ struct traits<at<OffsetField, T>> {
                              ") is past the end of the input (" + std::to_string(here + r.remaining()) + " bytes)",
                          starts[j]);
     const std::size_t gap = static_cast<std::size_t>(position - here);
-    v.skipped.resize(gap);
-    if (gap) std::memcpy(v.skipped.data(), r.take(gap), gap);
+    const std::byte* skipped = r.take(gap);
+    v.skipped.assign(skipped, skipped + gap);
     if constexpr (sized_value)
       detail::container_ops<typename T::container_type>::decode(
           r, v.value.value, detail::eval_length<typename T::length>(parent, st), st);

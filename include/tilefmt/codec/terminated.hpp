@@ -82,8 +82,13 @@ struct traits<null_terminated<String>> {
     if (!nul)
       throw format_error("no NUL terminator in the " + std::to_string(r.remaining()) + " bytes left", r.offset());
     const std::size_t n = static_cast<std::size_t>(static_cast<const std::byte*>(nul) - start);
-    v.value.resize(n);
-    if (n) std::memcpy(v.value.data(), r.take(n), n);
+    if constexpr (sizeof(Ch) == 1) {
+      const auto* p = reinterpret_cast<const Ch*>(r.take(n));
+      v.value.assign(p, p + n);  // one pass, no zeroing first
+    } else {
+      v.value.resize(n);
+      if (n) std::memcpy(v.value.data(), r.take(n), n);
+    }
     r.take(1);
   }
   template <class S>

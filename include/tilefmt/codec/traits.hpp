@@ -439,8 +439,14 @@ struct container_ops<std::vector<T, A>> {
   static void decode(reader& r, std::vector<T, A>& v, std::size_t n, S& st) {
     // Never allocate more than the remaining input can justify.
     if (n > r.remaining() / element_min) fail_count(r, n, element_min, has_fixed_size<T>);
-    v.resize(n);
-    decode_elements(r, v.data(), n, st);
+    if constexpr (bulk_scalar<T> && sizeof(T) == 1) {
+      // One pass: resize() would zero the bytes before they are copied.
+      const auto* p = reinterpret_cast<const T*>(r.take(n));
+      v.assign(p, p + n);
+    } else {
+      v.resize(n);
+      decode_elements(r, v.data(), n, st);
+    }
   }
   template <class S>
   static void decode_rest(reader& r, std::vector<T, A>& v, S& st) {
@@ -483,8 +489,18 @@ struct container_ops<std::basic_string<Ch, Tr, A>> {
   template <class S>
   static void decode(reader& r, std::basic_string<Ch, Tr, A>& v, std::size_t n, S&) {
     if (n > r.remaining() / sizeof(Ch)) fail_count(r, n, sizeof(Ch), true);
-    v.resize(n);
-    load_le_array(r.take(n * sizeof(Ch)), v.data(), n);
+    if constexpr (sizeof(Ch) == 1) {
+      // One pass, no zeroing first; a string without room is built anew,
+      // which skips assign()'s general replace path.
+      const auto* p = reinterpret_cast<const Ch*>(r.take(n));
+      if (v.capacity() < n)
+        v = std::basic_string<Ch, Tr, A>(p, n, v.get_allocator());
+      else
+        v.assign(p, n);
+    } else {
+      v.resize(n);
+      load_le_array(r.take(n * sizeof(Ch)), v.data(), n);
+    }
   }
   template <class S>
   static void decode_rest(reader& r, std::basic_string<Ch, Tr, A>& v, S& st) {

@@ -4,7 +4,7 @@
 // Header-only users get the kernels of the architecture they compile for.
 // A program built for a baseline CPU (a distribution package) can instead
 // link this component: it holds every filter kernel instantiated once per
-// instruction set (sse2, sse4_1, avx2, avx512bw), each in its own translation
+// instruction set (sse2, sse4_1, avx2, avx512bw, avx512vbmi_gfni), each in its own translation
 // unit compiled with that set's flags, and picks at run time the widest one
 // the CPU and the operating system support. No instruction of a set the CPU
 // lacks runs, whatever the program's own flags.
@@ -56,7 +56,7 @@ struct positive_delta_kernels {
 
 /// Every filter kernel of one instruction set, as plain function pointers.
 struct kernel_table {
-  const char* name;          // "reference", "scalar", "sse2", "sse4_1", "avx2", "avx512bw"
+  const char* name;          // "reference", "scalar", "sse2", "sse4_1", "avx2", "avx512bw", "avx512vbmi_gfni"
   std::size_t vector_bytes;  // register width; 0 for the scalar tables
   byte_kernel byteshuffle;
   byte_kernel byteunshuffle;

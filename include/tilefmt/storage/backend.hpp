@@ -1,8 +1,9 @@
 // tilefmt — where an array's bytes live.
 //
 // The array layer reaches files only through this interface: the size of a
-// file, all of it, a byte range of it, a folder's entries, an atomic write,
-// a folder made, a file or folder removed. `storage::local` is the
+// file, all of it, a byte range of it, a folder's entries, an atomic write
+// (of bytes at hand, or appended piece by piece), a folder made, a file or
+// folder removed. `storage::local` is the
 // computer's own file system, `storage::memory` a map of paths to bytes (for
 // tests, fuzzing, and arrays assembled in memory); an object store is one
 // more implementation of the same few functions.
@@ -16,12 +17,23 @@
 //    larger than that is an io_error before anything is allocated.
 //  - `write` is atomic: a reader sees the old contents or the new, never a
 //    part (a temporary name, then a rename, on a file system).
+//  - `open_write` is the same write given in pieces: a `file_writer` takes
+//    bytes by `append` and makes the file appear, whole and atomically as
+//    `write` does, at `commit`; destroyed uncommitted, it leaves the old
+//    contents (or no file). It exists so that a file larger than memory (a
+//    fragment's data file written tile by tile as a stream of submissions,
+//    or while later tiles are still encoding) need not be held whole. The
+//    default buffers the bytes and calls `write` at commit, which is all an
+//    object store's one PUT can do (S3's multipart upload would stream, and
+//    is not used); `local` writes each piece to the temporary file at once.
+//    A writer is used by one thread at a time; several may be open at once.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -47,6 +59,40 @@ private:
 struct entry {
   std::string name;     // the last path component
   bool folder = false;
+};
+
+/// A file being written in pieces (backend::open_write): nothing appears
+/// under its name until commit(), and then all of it at once.
+class file_writer {
+public:
+  file_writer() = default;
+  file_writer(const file_writer&) = delete;
+  file_writer& operator=(const file_writer&) = delete;
+  /// Uncommitted: the bytes appended are dropped (a temporary file removed).
+  virtual ~file_writer() = default;
+
+  /// Adds `bytes` at the end of the file.
+  void append(std::span<const std::byte> bytes) {
+    if (committed_) throw std::logic_error("tilefmt: file_writer::append after commit");
+    do_append(bytes);
+    size_ += bytes.size();
+  }
+  /// Makes the file appear under its name with every byte appended. Once.
+  void commit() {
+    if (committed_) throw std::logic_error("tilefmt: file_writer::commit twice");
+    do_commit();
+    committed_ = true;
+  }
+  /// The bytes appended so far.
+  std::uint64_t size() const noexcept { return size_; }
+  bool committed() const noexcept { return committed_; }
+
+private:
+  virtual void do_append(std::span<const std::byte> bytes) = 0;
+  virtual void do_commit() = 0;
+
+  std::uint64_t size_ = 0;
+  bool committed_ = false;
 };
 
 /// No limit on what one read may allocate.
@@ -77,6 +123,9 @@ public:
   /// Replaces or creates the file at `p` with `bytes`, atomically. Its
   /// folder must exist.
   void write(const fs::path& p, std::span<const std::byte> bytes) { do_write(p, bytes); }
+  /// A writer that replaces or creates the file at `p` with the bytes it is
+  /// given, atomically, at its commit(). Its folder must exist (by then).
+  std::unique_ptr<file_writer> open_write(const fs::path& p) { return do_open_write(p); }
   /// Creates folder `p` and any missing parents.
   void make_folder(const fs::path& p) { do_make_folder(p); }
   /// Removes the file or the folder tree at `p` (nothing when it is absent).
@@ -97,6 +146,33 @@ private:
   virtual void do_write(const fs::path& p, std::span<const std::byte> bytes) = 0;
   virtual void do_make_folder(const fs::path& p) = 0;
   virtual void do_remove(const fs::path& p) = 0;
+  /// By default the bytes are kept and given to do_write at commit.
+  virtual std::unique_ptr<file_writer> do_open_write(const fs::path& p);
 };
+
+namespace detail {
+
+/// The default file_writer: the whole file in memory, one write at commit.
+class buffered_file_writer final : public file_writer {
+public:
+  buffered_file_writer(backend& b, fs::path p) : backend_(b), path_(std::move(p)) {}
+
+private:
+  void do_append(std::span<const std::byte> bytes) override { bytes_.insert(bytes_.end(), bytes.begin(), bytes.end()); }
+  void do_commit() override {
+    backend_.write(path_, bytes_);
+    bytes_ = {};
+  }
+
+  backend& backend_;
+  fs::path path_;
+  std::vector<std::byte> bytes_;
+};
+
+} // namespace detail
+
+inline std::unique_ptr<file_writer> backend::do_open_write(const fs::path& p) {
+  return std::make_unique<detail::buffered_file_writer>(*this, p);
+}
 
 } // namespace tilefmt::storage

@@ -3,6 +3,8 @@
 // For tests and fuzzing (an array unpacked from bytes, opened without
 // touching a disk) and for arrays built in memory before they are copied
 // elsewhere. Paths are compared after lexical normalisation, '/' separated.
+// A file written in pieces (open_write) is the backend's default: its bytes
+// gathered, then one write at commit (they end up in memory either way).
 #pragma once
 
 #include <algorithm>

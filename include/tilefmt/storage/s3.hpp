@@ -12,7 +12,9 @@
 // make_folder writes nothing (TileDB does the same on S3). A write is one
 // PUT: an object appears whole or not at all, which is the atomicity the
 // backend contract asks for; the array layer writes a fragment's commit
-// marker last, as TileDB does on S3.
+// marker last, as TileDB does on S3. A file written in pieces (open_write)
+// is gathered in memory and sent as one PUT at its commit (the backend's
+// default); a multipart upload, which would stream it, is not used.
 //
 // Requests that fail for reasons that pass (HTTP 5xx, 429 SlowDown,
 // connection failures and timeouts) are retried with exponential backoff.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the TileDB-Py twins of the arrays tests/array/test_writer.cpp writes.
 
-    make_twin.py OUTDIR [twin] [twin_var] [twin_col] [twin_sparse] [twin_partial]   (run with TileDB-Py 0.36.1 / libtiledb 2.30)
+    make_twin.py OUTDIR [twin] [twin_var] [twin_col] [twin_sparse] [twin_partial] [twin_sparse_global]   (run with TileDB-Py 0.36.1 / libtiledb 2.30)
 
 A 2D dense array, int32 dimensions rows [1, 8] (extent 4) and cols [1, 6]
 (extent 3), two attributes:
@@ -228,6 +228,63 @@ def write_twin_sparse(out):
         impl(A, (c["x"], c["y"]), {"a": c["a"], "f": c["f"], "s": c["s"]}, {"f": c["f_valid"]})
 
 
+GLOBAL_SUBMISSIONS = [5, 1, 9, 8]
+
+
+def write_twin_sparse_global(out):
+    """twin_sparse's schema and cells, written as one global-order query
+    submitted four times (GLOBAL_SUBMISSIONS cells each: boundaries inside
+    data tiles of 4), then finalized, through libtiledb's own query object."""
+    import tiledb.libtiledb as lt
+
+    uri = fresh(out, "twin_sparse_global")
+    dom = tiledb.Domain(
+        tiledb.Dim("x", domain=(1, 100), tile=10, dtype=np.int32),
+        tiledb.Dim("y", domain=(-50, 49), tile=25, dtype=np.int64),
+    )
+    attrs = [
+        tiledb.Attr("a", dtype=np.int32, filters=tiledb.FilterList([tiledb.ZstdFilter(level=1)])),
+        tiledb.Attr("f", dtype=np.float64, nullable=True),
+        tiledb.Attr("s", dtype="ascii", var=True),
+    ]
+    schema = tiledb.ArraySchema(domain=dom, attrs=attrs, sparse=True, capacity=4,
+                                cell_order="row-major", tile_order="row-major")
+    tiledb.Array.create(uri, schema)
+    c = sparse_cells()
+    # The global order: row-major space tiles (x extent 10 from 1, y extent
+    # 25 from -50), then row-major coordinates.
+    order = sorted(range(len(c["x"])), key=lambda i: ((int(c["x"][i]) - 1) // 10, (int(c["y"][i]) + 50) // 25,
+                                                      int(c["x"][i]), int(c["y"][i])))
+    ctx = lt.Context()
+    arr = lt.Array(ctx, uri, lt.QueryType.WRITE, (None, FRAGMENT_TIMESTAMP))
+    q = lt.Query(ctx, arr, lt.QueryType.WRITE)
+    q.layout = lt.LayoutType.GLOBAL_ORDER
+    at = 0
+    keep = []  # the buffers stay alive until finalize
+    for n in GLOBAL_SUBMISSIONS:
+        idx = order[at:at + n]
+        at += n
+        x = np.ascontiguousarray(c["x"][idx])
+        y = np.ascontiguousarray(c["y"][idx])
+        a = np.ascontiguousarray(c["a"][idx])
+        f = np.ascontiguousarray(c["f"][idx])
+        fv = np.ascontiguousarray(c["f_valid"][idx])
+        strs = [c["s"][i].encode() for i in idx]
+        s_off = np.array(np.cumsum([0] + [len(v) for v in strs[:-1]]), dtype=np.uint64)
+        s_val = np.frombuffer(b"".join(strs), dtype=np.uint8).copy()
+        keep.append((x, y, a, f, fv, s_off, s_val))
+        q.set_data_buffer("x", x, n)
+        q.set_data_buffer("y", y, n)
+        q.set_data_buffer("a", a, n)
+        q.set_data_buffer("f", f, n)
+        q.set_validity_buffer("f", fv, n)
+        q.set_data_buffer("s", s_val, len(s_val))
+        q.set_offsets_buffer("s", s_off, n)
+        assert q._submit() == lt.QueryStatus.COMPLETE
+    q.finalize()
+    arr._close()
+
+
 def partial_cells():
     rows = np.arange(2, 7)[:, None]
     cols = np.arange(2, 6)[None, :]
@@ -262,7 +319,7 @@ def write_twin_partial(out):
 
 def main():
     out = sys.argv[1]
-    which = sys.argv[2:] or ["twin", "twin_var", "twin_col", "twin_sparse", "twin_partial"]
+    which = sys.argv[2:] or ["twin", "twin_var", "twin_col", "twin_sparse", "twin_partial", "twin_sparse_global"]
     if "twin" in which:
         write_twin(out)
     if "twin_var" in which:
@@ -273,6 +330,8 @@ def main():
         write_twin_sparse(out)
     if "twin_partial" in which:
         write_twin_partial(out)
+    if "twin_sparse_global" in which:
+        write_twin_sparse_global(out)
     with open(os.path.join(out, "TILEDB_VERSION.txt"), "w") as f:
         f.write("libtiledb %s, TileDB-Py %s\n" % (".".join(map(str, tiledb.libtiledb.version())), tiledb.__version__))
 

@@ -367,6 +367,7 @@ private:
     return false;
   }
 
+public:
   /// A dense dimension range expanded to whole space tiles.
   static std::pair<std::int64_t, std::int64_t> to_tiles(const format::Dimension& dim,
                                                         std::pair<std::int64_t, std::int64_t> r) {
@@ -377,6 +378,7 @@ private:
     return {lo, hi};
   }
 
+  /// A dense fragment's non-empty domain (integer dimensions).
   static ranges int_ranges(const format::MBR& m, const std::vector<format::Dimension>& dims) {
     ranges out;
     for (std::size_t d = 0; d < dims.size(); ++d)
@@ -387,6 +389,7 @@ private:
     return out;
   }
 
+private:
   static bool has_attribute(const fragment& f, const std::string& name) {
     for (const auto& a : f.schema().attributes.value)
       if (a.name.value == name) return true;

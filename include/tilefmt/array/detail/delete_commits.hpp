@@ -34,7 +34,9 @@ inline std::vector<delete_commit> load_delete_commits(const array_reader& arr, c
     if (c.path.extension() != ".del")
       throw std::invalid_argument("tilefmt: query: update commit " + marker + " is not supported yet");
     auto node = naming_file(c.path, [&] {
-      const auto bytes = arr.storage().read(c.path, opt.max_allocation);
+      // Vacuumed after a commits consolidation: the bytes a `.con` file holds.
+      const auto bytes = c.held_in.empty() ? arr.storage().read(c.path, opt.max_allocation)
+                                           : arr.storage().read_range(c.held_in, c.offset, c.size);
       const auto g = filter::read_generic_tile(bytes, {opt.verify_checksums, opt.encryption_key, opt.max_allocation});
       return codec::decode<format::ConditionNode>(g.payload);
     });

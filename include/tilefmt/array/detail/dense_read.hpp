@@ -481,7 +481,8 @@ inline void mark_written(const read_plan& plan, const std::vector<fragment>& fra
 inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::size_t k, const fragment_boxes& fb,
                            const std::vector<cell_box>& boxes, const result_order& order,
                            std::span<const std::byte> fill, result_field& r,
-                           std::vector<std::span<const std::byte>>& var_cells, std::deque<tile_data>& kept) {
+                           std::vector<std::span<const std::byte>>& var_cells, std::deque<tile_data>& kept,
+                           std::vector<std::uint8_t>* predating = nullptr) {
   const auto& g = *fb.grids[k];
   const bool has = has_attribute(frag.schema(), r.name);
   std::optional<field_info> fi;
@@ -499,10 +500,13 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
         if (runs.empty()) continue;  // newer fragments cover this part of the tile
         if (!has) {  // the fragment's schema predates the attribute
           // (Validity starts as the fill validity.)
-          if (!r.var)
-            for (const auto& run : runs)
+          for (const auto& run : runs) {
+            if (!r.var)
               for (std::size_t j = 0; j < run.len; ++j)
                 std::memcpy(r.values.data() + (run.result + j) * size, fill.data(), size);
+            if (predating)
+              std::fill_n(predating->begin() + static_cast<std::ptrdiff_t>(run.result), run.len, std::uint8_t{1});
+          }
           continue;
         }
         if (!t) t = frag.read_tile_as_stored(*fi, static_cast<std::size_t>(batch[w].tile));
@@ -705,6 +709,7 @@ inline read_output read_dense(const read_plan& plan) {
   }
 
   std::vector<result_field> out;
+  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> predating_fields;
   for (const auto& name : plan.names) {
     const auto& attr = plan.attribute(name);
     result_field r = plan.attribute_field(name);
@@ -720,7 +725,14 @@ inline read_output read_dense(const read_plan& plan) {
     // Var-size cells are gathered at the end from the tiles they are in.
     std::vector<std::span<const std::byte>> var_cells(r.var ? n : 0, std::span<const std::byte>(fill));
     std::deque<tile_data> kept;
-    for (std::size_t k : written) copy_won_cells(plan, frags[k], k, fb, boxes, order, fill, r, var_cells, kept);
+    std::vector<std::uint8_t> predating;
+    if (plan.aggregating &&
+        std::any_of(written.begin(), written.end(), [&](std::size_t k) { return !has_attribute(frags[k].schema(), name); }))
+      predating.assign(n, 0);
+    for (std::size_t k : written)
+      copy_won_cells(plan, frags[k], k, fb, boxes, order, fill, r, var_cells, kept,
+                     predating.empty() ? nullptr : &predating);
+    if (!predating.empty()) predating_fields.emplace_back(name, std::move(predating));
     // Cells that failed the condition read as fill values.
     if (any_failed)
       for (std::size_t c = 0; c < n; ++c) {
@@ -734,7 +746,8 @@ inline read_output read_dense(const read_plan& plan) {
     if (r.var) store_var_cells(r, var_cells);
     out.push_back(std::move(r));
   }
-  return {std::move(out), order.cell_num(), std::move(failed), std::move(unwritten_cells), {}};
+  return {std::move(out), order.cell_num(), std::move(failed), std::move(unwritten_cells), {},
+          std::move(predating_fields)};
 }
 
 } // namespace tilefmt::array::detail

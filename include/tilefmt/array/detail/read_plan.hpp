@@ -41,6 +41,13 @@ struct read_output {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;
   };
   std::vector<whole_tile> whole_tiles;
+  /// Dense reads for aggregates: per field (by name), 1 for the cells won
+  /// by a fragment whose schema predates the field (added later by schema
+  /// evolution). They read as the fill value, but TileDB's aggregates leave
+  /// them out of all but COUNT (TileDB-Py 0.36.1: SUM and MEAN of the added
+  /// attribute over the newer fragment's cells only, with or without a
+  /// condition). Only fields some such fragment touches are listed.
+  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> predating{};
 };
 
 struct read_plan {

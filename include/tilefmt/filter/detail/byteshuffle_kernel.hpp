@@ -78,6 +78,37 @@ inline std::size_t unshuffle_simd(const std::byte* in, std::size_t count, std::b
   return i;
 }
 
+#if TILEFMT_WITH_AVX512VBMI_GFNI
+// With VBMI, per 64 elements: log2(S) VPERMT2B rounds from memory order to
+// one register per row (and back), each round one permute per register,
+// where the in-lane interleaves above need four rounds plus the lane moves.
+template <std::size_t S>
+inline std::size_t shuffle_vbmi(const std::byte* in, std::size_t count, std::byte* out) noexcept {
+  namespace v = simd::vbmi;
+  std::size_t i = 0;
+  for (; i + 64 <= count; i += 64) {
+    v::regs<S> x;
+    for (std::size_t m = 0; m < S; ++m) x[m] = v::load(in + i * S + 64 * m);
+    const v::regs<S> rows = v::to_planes<S, false>(x);
+    for (std::size_t j = 0; j < S; ++j) v::store(out + j * count + i, rows[j]);
+  }
+  return i;
+}
+
+template <std::size_t S>
+inline std::size_t unshuffle_vbmi(const std::byte* in, std::size_t count, std::byte* out) noexcept {
+  namespace v = simd::vbmi;
+  std::size_t i = 0;
+  for (; i + 64 <= count; i += 64) {
+    v::regs<S> x;
+    for (std::size_t j = 0; j < S; ++j) x[j] = v::load(in + j * count + i);
+    const v::regs<S> elements = v::from_planes<S>(x);
+    for (std::size_t m = 0; m < S; ++m) v::store(out + i * S + 64 * m, elements[m]);
+  }
+  return i;
+}
+#endif
+
 }  // namespace byteshuffle_impl
 
 // Scalar reference.
@@ -115,6 +146,17 @@ inline void byteshuffle(const std::byte* in, std::size_t n, std::size_t type_siz
   }
   const std::size_t count = n / type_size;
   std::size_t done = 0;
+#if TILEFMT_WITH_AVX512VBMI_GFNI
+  if constexpr (simd::has_vbmi_gfni<Arch>) {
+    switch (type_size) {
+      case 2: done = byteshuffle_impl::shuffle_vbmi<2>(in, count, out); break;
+      case 4: done = byteshuffle_impl::shuffle_vbmi<4>(in, count, out); break;
+      case 8: done = byteshuffle_impl::shuffle_vbmi<8>(in, count, out); break;
+      case 16: done = byteshuffle_impl::shuffle_vbmi<16>(in, count, out); break;
+      default: break;
+    }
+  } else
+#endif
   if constexpr (simd::accelerated<Arch>) {
     switch (type_size) {
       case 2: done = byteshuffle_impl::shuffle_simd<2, Arch>(in, count, out); break;
@@ -137,6 +179,17 @@ inline void byteunshuffle(const std::byte* in, std::size_t n, std::size_t type_s
   }
   const std::size_t count = n / type_size;
   std::size_t done = 0;
+#if TILEFMT_WITH_AVX512VBMI_GFNI
+  if constexpr (simd::has_vbmi_gfni<Arch>) {
+    switch (type_size) {
+      case 2: done = byteshuffle_impl::unshuffle_vbmi<2>(in, count, out); break;
+      case 4: done = byteshuffle_impl::unshuffle_vbmi<4>(in, count, out); break;
+      case 8: done = byteshuffle_impl::unshuffle_vbmi<8>(in, count, out); break;
+      case 16: done = byteshuffle_impl::unshuffle_vbmi<16>(in, count, out); break;
+      default: break;
+    }
+  } else
+#endif
   if constexpr (simd::accelerated<Arch>) {
     switch (type_size) {
       case 2: done = byteshuffle_impl::unshuffle_simd<2, Arch>(in, count, out); break;

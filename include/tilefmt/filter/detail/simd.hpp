@@ -33,6 +33,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "tilefmt/codec/wire.hpp"
+#include "tilefmt/filter/detail/simd_avx512vbmi_gfni.hpp"
 
 namespace tilefmt::filter::detail {
 
@@ -42,6 +43,9 @@ namespace tilefmt::filter::detail {
 // scalar code, and the SIMD templates below are declared but never
 // instantiated.
 using default_arch = void;
+#elif TILEFMT_WITH_AVX512VBMI_GFNI
+// Compiled for a CPU with VBMI and GFNI, which xsimd does not know of.
+using default_arch = simd::avx512vbmi_gfni;
 #else
 using default_arch = xsimd::default_arch;
 #endif
