@@ -454,10 +454,18 @@ tf::ArraySchema schema_of(const nb::dict& d) {
   return tf::make_array_schema(std::move(o));
 }
 
-std::string create_array(const std::string& path, const nb::dict& schema, const config_map& config) {
+/// Write options for `path`: its storage and, for an encrypted array, the key.
+ta::write_options writing(const std::string& path, const nb::bytes& key, const config_map& config) {
   ta::write_options opt;
   opt.storage = storage_for(path, config);
-  return ta::create(path, schema_of(schema), opt);
+  opt.encryption_key.assign(reinterpret_cast<const std::uint8_t*>(key.c_str()),
+                            reinterpret_cast<const std::uint8_t*>(key.c_str()) + key.size());
+  return opt;
+}
+
+std::string create_array(const std::string& path, const nb::dict& schema, const nb::bytes& key,
+                         const config_map& config) {
+  return ta::create(path, schema_of(schema), writing(path, key, config));
 }
 
 template <class F>
@@ -499,10 +507,11 @@ void set_attribute(Fragment& frag, const std::string& name, nb::handle h) {
 }
 
 std::string write_dense(const std::string& path, const std::vector<std::pair<std::int64_t, std::int64_t>>& subarray,
-                        const nb::dict& attrs, std::optional<std::uint64_t> timestamp, const config_map& config) {
-  ta::dense_fragment frag(path, subarray, ta::cell_layout::row_major, storage_for(path, config));
+                        const nb::dict& attrs, std::optional<std::uint64_t> timestamp, const nb::bytes& key,
+                        const config_map& config) {
+  ta::write_options opt = writing(path, key, config);
+  ta::dense_fragment frag(path, subarray, ta::cell_layout::row_major, opt);
   for (auto [k, v] : attrs) set_attribute(frag, nb::cast<std::string>(k), v);
-  ta::write_options opt;
   opt.timestamp = timestamp;
   nb::gil_scoped_release unlocked;  // tiles encode meanwhile
   return frag.commit(opt);
@@ -511,8 +520,9 @@ std::string write_dense(const std::string& path, const std::vector<std::pair<std
 /// coords: dimension name to (values as bytes, bytes per value, is float)
 /// or a list of bytes (string dimensions).
 std::string write_sparse(const std::string& path, const nb::dict& coords, const nb::dict& attrs,
-                         std::optional<std::uint64_t> timestamp, const config_map& config) {
-  ta::sparse_fragment frag(path, storage_for(path, config));
+                         std::optional<std::uint64_t> timestamp, const nb::bytes& key, const config_map& config) {
+  ta::write_options opt = writing(path, key, config);
+  ta::sparse_fragment frag(path, opt);
   for (auto [k, v] : coords) {
     const auto name = nb::cast<std::string>(k);
     if (nb::isinstance<nb::list>(v)) {
@@ -536,7 +546,6 @@ std::string write_sparse(const std::string& path, const nb::dict& coords, const 
     else with_unsigned(size, set);
   }
   for (auto [k, v] : attrs) set_attribute(frag, nb::cast<std::string>(k), v);
-  ta::write_options opt;
   opt.timestamp = timestamp;
   nb::gil_scoped_release unlocked;
   return frag.commit(opt);
@@ -545,8 +554,9 @@ std::string write_sparse(const std::string& path, const nb::dict& coords, const 
 /// Metadata entries: key to (type name, value count, bytes), or None to
 /// delete the key.
 std::string write_metadata(const std::string& path, const nb::dict& entries, std::optional<std::uint64_t> timestamp,
-                           const config_map& config) {
-  ta::metadata_writer w(path, storage_for(path, config));
+                           const nb::bytes& key, const config_map& config) {
+  ta::write_options opt = writing(path, key, config);
+  ta::metadata_writer w(path, opt);
   for (auto [k, v] : entries) {
     const auto key = nb::cast<std::string>(k);
     if (v.is_none()) {
@@ -561,7 +571,6 @@ std::string write_metadata(const std::string& path, const nb::dict& entries, std
     e.value->bytes.value = from_bytes(nb::cast<nb::bytes>(t[2]));
     w.put(std::move(e));
   }
-  ta::write_options opt;
   opt.timestamp = timestamp;
   return w.commit(opt);
 }
@@ -580,10 +589,10 @@ NB_MODULE(_core, m) {
       .def("tile_bounds", &py_array::tile_bounds, "fragment"_a)
       .def("read", &py_array::read, "ranges"_a, "attrs"_a.none(), "order"_a, "cond"_a.none())
       .def("aggregate", &py_array::aggregate, "ranges"_a, "cond"_a.none(), "what"_a);
-  m.def("create", &create_array, "path"_a, "schema"_a, "config"_a);
-  m.def("write_dense", &write_dense, "path"_a, "subarray"_a, "attrs"_a, "timestamp"_a.none(), "config"_a);
-  m.def("write_sparse", &write_sparse, "path"_a, "coords"_a, "attrs"_a, "timestamp"_a.none(), "config"_a);
-  m.def("write_metadata", &write_metadata, "path"_a, "entries"_a, "timestamp"_a.none(), "config"_a);
+  m.def("create", &create_array, "path"_a, "schema"_a, "key"_a, "config"_a);
+  m.def("write_dense", &write_dense, "path"_a, "subarray"_a, "attrs"_a, "timestamp"_a.none(), "key"_a, "config"_a);
+  m.def("write_sparse", &write_sparse, "path"_a, "coords"_a, "attrs"_a, "timestamp"_a.none(), "key"_a, "config"_a);
+  m.def("write_metadata", &write_metadata, "path"_a, "entries"_a, "timestamp"_a.none(), "key"_a, "config"_a);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);

@@ -125,3 +125,62 @@ def test_write_refusals(tmp_path):
             A[8:13] = {"a": np.arange(5), "b": np.arange(5)}  # past the domain
     with tilefmt.open(uri) as A:
         assert A.fragments == ()
+
+
+def test_encrypted(tmp_path):
+    """An encrypted array written through every Python writing path: TileDB-Py
+    reads it with the key, and refuses it without; tilefmt likewise."""
+    key = "tilefmt python encryption key 32"
+    assert len(key) == 32
+    cfg = tiledb.Config({"sm.encryption_type": "AES_256_GCM", "sm.encryption_key": key})
+    dense, sparse = str(tmp_path / "d"), str(tmp_path / "s")
+    tilefmt.create(dense, tilefmt.Schema(
+        domain=tilefmt.Domain(tilefmt.Dim("r", (1, 8), 4, np.int32), tilefmt.Dim("c", (1, 6), 3, np.int32)),
+        attrs=[tilefmt.Attr("a", np.int32, filters=[("ZSTD", 1)]), tilefmt.Attr("f", np.float64, nullable=True),
+               tilefmt.Attr("s", str)]), key=key)
+    rng = np.random.default_rng(3)
+    a = rng.integers(-100, 100, (3, 4)).astype(np.int32)
+    f = np.ma.array(rng.random((3, 4)), mask=rng.random((3, 4)) < 0.3)
+    s = np.array([["é" * i + "x" for i in range(4)] for _ in range(3)], dtype=object)
+    with tilefmt.open(dense, "w", key=key) as A:
+        A[2:5, 3:7] = {"a": a, "f": f, "s": s}
+        A.meta["unit"] = "m"
+        A.meta["scale"] = (0.5, 2.0)
+    tilefmt.create(sparse, tilefmt.Schema(
+        domain=tilefmt.Domain(tilefmt.Dim("x", (0, 99), 10, np.int64), tilefmt.Dim("name", dtype="ascii")),
+        attrs=[tilefmt.Attr("v", np.float32)], sparse=True), key=key.encode())
+    x = np.array([5, 17, 5, 90], dtype=np.int64)
+    names = np.array(["b", "a", "a", "zz"], dtype=object)
+    v = np.array([1.5, -2, 3, 4], dtype=np.float32)
+    with tilefmt.open(sparse, "w", key=key.encode()) as A:
+        A[x, names] = {"v": v}
+
+    with tiledb.open(dense, ctx=tiledb.Ctx(cfg)) as T, tilefmt.open(dense, key=key) as A:
+        got = T[2:5, 3:7]
+        assert np.array_equal(got["a"], a)
+        assert np.array_equal(np.ma.getmaskarray(got["f"]), np.ma.getmaskarray(f))
+        assert np.array_equal(got["f"].compressed(), f.compressed())
+        assert list(got["s"].ravel()) == list(s.ravel())
+        assert T.meta["unit"] == "m" and T.meta["scale"] == (0.5, 2.0)
+        same(A[:, :], T[:, :], "dense")
+    with tiledb.open(sparse, ctx=tiledb.Ctx(cfg)) as T, tilefmt.open(sparse, key=key) as A:
+        got = T[:]
+        assert sorted(zip(got["x"].tolist(), got["name"].tolist(), got["v"].tolist())) == \
+            sorted(zip(x.tolist(), [n.encode() for n in names], v.tolist()))
+        same_rows(A[:], T[:], "sparse")
+
+    with pytest.raises(tiledb.TileDBError):
+        tiledb.open(dense)
+    with pytest.raises(ValueError):  # no key
+        tilefmt.open(dense)
+    with pytest.raises(OSError):  # a wrong key does not authenticate
+        tilefmt.open(dense, key="X" + key[1:])
+    with pytest.raises(ValueError):  # writing without the key
+        with tilefmt.open(dense, "w") as A:
+            pass
+    with pytest.raises(ValueError):  # a key for an array that is not encrypted
+        plain = str(tmp_path / "p")
+        tilefmt.create(plain, tilefmt.Schema(domain=tilefmt.Domain(tilefmt.Dim("d", (1, 4), 2, np.int32)),
+                                             attrs=[tilefmt.Attr("a", np.int32)]))
+        with tilefmt.open(plain, "w", key=key) as A:
+            A[1:3] = {"a": np.arange(2, dtype=np.int32)}

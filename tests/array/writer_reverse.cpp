@@ -1,6 +1,9 @@
 // Writes arrays with tilefmt's writer, and next to them what they hold, as a
 // manifest tests/interop/reverse_check.py reads (tests/interop/README.md):
-// TileDB then opens each array and must read the same cells.
+// TileDB then opens each array and must read the same cells. The `_encrypted`
+// arrays are written with an AES-256-GCM key (the manifest's `encryption`),
+// with metadata, a schema evolution, a delete commit and a consolidation;
+// their `reads` list the sorted values TileDB must read from the whole array.
 //
 //   writer-reverse OUTDIR      -> OUTDIR/manifest.json, OUTDIR/arrays/..., OUTDIR/expected/...
 #include <algorithm>
@@ -13,7 +16,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "tilefmt/array/consolidate.hpp"
 #include "tilefmt/array/global_order_writer.hpp"
+#include "tilefmt/array/vacuum.hpp"
 #include "tilefmt/array/writer.hpp"
 #include "tilefmt/filter/bitshuffle.hpp"
 #include "tilefmt/filter/byteshuffle.hpp"
@@ -32,6 +37,44 @@ const char* int_filters =
     R"({"max_chunk_size": 65536, "filters": [{"type": "BYTESHUFFLE", "options": {}}, {"type": "ZSTD", "options": {"level": 1}}]})";
 const char* float_filters =
     R"({"max_chunk_size": 65536, "filters": [{"type": "BITSHUFFLE", "options": {}}, {"type": "LZ4", "options": {"level": -1}}]})";
+
+// The key of the encrypted arrays: 32 bytes, as TileDB's sm.encryption_key takes them.
+const std::string key_text = "tilefmt writer reverse key 32 b!";
+const std::vector<std::uint8_t> key(key_text.begin(), key_text.end());
+
+/// Options with a timestamp and, when `encrypted`, the key.
+array::write_options at(std::uint64_t t, bool encrypted) {
+  array::write_options o;
+  o.timestamp = t;
+  if (encrypted) o.encryption_key = key;
+  return o;
+}
+
+std::string encryption_entry(bool encrypted) {
+  return encrypted ? "{\"type\": \"AES_256_GCM\", \"key\": \"" + key_text + "\"}" : "null";
+}
+
+std::string hex(std::span<const std::byte> b) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (std::byte x : b) {
+    out += digits[static_cast<unsigned>(x) >> 4];
+    out += digits[static_cast<unsigned>(x) & 15];
+  }
+  return out;
+}
+
+/// A manifest `reads` item: the values of `attr` TileDB must read from the
+/// whole array, sorted.
+template <class T>
+std::string read_entry(const std::string& attr, std::vector<T> values) {
+  std::sort(values.begin(), values.end());
+  std::ostringstream e;
+  e << "{\"attr\": \"" << attr << "\", \"sorted_values\": [";
+  for (std::size_t i = 0; i < values.size(); ++i) e << (i ? ", " : "") << values[i];
+  e << "]}";
+  return e.str();
+}
 
 template <class T>
 std::string save(const fs::path& out, const std::string& rel, const std::vector<T>& v) {
@@ -122,8 +165,8 @@ std::string field_entry(const fs::path& out, const std::string& dir, const std::
 
 /// Var-size and nullable attributes: strings under ZSTD, RLE (offsets
 /// carried in the var tile) and DICTIONARY, a nullable INT32.
-std::string write_var_case(const fs::path& out) {
-  const std::string name = "tilefmt_dense_var_nullable", rel = "arrays/" + name;
+std::string write_var_case(const fs::path& out, bool encrypted = false) {
+  const std::string name = std::string("tilefmt_dense_var_nullable") + (encrypted ? "_encrypted" : ""), rel = "arrays/" + name;
   using D = format::Datatype;
   using FT = format::FilterType;
   auto schema = format::make_array_schema(
@@ -146,8 +189,8 @@ std::string write_var_case(const fs::path& out) {
                                    .type = D::STRING_ASCII,
                                    .cell_val_num = format::var_num,
                                    .filters = format::compression_pipeline(FT::DICTIONARY)})}});
-  array::create(out / rel, schema, {.timestamp = 1700000000000});
-  array::dense_fragment frag(out / rel, {{1, 16}, {5, 12}}, array::cell_layout::storage);
+  array::create(out / rel, schema, at(1700000000000, encrypted));
+  array::dense_fragment frag(out / rel, {{1, 16}, {5, 12}}, array::cell_layout::storage, at(0, encrypted));
   std::vector<std::string> names, tags, kinds;
   std::vector<std::int32_t> score;
   std::vector<std::uint8_t> score_valid, tag_valid;
@@ -162,7 +205,15 @@ std::string write_var_case(const fs::path& out) {
     kinds.push_back(std::vector<std::string>{"alpha", "beta", ""}[static_cast<std::size_t>((r + c) % 3)]);
   }
   frag.set_var("name", names).set("score", score, score_valid).set_var("tag", tags, tag_valid).set_var("kind", kinds);
-  const std::string frag_name = frag.commit({.timestamp = 1700000000100});
+  const std::string frag_name = frag.commit(at(1700000000100, encrypted));
+  std::string metadata = "null";
+  if (encrypted) {
+    auto scale = format::MetadataEntry::of<double>("scale", std::vector<double>{0.5, -2});
+    auto unit = format::MetadataEntry::of_string("unit", "m\xc2\xb2");
+    array::metadata_writer(out / rel, at(0, true)).put(scale).put(unit).commit(at(1700000000200, true));
+    metadata = "{\"entries\": {\"scale\": {\"type\": \"FLOAT64\", \"hex\": \"" + hex(scale.bytes()) +
+               "\"}, \"unit\": {\"type\": \"STRING_UTF8\", \"hex\": \"" + hex(unit.bytes()) + "\"}}, \"deleted_keys\": []}";
+  }
 
   auto flat = [](const std::vector<std::string>& cells, std::vector<std::uint64_t>& offsets) {
     std::vector<char> data;
@@ -179,8 +230,9 @@ std::string write_var_case(const fs::path& out) {
   const std::string dir = "expected/" + name + "/" + frag_name + "/tiles/";
   const std::uint64_t cells = frag.cell_num();
   std::ostringstream e;
-  e << "{\"name\": \"" << name << "\", \"path\": \"" << rel << "\", \"array_type\": \"dense\", \"encryption\": null, "
-    << "\"schema\": {\"array_type\": \"dense\"}, \"fragments\": [{\"name\": \"" << frag_name
+  e << "{\"name\": \"" << name << "\", \"path\": \"" << rel << "\", \"array_type\": \"dense\", \"encryption\": "
+    << encryption_entry(encrypted) << ", \"metadata\": " << metadata
+    << ", \"schema\": {\"array_type\": \"dense\"}, \"fragments\": [{\"name\": \"" << frag_name
     << "\", \"format_version\": 22, \"sparse\": false, \"non_empty_domain\": [[1, 16], [5, 12]], \"fields\": {"
     << field_entry(out, dir, "name", "STRING_ASCII", cells, name_data, &name_off, nullptr) << ", "
     << field_entry(out, dir, "score", "INT32", cells, score_data, nullptr, &score_valid) << ", "
@@ -192,8 +244,9 @@ std::string write_var_case(const fs::path& out) {
 /// A sparse array in column-major orders with a float and an int16
 /// dimension, duplicates allowed (and present), capacity 7: 300 cells make
 /// 43 data tiles and an R-tree of three levels.
-std::string write_sparse_case(const fs::path& out) {
-  const std::string name = "tilefmt_sparse_colmajor_dups", rel = "arrays/" + name;
+std::string write_sparse_case(const fs::path& out, bool encrypted = false) {
+  const std::string name = std::string("tilefmt_sparse_colmajor_dups") + (encrypted ? "_encrypted" : ""),
+                    rel = "arrays/" + name;
   using D = format::Datatype;
   auto schema = format::make_array_schema(
       {.type = format::ArrayType::SPARSE,
@@ -208,7 +261,7 @@ std::string write_sparse_case(const fs::path& out) {
   schema.cell_order = format::Layout::COL_MAJOR;
   schema.capacity = 7;
   schema.allows_dups.value = true;
-  array::create(out / rel, schema, {.timestamp = 1700000000000});
+  array::create(out / rel, schema, at(1700000000000, encrypted));
 
   struct cell {
     double t;
@@ -224,7 +277,7 @@ std::string write_sparse_case(const fs::path& out) {
                      static_cast<std::int64_t>(i) * 1000003 - 7, std::string(static_cast<std::size_t>(i % 6), 'a' + i % 26),
                      static_cast<std::uint8_t>(i % 9 != 4)});
   }
-  array::sparse_fragment frag(out / rel);
+  array::sparse_fragment frag(out / rel, at(0, encrypted));
   std::vector<double> t;
   std::vector<std::int16_t> k;
   std::vector<std::int64_t> v;
@@ -238,7 +291,23 @@ std::string write_sparse_case(const fs::path& out) {
     valid.push_back(c.valid);
   }
   frag.set_coords("t", t).set_coords("k", k).set("v", v).set_var("name", names, valid);
-  const std::string frag_name = frag.commit({.timestamp = 1700000000100});
+  const std::string frag_name = frag.commit(at(1700000000100, encrypted));
+  // Encrypted: metadata, a delete commit (v < 40000000: the first 40
+  // cells written), then a schema evolution adding an attribute.
+  std::string extra;
+  if (encrypted) {
+    auto n = format::MetadataEntry::of<std::int64_t>("cells", std::vector<std::int64_t>{300});
+    array::metadata_writer(out / rel, at(0, true)).put(n).commit(at(1700000000200, true));
+    array::delete_cells(out / rel, array::field("v") < std::int64_t{40000000}, at(1700000000300, true));
+    array::schema_evolution()
+        .add_attribute(format::make_attribute({.name = "extra", .type = D::UINT8}))
+        .evolve(out / rel, at(1700000000400, true));
+    std::vector<std::int64_t> kept;
+    for (const auto& c : cells)
+      if (c.v >= 40000000) kept.push_back(c.v);
+    extra = ", \"metadata\": {\"entries\": {\"cells\": {\"type\": \"INT64\", \"hex\": \"" + hex(n.bytes()) +
+            "\"}}, \"deleted_keys\": []}, \"reads\": [" + read_entry("v", kept) + "]";
+  }
 
   // TileDB's global order, written out independently: column-major space
   // tiles (k's tile, then t's), then column-major cells (k, then t); equal
@@ -263,15 +332,87 @@ std::string write_sparse_case(const fs::path& out) {
   const std::string dir = "expected/" + name + "/" + frag_name + "/global/";
   auto dim = [](std::string e) { return e.replace(e.find("\"attribute\""), 11, "\"dimension\""); };
   std::ostringstream e;
-  e << "{\"name\": \"" << name << "\", \"path\": \"" << rel << "\", \"array_type\": \"sparse\", \"encryption\": null, "
-    << "\"schema\": {\"array_type\": \"sparse\", \"cell_order\": \"col-major\", \"tile_order\": \"col-major\", "
-    << "\"capacity\": 7, \"allows_duplicates\": true}, \"fragments\": [{\"name\": \"" << frag_name
+  e << "{\"name\": \"" << name << "\", \"path\": \"" << rel << "\", \"array_type\": \"sparse\", \"encryption\": "
+    << encryption_entry(encrypted) << extra
+    << ", \"schema\": {\"array_type\": \"sparse\", \"cell_order\": \"col-major\", \"tile_order\": \"col-major\", "
+    << "\"capacity\": 7, \"allows_duplicates\": true"
+    << (encrypted ? ", \"attrs\": [{\"name\": \"v\"}, {\"name\": \"name\"}, {\"name\": \"extra\"}]" : "")
+    << "}, \"fragments\": [{\"name\": \"" << frag_name
     << "\", \"format_version\": 22, \"sparse\": true, \"fields\": {"
     << dim(field_entry(out, dir, "t", "FLOAT64", cells.size(), t_data, nullptr, nullptr, "global")) << ", "
     << dim(field_entry(out, dir, "k", "INT16", cells.size(), k_data, nullptr, nullptr, "global")) << ", "
     << field_entry(out, dir, "v", "INT64", cells.size(), v_data, nullptr, nullptr, "global") << ", "
     << field_entry(out, dir, "name", "STRING_ASCII", cells.size(), name_data, &name_off, &name_valid, "global")
     << "}}]}";
+  return e.str();
+}
+
+/// An encrypted dense array written twice (columns 1-8, then 5-12: the
+/// newer write wins where they meet) and in two metadata files, both
+/// consolidated and vacuumed: TileDB reads the one fragment and file left.
+std::string write_consolidated_case(const fs::path& out) {
+  const std::string name = "tilefmt_dense_consolidated_encrypted", rel = "arrays/" + name;
+  auto schema = format::make_array_schema(
+      {.type = format::ArrayType::DENSE,
+       .dimensions = {format::make_dimension<std::int32_t>("row", 1, 16, 8),
+                      format::make_dimension<std::int32_t>("col", 1, 12, 4)},
+       .attributes = {
+           format::make_attribute({.name = "count", .type = format::Datatype::INT32, .filters = IntP::descriptor()}),
+           format::make_attribute(
+               {.name = "reading", .type = format::Datatype::FLOAT64, .filters = FloatP::descriptor()})}});
+  array::create(out / rel, schema, at(1700000000000, true));
+  for (std::int64_t w = 0; w < 2; ++w) {
+    array::dense_fragment frag(out / rel, {{1, 16}, {1 + 4 * w, 8 + 4 * w}}, array::cell_layout::storage, at(0, true));
+    std::vector<std::int32_t> count;
+    std::vector<double> reading;
+    for (std::uint64_t i = 0; i < frag.cell_num(); ++i) {
+      auto rc = frag.cell_coordinates(i);
+      count.push_back(static_cast<std::int32_t>(rc[0] * 100 + rc[1] + 1000 * w));
+      reading.push_back(static_cast<double>(rc[0]) / 4.0 + static_cast<double>(w));
+    }
+    frag.set<IntP>("count", count).set("reading", reading);
+    frag.commit(at(1700000000100 + static_cast<std::uint64_t>(w), true));
+  }
+  auto a = format::MetadataEntry::of<std::int32_t>("a", std::vector<std::int32_t>{1, 2, 3});
+  auto b = format::MetadataEntry::of_string("b", "second");
+  array::metadata_writer(out / rel, at(0, true)).put(a).put_string("gone", "x").commit(at(1700000000200, true));
+  array::metadata_writer(out / rel, at(0, true)).put(b).remove("gone").commit(at(1700000000201, true));
+  array::consolidation_options c;
+  c.encryption_key = key;
+  const std::string frag_name = array::consolidate_fragments(out / rel, c).name;
+  array::consolidate_metadata(out / rel, c);
+  array::vacuum_fragments(out / rel);
+  array::vacuum_metadata(out / rel);
+
+  // The consolidated fragment's cells by space tiles (8 x 4, row-major
+  // tiles and cells), and all of its counts for the whole-array read.
+  std::vector<std::int32_t> count, tiled_count;
+  std::vector<double> tiled_reading;
+  for (std::int32_t r = 1; r <= 16; ++r)
+    for (std::int32_t col = 1; col <= 12; ++col) count.push_back(r * 100 + col + (col >= 5 ? 1000 : 0));
+  for (std::int32_t tr = 0; tr < 2; ++tr)
+    for (std::int32_t tc = 0; tc < 3; ++tc)
+      for (std::int32_t r = 1 + 8 * tr; r <= 8 + 8 * tr; ++r)
+        for (std::int32_t col = 1 + 4 * tc; col <= 4 + 4 * tc; ++col) {
+          tiled_count.push_back(r * 100 + col + (col >= 5 ? 1000 : 0));
+          tiled_reading.push_back(static_cast<double>(r) / 4.0 + (col >= 5 ? 1.0 : 0.0));
+        }
+  const std::string dir = "expected/" + name + "/" + frag_name + "/tiles/";
+  auto bytes = [](const auto& v) {
+    std::vector<char> out(v.size() * sizeof(v[0]));
+    codec::store_le_array(reinterpret_cast<std::byte*>(out.data()), v.data(), v.size());
+    return out;
+  };
+  std::ostringstream e;
+  e << "{\"name\": \"" << name << "\", \"path\": \"" << rel << "\", \"array_type\": \"dense\", \"encryption\": "
+    << encryption_entry(true) << ", \"schema\": {\"array_type\": \"dense\"}, "
+    << "\"metadata\": {\"entries\": {\"a\": {\"type\": \"INT32\", \"hex\": \"" << hex(a.bytes())
+    << "\"}, \"b\": {\"type\": \"STRING_UTF8\", \"hex\": \"" << hex(b.bytes()) << "\"}}, \"deleted_keys\": [\"gone\"]}, "
+    << "\"reads\": [" << read_entry("count", count) << "], "
+    << "\"fragments\": [{\"name\": \"" << frag_name
+    << "\", \"format_version\": 22, \"sparse\": false, \"non_empty_domain\": [[1, 16], [1, 12]], \"fields\": {"
+    << field_entry(out, dir, "count", "INT32", 192, bytes(tiled_count), nullptr, nullptr) << ", "
+    << field_entry(out, dir, "reading", "FLOAT64", 192, bytes(tiled_reading), nullptr, nullptr) << "}}]}";
   return e.str();
 }
 
@@ -375,8 +516,11 @@ int main(int argc, char** argv) {
     m << ",\n" << write_var_case(out);
     m << ",\n" << write_sparse_case(out);
     m << ",\n" << write_global_order_case(out);
+    m << ",\n" << write_var_case(out, true);
+    m << ",\n" << write_sparse_case(out, true);
+    m << ",\n" << write_consolidated_case(out);
     m << "\n]}\n";
-    std::cout << "writer-reverse: " << cases.size() + 3 << " arrays and manifest.json in " << out.string() << "\n";
+    std::cout << "writer-reverse: " << cases.size() + 6 << " arrays and manifest.json in " << out.string() << "\n";
   } catch (const std::exception& e) {
     std::cerr << "writer-reverse: " << e.what() << "\n";
     return 1;

@@ -29,6 +29,8 @@ import shutil
 import sys
 import tempfile
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
@@ -96,6 +98,22 @@ def check_array(entry, root, data_only=False):
         extra = set(got) - set(want.get("entries", {}))
         if "entries" in want and extra:
             problems.append("metadata: unexpected keys %s" % sorted(extra))
+
+    # Whole-array reads (deletes, evolutions and consolidations applied):
+    # the values of one attribute, sorted, as TileDB reads them now.
+    for r in entry.get("reads", []):
+        try:
+            with tc.open_array(uri, key=key) as A:
+                values = A.query(attrs=[r["attr"]])[:][r["attr"]]
+            got = sorted(v.item() for v in np.asarray(values).ravel())
+        except Exception as e:
+            problems.append("read %s: TileDB cannot read it: %s" % (r["attr"], e))
+            continue
+        if got != r["sorted_values"]:
+            problems.append("read %s: expected %d values, TileDB has %d; %s" % (
+                r["attr"], len(r["sorted_values"]), len(got),
+                next(("first difference at %d: %r vs %r" % (i, w, g) for i, (w, g) in enumerate(zip(r["sorted_values"], got)) if w != g),
+                     "the shorter is a prefix of the longer")))
 
     want_frags = entry.get("fragments", [])
     frags, to_vac = ex.list_fragments(uri, key)

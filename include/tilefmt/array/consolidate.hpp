@@ -51,8 +51,10 @@
 // twice, as with TileDB; removing the new fragment's commit marker undoes
 // the consolidation (running it again would keep both copies).
 //
-// Not written: encrypted arrays (refused: they cannot be opened without a
-// key). Schema evolutions: the new fragment has the latest schema;
+// Encrypted arrays: with their key (consolidation_options::encryption_key),
+// the new fragment, metadata file or consolidated fragment metadata is
+// encrypted as any write to them is; vacuum and `.con` files are plain, as
+// TileDB writes them. Schema evolutions: the new fragment has the latest schema;
 // attributes a fragment lacks read as fill values.
 #pragma once
 
@@ -113,6 +115,8 @@ struct consolidation_options {
   std::vector<std::string> step_labels{};
   /// Where the array is; null: the local file system.
   std::shared_ptr<storage::backend> storage{};
+  /// The AES-256-GCM key of an encrypted array (32 bytes), or empty.
+  std::vector<std::uint8_t> encryption_key{};
 };
 
 /// What a consolidation wrote.
@@ -186,6 +190,7 @@ inline consolidation_result consolidate_fragments(const fs::path& root, const co
     throw std::invalid_argument("tilefmt: step_size_ratio must be in [0, 1]");
   if (!(opt.amplification >= 0)) throw std::invalid_argument("tilefmt: amplification must not be negative");
   auto st = detail::or_local(opt.storage);
+  detail::check_encryption_key(opt.encryption_key);
   const detail::step_limits limits{opt.step_min_frags, opt.step_max_frags, opt.step_size_ratio,
                                    static_cast<float>(opt.amplification)};
   consolidation_result out;
@@ -194,6 +199,7 @@ inline consolidation_result consolidate_fragments(const fs::path& root, const co
     open_options o;
     o.timestamp_end = opt.timestamp_end;
     o.storage = st;
+    o.encryption_key = opt.encryption_key;
     const array_reader all(root, o);
     const bool dense = !all.schema().is_sparse();
     std::vector<const fragment*> frags;
@@ -215,6 +221,7 @@ inline consolidation_result consolidate_fragments(const fs::path& root, const co
     if (step < opt.step_labels.size()) w.label = opt.step_labels[step];
     else if (step == 0) w.label = opt.label;
     w.storage = st;
+    w.encryption_key = opt.encryption_key;
     const auto& schema = all.schema();
     const std::uint32_t version = schema.version.value;
     std::string name;
@@ -228,7 +235,7 @@ inline consolidation_result consolidate_fragments(const fs::path& root, const co
       for (const auto* c : chosen)
         for (const auto& f : arr.fragments())
           if (f.path() == c->path()) these.push_back(&f);
-      name = detail::consolidator::sparse_with_timestamps(arr, these, opt.purge_deleted_cells, st, w);
+      name = detail::consolidator::sparse_with_timestamps(arr, these, opt.purge_deleted_cells, w);
     } else {
       // The others read the array across the chosen fragments: opened over
       // their time range, it holds exactly them.
@@ -243,8 +250,8 @@ inline consolidation_result consolidate_fragments(const fs::path& root, const co
       for (std::size_t i = 0; same && i < these.size(); ++i) same = these[i]->path() == chosen[i]->path();
       if (!same)
         throw std::invalid_argument("tilefmt: not written: a step whose fragments' time range holds other fragments");
-      if (schema.is_sparse()) name = detail::consolidator::sparse_merged(arr, these, st, w);
-      else name = detail::consolidator::dense(arr, these, opt.amplification, st, w);
+      if (schema.is_sparse()) name = detail::consolidator::sparse_merged(arr, these, w);
+      else name = detail::consolidator::dense(arr, these, opt.amplification, w);
       if (name.empty()) break;
     }
     consolidation_result::step s{name, {}, {}};
@@ -272,8 +279,8 @@ inline consolidation_result consolidate_metadata(const fs::path& root, const con
   const listing l = list_array(*st, root, opt.timestamp_start, opt.timestamp_end);
   consolidation_result out;
   if (l.metadata.size() < 2) return out;
-  const std::uint32_t version = detail::read_schema(*st, l.latest_schema, {}).version.value;
-  const metadata_map merged = read_metadata_files(*st, l.metadata);
+  const std::uint32_t version = detail::read_schema_for_writing(*st, l.latest_schema, opt.encryption_key).version.value;
+  const metadata_map merged = read_metadata_files(*st, l.metadata, {.encryption_key = opt.encryption_key});
   write_options w;
   w.label = opt.label;
   w.storage = st;
@@ -282,7 +289,7 @@ inline consolidation_result consolidate_metadata(const fs::path& root, const con
   if (merged.size() != 0) {
     format::ArrayMetadata file;
     for (const auto& [key, e] : merged.entries()) file.entries.value.push_back(e);
-    st->write(root / "__meta" / out.name, filter::write_generic_tile(codec::encode(file), version));
+    st->write(root / "__meta" / out.name, filter::write_generic_tile(codec::encode(file), version, opt.encryption_key));
   }
   std::string text;
   for (const auto& f : l.metadata) {
@@ -310,7 +317,7 @@ inline consolidation_result consolidate_metadata(const fs::path& root, const con
 inline consolidation_result consolidate_commits(const fs::path& root, const consolidation_options& opt = {}) {
   auto st = detail::or_local(opt.storage);
   const listing l = list_array(*st, root);
-  const std::uint32_t version = detail::read_schema(*st, l.latest_schema, {}).version.value;
+  const std::uint32_t version = detail::read_schema_for_writing(*st, l.latest_schema, opt.encryption_key).version.value;
   if (version < 12) throw std::invalid_argument("tilefmt: commits are consolidated from format 12 on");
   const auto in_commits = detail::files_in(*st, root / "__commits");
   const auto lines = detail::consolidated_commit_lines(*st, in_commits, detail::ignored_commits(*st, in_commits));
@@ -357,6 +364,8 @@ inline consolidation_result consolidate_fragment_metadata(const fs::path& root, 
   auto st = detail::or_local(opt.storage);
   open_options o;
   o.storage = st;
+  o.encryption_key = opt.encryption_key;
+  detail::check_encryption_key(opt.encryption_key);
   const array_reader arr(root, o);
   std::vector<const fragment*> frags;
   for (const auto& f : arr.fragments())
@@ -380,7 +389,7 @@ inline consolidation_result consolidate_fragment_metadata(const fs::path& root, 
                                            version) + ".meta";
   const fs::path dir = version >= 12 ? root / "__fragment_meta" : root;
   st->make_folder(dir);
-  st->write(dir / out.name, filter::write_generic_tile(payload, version));
+  st->write(dir / out.name, filter::write_generic_tile(payload, version, opt.encryption_key));
   return out;
 }
 

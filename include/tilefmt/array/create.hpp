@@ -143,10 +143,11 @@ private:
 
 /// Writes enumeration files (prepared) into `__schema/__enumerations/`.
 inline void write_enumerations(storage::backend& st, const fs::path& root,
-                               const std::vector<format::Enumeration>& enumerations, std::uint32_t version) {
+                               const std::vector<format::Enumeration>& enumerations, std::uint32_t version,
+                               std::span<const std::uint8_t> key) {
   for (const auto& e : enumerations)
     st.write(root / "__schema" / "__enumerations" / e.path_name.value,
-             filter::write_generic_tile(codec::encode(e), version));
+             filter::write_generic_tile(codec::encode(e), version, key));
 }
 
 inline std::string create_array(const fs::path& root, format::ArraySchema schema,
@@ -157,6 +158,7 @@ inline std::string create_array(const fs::path& root, format::ArraySchema schema
                                 std::to_string(format::oldest_written_version) + " to " +
                                 std::to_string(format::written_version) + ", not " + std::to_string(v));
   schema.version.value = v;
+  check_encryption_key(opt.encryption_key);
   prepare_enumerations(schema, enumerations, v);
   enumeration_refs refs(schema.enumerations.value.value);
   for (const auto& e : enumerations) refs.set(e.name.value, e.path_name.value);
@@ -168,7 +170,7 @@ inline std::string create_array(const fs::path& root, format::ArraySchema schema
   auto [t, label] = detail::name_parts(opt);
   // Encode before touching the disk, so a schema the codec rejects leaves nothing behind.
   std::vector<std::byte> payload = codec::encode(schema);
-  std::vector<std::byte> file = filter::write_generic_tile(payload, v);
+  std::vector<std::byte> file = filter::write_generic_tile(payload, v, opt.encryption_key);
   std::vector<std::string> folders{"__meta"};
   if (v >= 10) folders.push_back("__schema");
   if (v >= 12) folders.insert(folders.end(), {"__commits", "__fragments", "__fragment_meta"});
@@ -182,7 +184,7 @@ inline std::string create_array(const fs::path& root, format::ArraySchema schema
     return "__array_schema.tdb";
   }
   // The enumerations before the schema that names them.
-  write_enumerations(*st, root, enumerations, v);
+  write_enumerations(*st, root, enumerations, v, opt.encryption_key);
   std::string name = format::make_timestamped_name(t, t, label);
   st->write(root / "__schema" / name, file);
   return name;

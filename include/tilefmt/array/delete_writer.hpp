@@ -66,7 +66,7 @@ inline std::string delete_cells(const fs::path& root, const condition& c, const 
   auto st = detail::or_local(opt.storage);
   const listing l = list_array(*st, root);
   if (l.latest_schema.empty()) throw io_error(root, "has no schema file");
-  const format::ArraySchema schema = detail::read_schema(*st, l.latest_schema, {});
+  const format::ArraySchema schema = detail::read_schema_for_writing(*st, l.latest_schema, opt.encryption_key);
   const std::uint32_t version = schema.version.value;
   if (!schema.is_sparse()) throw std::invalid_argument("tilefmt: delete_cells: TileDB deletes cells of sparse arrays only");
   if (version < 16 || version > format::written_version)
@@ -94,7 +94,7 @@ inline std::string delete_cells(const fs::path& root, const condition& c, const 
       throw std::invalid_argument("tilefmt: delete_cells: the timestamp " + std::to_string(t) +
                                   " falls inside a fragment consolidated without timestamps: " + f.path.filename().string());
   const std::string name = format::make_timestamped_name(t, t, label, version) + ".del";
-  const auto bytes = filter::write_generic_tile(codec::encode(detail::negated(c.node())), version);
+  const auto bytes = filter::write_generic_tile(codec::encode(detail::negated(c.node())), version, opt.encryption_key);
   st->make_folder(root / "__commits");
   st->write(root / "__commits" / name, bytes);
   return name;

@@ -45,7 +45,12 @@ public:
   /// subarray or schema this writer cannot write.
   dense_fragment(const fs::path& root, std::vector<std::pair<std::int64_t, std::int64_t>> subarray,
                  cell_layout layout = cell_layout::row_major, std::shared_ptr<storage::backend> storage = {})
-      : dense_fragment(root, std::move(subarray), layout, std::move(storage), false) {}
+      : dense_fragment(root, std::move(subarray), layout, write_options{.storage = std::move(storage)}, false) {}
+  /// The same with the storage and, for an encrypted array, the encryption
+  /// key taken from `opt` (its other fields are for commit()).
+  dense_fragment(const fs::path& root, std::vector<std::pair<std::int64_t, std::int64_t>> subarray, cell_layout layout,
+                 const write_options& opt)
+      : dense_fragment(root, std::move(subarray), layout, opt, false) {}
 
   const format::ArraySchema& schema() const noexcept { return b_.schema(); }
   const std::string& schema_name() const noexcept { return b_.schema_name(); }
@@ -117,8 +122,8 @@ private:
   /// (whole tiles of a domain that is no multiple of its extents), as
   /// TileDB's consolidation writes them.
   dense_fragment(const fs::path& root, std::vector<std::pair<std::int64_t, std::int64_t>> subarray, cell_layout layout,
-                 std::shared_ptr<storage::backend> storage, bool past_domain)
-      : b_(root, "dense_fragment", false, std::move(storage)), subarray_(std::move(subarray)), layout_(layout) {
+                 const write_options& opt, bool past_domain)
+      : b_(root, "dense_fragment", false, opt.storage, opt.encryption_key), subarray_(std::move(subarray)), layout_(layout) {
     const auto& schema = b_.schema();
     detail::check_schema(schema);
     const auto& dims = schema.domain.dimensions.value;

@@ -67,6 +67,15 @@ struct write_options {
   /// `__schema/__enumerations/` before the schema, which lists them. Each
   /// keeps its path_name, or gets a fresh `__<label>_0` as TileDB names them.
   std::vector<format::Enumeration> enumerations{};
+  /// The AES-256-GCM key (32 bytes) of an encrypted array, or empty. With
+  /// array::create it makes the array encrypted, as TileDB's
+  /// sm.encryption_type/sm.encryption_key do: every file that is a generic
+  /// tile (schema, enumerations, fragment metadata sections, array
+  /// metadata, delete commits) and every data tile then ends its filter
+  /// pipeline with AES-256-GCM. Every later write to such an array needs
+  /// the same key (writers read its schema with it); a key for an array
+  /// that is not encrypted is refused, as TileDB refuses it.
+  std::vector<std::uint8_t> encryption_key{};
 };
 
 namespace detail {
@@ -98,6 +107,41 @@ inline std::string random_label(std::uint64_t ms) {
   }
   std::lock_guard<std::mutex> lock(m);
   return format::format_label(counter.next(ms, r[0]), r[1], r64);
+}
+
+/// Refuses a key that is neither empty nor 32 bytes.
+inline void check_encryption_key(std::span<const std::uint8_t> key) {
+  if (!key.empty() && key.size() != 32)
+    throw std::invalid_argument("tilefmt: write_options.encryption_key: AES-256-GCM keys are 32 bytes, got " +
+                                std::to_string(key.size()));
+}
+
+/// The schema in file `p`, read to write to its array with `key`. Whether
+/// the array is encrypted is decided here, by the schema file's generic
+/// tile header, as TileDB decides it when it opens an array: a key for an
+/// unencrypted array, or none for an encrypted one, is refused (naming the
+/// file) before anything is written.
+inline format::ArraySchema read_schema_for_writing(const storage::backend& st, const fs::path& p,
+                                                   std::span<const std::uint8_t> key) {
+  check_encryption_key(key);
+  const filter::generic_tile_options opt{.encryption_key = key};
+  const auto bytes = naming_file(p, [&] { return st.read(p, opt.max_tile_size); });
+  bool encrypted = false;
+  try {
+    codec::reader r(bytes);
+    encrypted = codec::decode<format::GenericTileHeader>(r).encryption_type == format::EncryptionType::AES_256_GCM;
+  } catch (const format_error&) {
+    // Not a generic tile (TileDB 1.3's schema file): never encrypted; or
+    // damaged, which reading it says.
+  }
+  if (encrypted && key.empty())
+    throw std::invalid_argument("tilefmt: " + p.string() +
+                                ": the array is encrypted (AES-256-GCM); write to it with its key "
+                                "(write_options::encryption_key)");
+  if (!encrypted && !key.empty())
+    throw std::invalid_argument("tilefmt: " + p.string() +
+                                ": the array is not encrypted; write to it without an encryption key");
+  return schema_from_bytes(p, bytes, opt);
 }
 
 /// The timestamp and label a new file gets.
@@ -249,11 +293,13 @@ using slab_plan =
 class fragment_builder {
 public:
   /// Loads the array's latest schema; `who` names the writer in messages.
-  fragment_builder(const fs::path& root, std::string who, bool sparse, std::shared_ptr<storage::backend> st)
-      : root_(root), who_(std::move(who)), storage_(detail::or_local(std::move(st))) {
+  /// `key`: the array's encryption key, or empty (write_options::encryption_key).
+  fragment_builder(const fs::path& root, std::string who, bool sparse, std::shared_ptr<storage::backend> st,
+                   std::span<const std::uint8_t> key = {})
+      : root_(root), who_(std::move(who)), storage_(detail::or_local(std::move(st))), key_(key.begin(), key.end()) {
     listing l = list_array(*storage_, root_);
     if (l.latest_schema.empty()) throw io_error(root_, "has no schema file");
-    schema_ = detail::read_schema(*storage_, l.latest_schema, {});
+    schema_ = read_schema_for_writing(*storage_, l.latest_schema, key_);
     schema_name_ = l.latest_schema.filename().string();
     if (schema_.is_sparse() != sparse)
       throw std::invalid_argument(message(std::string("the array is ") + (schema_.is_sparse() ? "sparse" : "dense")));
@@ -265,7 +311,30 @@ public:
                                           "; the array's schema is version " + std::to_string(version_)));
     attrs_.resize(schema_.attributes.size());
     dims_.resize(schema_.domain.dimensions.size());
-    validity_pipeline_.emplace(schema_.validity_filters.value, format::Datatype::UINT8, version_);
+    validity_pipeline_.emplace(pipeline(schema_.validity_filters.value, format::Datatype::UINT8));
+  }
+
+  /// Whether the array's tiles are encrypted (it was opened with a key).
+  bool encrypted() const noexcept { return !key_.empty(); }
+
+  /// The run-time pipeline of `filters` over `type` as this array's tiles
+  /// are written: an encrypted array appends AES-256-GCM to every pipeline
+  /// (attribute, dimension, offsets, validity), as WriterBase::filter_tile.
+  filter::runtime_pipeline pipeline(const format::FilterPipeline& filters, format::Datatype type) const {
+    filter::runtime_pipeline rp(filters, type, version_);
+    if (encrypted()) rp.append(filter::encryption_aes256gcm{});
+    return rp;
+  }
+  /// Its context for cells of `cell_size` bytes, with the key.
+  filter::tile_context context(const filter::runtime_pipeline& rp, std::size_t cell_size) const {
+    filter::tile_context ctx = rp.context(cell_size);
+    ctx.encryption_key = key_;
+    return ctx;
+  }
+  /// A generic tile of this array (fragment metadata sections; the other
+  /// writers call filter::write_generic_tile with the key themselves).
+  std::vector<std::byte> generic_tile(std::span<const std::byte> payload) const {
+    return filter::write_generic_tile(payload, version_, key_);
   }
 
   const fs::path& root() const noexcept { return root_; }
@@ -385,11 +454,15 @@ public:
                     std::span<const std::uint8_t> validity, const tile_encoder& encoder) const {
     restart(out);
     const std::size_t cell_size = f.cell_size();
+    // A pipeline set<P> was given encodes without the encryption filter: an
+    // encrypted array's tiles take the schema's pipeline (the same filters,
+    // as set<P> checked) with AES-256-GCM appended.
+    const bool own = encoder && !encrypted();
     std::optional<filter::runtime_pipeline> rp;
     filter::tile_context ctx;
-    if (!encoder) {
-      rp.emplace(*f.filters, f.type, version_);
-      ctx = rp->context(cell_size);
+    if (!own) {
+      rp.emplace(pipeline(*f.filters, f.type));
+      ctx = context(*rp, cell_size);
     }
     const std::size_t largest = tile_cells_.empty() ? 0 : static_cast<std::size_t>(tile_cells_.front());
     for_tiles<encoded_tile>(
@@ -397,7 +470,7 @@ public:
         [&](std::size_t t, std::vector<std::byte>& scratch, encoded_tile& e) {
           const auto [first, cells] = tile_span(t);
           const auto tile = cells_of(t, scratch);
-          if (encoder)
+          if (own)
             encoder(tile, e.data);
           else
             rp->encode_into(tile, ctx, e.data);
@@ -425,10 +498,10 @@ public:
                   std::span<const std::uint64_t> offsets, std::size_t value_size,
                   std::span<const std::uint8_t> validity) const {
     restart(out);
-    filter::runtime_pipeline rp(*f.filters, f.type, version_);
-    const filter::tile_context ctx = rp.context(format::datatype_size(f.type));
-    filter::runtime_pipeline offsets_rp(schema_.offsets_filters, format::Datatype::UINT64, version_);
-    const filter::tile_context offsets_ctx = offsets_rp.context(8);
+    const filter::runtime_pipeline rp = pipeline(*f.filters, f.type);
+    const filter::tile_context ctx = context(rp, format::datatype_size(f.type));
+    const filter::runtime_pipeline offsets_rp = pipeline(schema_.offsets_filters, format::Datatype::UINT64);
+    const filter::tile_context offsets_ctx = context(offsets_rp, 8);
     // RLE and DICTIONARY on strings carry the offsets in the var tile; the
     // offsets file then holds a tile of no chunks (WriterBase::filter_tile).
     const bool skip_offsets = filter::skip_offsets_filtering(*f.filters, f.type, version_);
@@ -466,14 +539,14 @@ public:
       s->file = storage_->open_write(d / f.file_name(version_, format::DataFile::fixed));
       if (f.var()) s->var_file = storage_->open_write(d / f.file_name(version_, format::DataFile::var));
       if (f.nullable) s->validity_file = storage_->open_write(d / f.file_name(version_, format::DataFile::validity));
-      s->pipeline.emplace(*f.filters, f.type, version_);
+      s->pipeline.emplace(pipeline(*f.filters, f.type));
       if (f.var()) {
-        s->context = s->pipeline->context(format::datatype_size(f.type));
-        s->offsets_pipeline.emplace(schema_.offsets_filters, format::Datatype::UINT64, version_);
-        s->offsets_context = s->offsets_pipeline->context(8);
+        s->context = context(*s->pipeline, format::datatype_size(f.type));
+        s->offsets_pipeline.emplace(pipeline(schema_.offsets_filters, format::Datatype::UINT64));
+        s->offsets_context = context(*s->offsets_pipeline, 8);
         s->skip_offsets = filter::skip_offsets_filtering(*f.filters, f.type, version_);
       } else {
-        s->context = s->pipeline->context(f.cell_size());
+        s->context = context(*s->pipeline, f.cell_size());
       }
       t.stream = std::move(s);
     };
@@ -513,7 +586,7 @@ public:
   void stream_fixed(field_tiles& out, const field_info& f, std::span<const std::byte> cells,
                     std::span<const std::uint8_t> validity, const tile_encoder& encoder) const {
     auto& s = *out.stream;
-    if (encoder)
+    if (encoder && !encrypted())  // as in encode_fixed
       encoder(cells, s.tile);
     else
       s.pipeline->encode_into(cells, s.context, s.tile);
@@ -543,6 +616,8 @@ public:
   /// the name it was given by begin_stream (`opt` is not used).
   std::string commit(const write_options& opt, const fragment_shape& shape) {
     if (committed_) throw std::logic_error(message("commit: already committed"));
+    if (!opt.encryption_key.empty() && !std::ranges::equal(opt.encryption_key, key_))
+      throw std::invalid_argument(message("commit: the encryption key is not the one the fragment was opened with"));
     for (std::size_t i = 0; i < attrs_.size(); ++i)
       if (!attrs_[i].set)
         throw std::invalid_argument(message("commit: attribute \"" + schema_.attributes[i].name.value +
@@ -755,7 +830,7 @@ private:
     const auto valid = validity.empty() ? validity : validity.subspan(first, cells);
     if (f.nullable) {
       const auto& rp = *validity_pipeline_;
-      rp.encode_into(std::as_bytes(valid), rp.context(1), validity_tile);
+      rp.encode_into(std::as_bytes(valid), context(rp, 1), validity_tile);
     }
     tile_metadata_generator g(f.type, f.cell_val_num, f.var(), f.nullable);
     slabs(tile, cells, [&](std::size_t start, std::size_t n) { feed(g, valid, start, start + n); });
@@ -845,7 +920,7 @@ private:
     std::vector<std::byte> file;
     auto section = [&](const auto& payload) {
       const std::uint64_t at = file.size();
-      auto tile = filter::write_generic_tile(codec::encode(payload, ctx), version_);
+      auto tile = generic_tile(codec::encode(payload, ctx));
       file.insert(file.end(), tile.begin(), tile.end());
       return at;
     };
@@ -988,6 +1063,7 @@ private:
   fs::path root_;
   std::string who_;
   std::shared_ptr<storage::backend> storage_;
+  std::vector<std::uint8_t> key_;  // the array's encryption key; empty: not encrypted
   format::ArraySchema schema_;
   std::string schema_name_;
   std::uint32_t version_ = format::written_version;  // the array's, and so the fragment's

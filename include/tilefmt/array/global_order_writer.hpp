@@ -77,7 +77,7 @@ public:
   /// array and std::invalid_argument for a schema this writer cannot write.
   explicit global_order_writer(const fs::path& root, const write_options& opt = {},
                                std::shared_ptr<storage::backend> storage = {})
-      : b_(root, "global_order_writer", true, std::move(storage)) {
+      : b_(root, "global_order_writer", true, storage ? std::move(storage) : opt.storage, opt.encryption_key) {
     const auto& s = b_.schema();
     detail::check_schema(s);
     if (s.capacity == 0) throw std::invalid_argument(b_.message("the schema's capacity is 0"));

@@ -26,10 +26,14 @@ public:
   /// Writes metadata of the array at `root` (its latest schema decides the
   /// format version of the file). Throws io_error when `root` is not an array.
   explicit metadata_writer(const fs::path& root, std::shared_ptr<storage::backend> storage = {})
-      : root_(root), storage_(detail::or_local(std::move(storage))) {
+      : metadata_writer(root, write_options{.storage = std::move(storage)}) {}
+  /// The same with the storage and, for an encrypted array, the encryption
+  /// key taken from `opt`: the file is then encrypted, as TileDB encrypts it.
+  metadata_writer(const fs::path& root, const write_options& opt)
+      : root_(root), storage_(detail::or_local(opt.storage)), key_(opt.encryption_key) {
     listing l = list_array(*storage_, root_);
     if (l.latest_schema.empty()) throw io_error(root_, "has no schema file");
-    version_ = detail::read_schema(*storage_, l.latest_schema, {}).version.value;
+    version_ = detail::read_schema_for_writing(*storage_, l.latest_schema, key_).version.value;
     if (version_ < format::oldest_written_version || version_ > format::written_version)
       throw std::invalid_argument("tilefmt: metadata_writer: writes format versions " +
                                   std::to_string(format::oldest_written_version) + " to " +
@@ -76,13 +80,16 @@ public:
   /// nothing (as TileDB) and returns an empty string. Commits once.
   std::string commit(const write_options& opt = {}) {
     if (committed_) throw std::logic_error("tilefmt: metadata_writer: already committed");
+    if (!opt.encryption_key.empty() && opt.encryption_key != key_)
+      throw std::invalid_argument("tilefmt: metadata_writer: commit: the encryption key is not the one the writer was "
+                                  "opened with");
     committed_ = true;
     if (entries_.empty()) return {};
     format::ArrayMetadata file;
     for (auto& [key, e] : entries_) file.entries.value.push_back(std::move(e));
     auto [t, label] = detail::name_parts(opt);
     const std::string name = format::make_timestamped_name(t, t, label);
-    const auto bytes = filter::write_generic_tile(codec::encode(file), version_);
+    const auto bytes = filter::write_generic_tile(codec::encode(file), version_, key_);
     storage_->make_folder(root_ / "__meta");
     storage_->write(root_ / "__meta" / name, bytes);
     return name;
@@ -95,6 +102,7 @@ private:
 
   fs::path root_;
   std::shared_ptr<storage::backend> storage_;
+  std::vector<std::uint8_t> key_;  // the array's encryption key; empty: not encrypted
   std::uint32_t version_ = format::written_version;
   std::map<std::string, format::MetadataEntry> entries_;  // by key, in byte order: as TileDB writes them
   bool committed_ = false;

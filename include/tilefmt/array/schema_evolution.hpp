@@ -97,7 +97,7 @@ public:
     auto st = detail::or_local(opt.storage);
     const listing l = list_array(*st, root);
     if (l.latest_schema.empty()) throw io_error(root, "has no schema file");
-    const format::ArraySchema current = detail::read_schema(*st, l.latest_schema, {});
+    const format::ArraySchema current = detail::read_schema_for_writing(*st, l.latest_schema, opt.encryption_key);
     const std::uint32_t v = current.version.value;
     if (v < 10 || v > format::written_version)
       throw std::invalid_argument("tilefmt: schema_evolution: evolves arrays of format versions 10 to " +
@@ -108,7 +108,8 @@ public:
           naming_file(root / "__schema" / "__enumerations", [&] { format::check_file_name(ref.filename.value); });
           const fs::path p = root / "__schema" / "__enumerations" / ref.filename.value;
           return naming_file(p, [&] {
-            return codec::decode<format::Enumeration>(filter::read_generic_tile(st->read(p)).payload);
+            return codec::decode<format::Enumeration>(
+                filter::read_generic_tile(st->read(p), {.encryption_key = opt.encryption_key}).payload);
           });
         }
       throw std::invalid_argument("tilefmt: schema_evolution: cannot extend enumeration \"" + name +
@@ -121,8 +122,8 @@ public:
                                   " is before the latest schema's (" + std::to_string(latest.t2) + ")");
     const std::string name = format::make_timestamped_name(t, t, label);
     // The enumerations before the schema that names them.
-    detail::write_enumerations(*st, root, files, v);
-    st->write(root / "__schema" / name, filter::write_generic_tile(codec::encode(next), v));
+    detail::write_enumerations(*st, root, files, v, opt.encryption_key);
+    st->write(root / "__schema" / name, filter::write_generic_tile(codec::encode(next), v, opt.encryption_key));
     return name;
   }
 

@@ -96,7 +96,11 @@ public:
   /// io_error when `root` is not an array and std::invalid_argument for a
   /// schema this writer cannot write.
   explicit sparse_fragment(const fs::path& root, std::shared_ptr<storage::backend> storage = {})
-      : b_(root, "sparse_fragment", true, std::move(storage)) {
+      : sparse_fragment(root, write_options{.storage = std::move(storage)}) {}
+  /// The same with the storage and, for an encrypted array, the encryption
+  /// key taken from `opt` (its other fields are for commit()).
+  sparse_fragment(const fs::path& root, const write_options& opt)
+      : b_(root, "sparse_fragment", true, opt.storage, opt.encryption_key) {
     const auto& s = b_.schema();
     detail::check_schema(s);
     if (s.capacity == 0) throw std::invalid_argument(b_.message("the schema's capacity is 0"));

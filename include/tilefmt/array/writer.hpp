@@ -77,9 +77,11 @@
 // or Hilbert cell order; array metadata; delete commits; schema evolutions
 // adding and dropping attributes; consolidation of fragments and of array
 // metadata, and vacuuming (consolidate.hpp, vacuum.hpp: included on their
-// own, as consolidation reads through the query layer); no encryption.
-// Anything else is rejected with std::invalid_argument before a file is
-// written.
+// own, as consolidation reads through the query layer); encrypted arrays
+// (AES-256-GCM: write_options::encryption_key given to create and to every
+// writer after it; the fragment and metadata writers take it through their
+// constructors taking write_options). Anything else is rejected with
+// std::invalid_argument before a file is written.
 //
 // This header includes the parts of the writer: create.hpp (create),
 // dense_writer.hpp (cell_layout, dense_fragment), sparse_writer.hpp

@@ -89,4 +89,27 @@ std::vector<std::byte> write_generic_tile(bytes_view payload, std::uint32_t vers
   return out;
 }
 
+/// Writes `payload` as TileDB writes a generic tile of an array opened with
+/// `encryption_key` (GenericTileIO::write_generic): with no key, as above;
+/// with one (32 bytes), GZIP at level 1 followed by the AES-256-GCM filter,
+/// both listed in the header, whose encryption type says AES_256_GCM.
+inline std::vector<std::byte> write_generic_tile(bytes_view payload, std::uint32_t version,
+                                                 std::span<const std::uint8_t> encryption_key) {
+  if (encryption_key.empty()) return write_generic_tile(payload, version);
+  using P = pipeline<gzip<1>, encryption_aes256gcm>;
+  format::GenericTileHeader h;
+  h.version.value = version;
+  h.tile_size = payload.size();
+  h.datatype = format::Datatype::CHAR;
+  h.cell_size = 1;
+  h.encryption_type = format::EncryptionType::AES_256_GCM;
+  h.filters.value = P::descriptor(version);
+  std::vector<std::byte> body = P::template encode<std::byte>(
+      payload, {.chunking = true, .version = version, .datatype = format::Datatype::CHAR, .encryption_key = encryption_key});
+  h.persisted_size = body.size();
+  std::vector<std::byte> out = codec::encode(h);
+  out.insert(out.end(), body.begin(), body.end());
+  return out;
+}
+
 } // namespace tilefmt::filter

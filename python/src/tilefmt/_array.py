@@ -289,10 +289,8 @@ def open(uri, mode="r", key=None, timestamp=None, config=None):
     (endpoint, region, credentials; see tilefmt._config), over the AWS
     environment variables."""
     if mode == "w":
-        if key:
-            raise ValueError("tilefmt: encrypted arrays cannot be written yet")
         from ._write import ArrayWriter
-        return ArrayWriter(uri, timestamp=timestamp, config=config)
+        return ArrayWriter(uri, timestamp=timestamp, config=config, key=key)
     if mode != "r":
         raise ValueError('tilefmt.open: mode must be "r" or "w"')
     return Array(uri, key=key, timestamp=timestamp, config=config)

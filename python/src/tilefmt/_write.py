@@ -31,13 +31,23 @@ def _schema_dict(schema):
             "capacity": schema.capacity, "allows_duplicates": schema.allows_duplicates, "dims": dims, "attrs": attrs}
 
 
-def create(uri, schema, config=None):
+def _key_bytes(key):
+    """An encryption key as the compiled writer takes it (b"": none)."""
+    if key is None:
+        return b""
+    return key.encode() if isinstance(key, str) else bytes(key)
+
+
+def create(uri, schema, config=None, key=None):
     """Creates an empty array at `uri` (a local path or s3://bucket/key)
     with `schema` (a tilefmt.Schema), as TileDB 2.30 would (format 22).
-    `config`: storage options, as for tilefmt.open."""
+    `config`: storage options, as for tilefmt.open. `key`: an AES-256-GCM
+    key (32 bytes, str or bytes) makes the array encrypted, as TileDB-Py's
+    ``sm.encryption_type``/``sm.encryption_key``; every later write and read
+    then needs it."""
     if not isinstance(schema, Schema):
         raise TypeError("tilefmt.create: schema must be a tilefmt.Schema")
-    _core.create(str(uri), _schema_dict(schema), _config.normalize(config))
+    _core.create(str(uri), _schema_dict(schema), _key_bytes(key), _config.normalize(config))
 
 
 def _cells(attr, value, n=None):
@@ -97,10 +107,11 @@ class ArrayWriter:
     assignment writes one fragment; metadata assignments are written
     together when the array is closed."""
 
-    def __init__(self, uri, timestamp=None, config=None):
+    def __init__(self, uri, timestamp=None, config=None, key=None):
         self.uri = str(uri)
         self.config = _config.normalize(config)
-        with Array(self.uri, config=self.config) as r:
+        self.key = _key_bytes(key)
+        with Array(self.uri, key=self.key or None, config=self.config) as r:
             self.schema = r.schema
         self.timestamp = timestamp
         self._meta = {}
@@ -120,7 +131,7 @@ class ArrayWriter:
     def close(self):
         """Writes the pending metadata and closes the array."""
         if self._open and self._meta:
-            _core.write_metadata(self.uri, self._meta, self.timestamp, self.config)
+            _core.write_metadata(self.uri, self._meta, self.timestamp, self.key, self.config)
             self._meta.clear()
         self._open = False
 
@@ -172,7 +183,7 @@ class ArrayWriter:
             if np.size(v) != n:
                 raise ValueError("tilefmt: %d values for attribute %r, the region has %d cells" % (np.size(v), a.name, n))
             cells[a.name] = _cells(a, v, n)
-        _core.write_dense(self.uri, subarray, cells, self.timestamp, self.config)
+        _core.write_dense(self.uri, subarray, cells, self.timestamp, self.key, self.config)
 
     def _write_sparse(self, selection, value):
         schema = self.schema
@@ -195,7 +206,7 @@ class ArrayWriter:
             out[d.name] = (arr.view(np.uint8), base.itemsize, base.kind == "f")
             n = arr.size
         cells = {a.name: _cells(a, value[a.name], n) for a in schema.attrs}
-        _core.write_sparse(self.uri, out, cells, self.timestamp, self.config)
+        _core.write_sparse(self.uri, out, cells, self.timestamp, self.key, self.config)
 
 
 class _MetaWriter:

@@ -86,7 +86,7 @@ struct consolidator {
   /// cell the newest value or the fill value, the union as non-empty
   /// domain. Empty when the amplification check fails.
   static std::string dense(const array_reader& arr, const std::vector<const fragment*>& frags, double amplification,
-                           std::shared_ptr<storage::backend> st, const write_options& opt) {
+                           const write_options& opt) {
     const auto& schema = arr.schema();
     const auto& dims = schema.domain.dimensions.value;
     const std::size_t nd = dims.size();
@@ -116,7 +116,7 @@ struct consolidator {
     }
     const query_result cells = arr.query().subarray(clamped).layout(query_layout::row_major).read();
 
-    dense_fragment out(arr.path(), expanded, cell_layout::storage, std::move(st), true);
+    dense_fragment out(arr.path(), expanded, cell_layout::storage, opt, true);
     out.non_empty_domain_ = unite;
     out.b_.set_time_range(frags.front()->timestamp_start(), frags.back()->timestamp_end());
     // Where each cell of the tiles comes from in the row-major result, or
@@ -171,9 +171,9 @@ struct consolidator {
   /// consolidation). The new fragment lists every delete commit as
   /// processed.
   static std::string sparse_with_timestamps(const array_reader& arr, const std::vector<const fragment*>& frags,
-                                            bool purge, std::shared_ptr<storage::backend> st,
+                                            bool purge,
                                             const write_options& opt) {
-    sparse_fragment out(arr.path(), std::move(st));
+    sparse_fragment out(arr.path(), opt);
     const auto& schema = out.schema();
     const auto& dims = schema.domain.dimensions.value;
     const auto deletes = load_delete_commits(arr, arr.schema());
@@ -265,9 +265,9 @@ struct consolidator {
   /// of the cells a read sees: the newest of equal coordinates, unless the
   /// array allows duplicates (TileDB keeps no timestamps there).
   static std::string sparse_merged(const array_reader& arr, const std::vector<const fragment*>& frags,
-                                   std::shared_ptr<storage::backend> st, const write_options& opt) {
+                                   const write_options& opt) {
     const query_result cells = arr.query().layout(query_layout::global_order).read();
-    sparse_fragment out(arr.path(), std::move(st));
+    sparse_fragment out(arr.path(), opt);
     const auto& schema = out.schema();
     const auto& dims = schema.domain.dimensions.value;
     for (std::size_t d = 0; d < dims.size(); ++d) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "tilefmt/array/detail/legacy.hpp"
@@ -12,10 +13,10 @@
 
 namespace tilefmt::array::detail {
 
-inline format::ArraySchema read_schema(const storage::backend& st, const fs::path& p,
-                                       const filter::generic_tile_options& opt) {
+/// The schema in `bytes`, the contents of schema file `p`.
+inline format::ArraySchema schema_from_bytes(const fs::path& p, std::span<const std::byte> bytes,
+                                             const filter::generic_tile_options& opt) {
   return naming_file(p, [&] {
-    auto bytes = st.read(p, opt.max_tile_size);
     try {
       auto g = filter::read_generic_tile(bytes, opt);
       return codec::decode<format::ArraySchema>(g.payload);
@@ -31,6 +32,12 @@ inline format::ArraySchema read_schema(const storage::backend& st, const fs::pat
       return from_library_version(codec::decode<format::LibraryVersionArraySchema>(*payload));
     }
   });
+}
+
+inline format::ArraySchema read_schema(const storage::backend& st, const fs::path& p,
+                                       const filter::generic_tile_options& opt) {
+  const auto bytes = naming_file(p, [&] { return st.read(p, opt.max_tile_size); });
+  return schema_from_bytes(p, bytes, opt);
 }
 
 } // namespace tilefmt::array::detail
