@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "tilefmt/array/detail/cells_api.hpp"
+#include "tilefmt/array/detail/coordinates_api.hpp"
 #include "tilefmt/array/detail/coordinates.hpp"
 #include "tilefmt/array/detail/hilbert.hpp"
 #include "tilefmt/array/fragment_builder.hpp"
@@ -69,7 +70,7 @@ namespace tilefmt::array {
 /// domain or NaN. In the Hilbert cell order, as in TileDB, the order
 /// checked is that of the cells' Hilbert values: cells of equal value are
 /// written in the order given.
-class global_order_writer : public detail::cells_api<global_order_writer> {
+class global_order_writer : public detail::coordinates_api<global_order_writer> {
 public:
   /// Writes into the array at `root`, with its latest schema. The fragment
   /// is named now, from `opt` (timestamp and label); its folder is made at
@@ -78,16 +79,8 @@ public:
   explicit global_order_writer(const fs::path& root, const write_options& opt = {},
                                std::shared_ptr<storage::backend> storage = {})
       : b_(root, "global_order_writer", true, storage ? std::move(storage) : opt.storage, opt.encryption_key) {
+    check_sparse_schema(b_);
     const auto& s = b_.schema();
-    detail::check_schema(s);
-    if (s.capacity == 0) throw std::invalid_argument(b_.message("the schema's capacity is 0"));
-    for (const auto& d : s.domain.dimensions)
-      if (d.is_var() ? d.type.value != format::Datatype::STRING_ASCII
-                     : !detail::with_coordinate_type(d.type.value, []<class>() {}))
-        throw std::invalid_argument(b_.message("dimension \"" + d.name.value + "\" has type " +
-                                               std::string(format::codec_enum_name(d.type.value)) +
-                                               "; this writer writes integer, float, date, time and "
-                                               "var-size STRING_ASCII dimensions"));
     // The name is fixed now: the timestamp is the write's, not the first submission's.
     auto [t, label] = detail::name_parts(opt);
     name_options_.timestamp = t;
@@ -118,56 +111,12 @@ public:
     return n;
   }
 
-  /// Sets a dimension's coordinates for the next submission, one per cell.
-  /// T must be the dimension's type (an integer of its size, float or
-  /// double).
-  template <class T>
-  global_order_writer& set_coords(std::string_view dimension, std::span<const T> coords) {
-    static_assert(codec::wire_scalar<T>, "tilefmt::array::global_order_writer::set_coords: coordinates are numbers");
-    check_open("set_coords");
-    const auto& dims = schema().domain.dimensions.value;
-    const std::size_t d = dimension_index(dimension);
-    const format::Datatype type = dims[d].type.value;
-    const bool is_float = type == format::Datatype::FLOAT32 || type == format::Datatype::FLOAT64;
-    if (dims[d].is_var() || format::datatype_size(type) != sizeof(T) || is_float != std::is_floating_point_v<T>)
-      throw std::invalid_argument(b_.message("set_coords: dimension \"" + dims[d].name.value + "\" holds " +
-                                             std::string(format::codec_enum_name(type)) + " coordinates"));
-    take_cells(coords.size(), "set_coords: dimension \"" + dims[d].name.value + "\"");
-    std::vector<std::byte> copy;
-    const auto bytes = detail::le_bytes(coords, copy);
-    in_coords_[d] = input{};
-    in_coords_[d].bytes.assign(bytes.begin(), bytes.end());
-    in_coords_[d].set = true;
-    return *this;
-  }
-  template <class T>
-  global_order_writer& set_coords(std::string_view dimension, const std::vector<T>& coords) {
-    return set_coords<T>(dimension, std::span<const T>(coords));
-  }
-  /// Sets a string (var-size STRING_ASCII) dimension's coordinates.
-  global_order_writer& set_coords(std::string_view dimension, const std::vector<std::string>& coords) {
-    check_open("set_coords");
-    const std::size_t d = dimension_index(dimension);
-    const auto& dim = schema().domain.dimensions.value[d];
-    if (!dim.is_var())
-      throw std::invalid_argument(b_.message("set_coords: dimension \"" + dim.name.value + "\" holds " +
-                                             std::string(format::codec_enum_name(dim.type.value)) +
-                                             " coordinates, not strings"));
-    take_cells(coords.size(), "set_coords: dimension \"" + dim.name.value + "\"");
-    auto& in = in_coords_[d] = input{};
-    in.value_size = 1;
-    for (const auto& c : coords) {
-      in.offsets.push_back(in.bytes.size());
-      for (char ch : c) in.bytes.push_back(static_cast<std::byte>(ch));
-    }
-    in.set = true;
-    return *this;
-  }
+  // set_coords(): the next submission's coordinates (detail::coordinates_api).
 
   /// Checks the cells set since the last submission and writes every data
   /// tile they fill (see the class comment for what is refused).
   void submit() {
-    check_open("submit");
+    check_writable("submit");
     const auto& s = schema();
     const auto& dims = s.domain.dimensions.value;
     struct drop_submission {
@@ -210,7 +159,7 @@ public:
   /// writes the fragment metadata and the commit marker. Returns the
   /// fragment's name. Cells set but not submitted are refused.
   std::string finalize() {
-    check_open("finalize");
+    check_writable("finalize");
     for (const auto& in : in_coords_)
       if (in.set) throw std::logic_error(b_.message("finalize: cells were set but not submitted"));
     for (const auto& in : in_attrs_)
@@ -227,17 +176,11 @@ public:
 
 private:
   friend class detail::cells_api<global_order_writer>;
+  friend class detail::coordinates_api<global_order_writer>;
 
   /// One field's cells of the current submission: little-endian values,
   /// and for var-size fields where each cell starts (in values).
-  struct input {
-    bool set = false;
-    std::vector<std::byte> bytes;
-    std::vector<std::uint64_t> offsets;
-    std::size_t value_size = 0;
-    std::vector<std::uint8_t> validity;
-    detail::tile_encoder encoder;
-  };
+  using input = detail::pending_cells;
   /// One field's cells of the tile being filled; var-size fields: where
   /// each cell starts, in bytes from the tile's start.
   struct tile_buffer {
@@ -246,9 +189,12 @@ private:
     std::vector<std::uint8_t> validity;
   };
 
-  void check_open(const char* who) const {
+  void check_writable(const char* who) const {
     if (b_.committed()) throw std::logic_error(b_.message(std::string(who) + ": the fragment is already finalized"));
   }
+
+  input& coordinates_(std::size_t d) { return in_coords_[d]; }
+  void coordinates_changing() {}  // a submission's coordinates may be set again before submit()
 
   bool hilbert() const { return schema().cell_order == format::Layout::HILBERT; }
 
@@ -259,27 +205,11 @@ private:
     hilbert_values_.clear();
   }
 
-  std::size_t dimension_index(std::string_view dimension) const {
-    const auto& dims = schema().domain.dimensions.value;
-    std::size_t d = 0;
-    while (d < dims.size() && dims[d].name.value != dimension) ++d;
-    if (d == dims.size())
-      throw std::invalid_argument(
-          b_.message(std::string("set_coords: the array has no dimension \"").append(dimension).append("\"")));
-    return d;
-  }
 
-  /// The submission's cell count: the first call sets it, the others must agree.
-  void take_cells(std::uint64_t n, const std::string& who) {
-    if (cells_ && *cells_ != n)
-      throw std::invalid_argument(b_.message(who + " has " + std::to_string(n) + " cells, earlier calls " +
-                                             std::to_string(*cells_)));
-    cells_ = n;
-  }
 
   void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
                  std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
-    check_open("set");
+    check_writable("set");
     std::uint64_t cells = cells_.value_or(0);
     if (!cells_)
       for (const auto& a : schema().attributes)
@@ -291,7 +221,7 @@ private:
 
   void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
                std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
-    check_open("set_var");
+    check_writable("set_var");
     const std::size_t i = b_.attribute(name, value_size, offsets.size(), true, validity, cells_.value_or(offsets.size()));
     b_.check_var_offsets(b_.attribute_spec(i).name, offsets, values.size() / value_size);
     take_cells(offsets.size(), std::string("set_var: attribute \"") + std::string(name) + "\"");

@@ -23,6 +23,7 @@
 
 #include "tilefmt/array/create.hpp"
 #include "tilefmt/array/detail/cells_api.hpp"
+#include "tilefmt/array/detail/coordinates_api.hpp"
 #include "tilefmt/array/detail/coordinates.hpp"
 #include "tilefmt/array/detail/hilbert.hpp"
 #include "tilefmt/array/detail/radix_sort.hpp"
@@ -90,7 +91,7 @@ inline void finish_rtree(const format::ArraySchema& schema, std::vector<format::
 /// refused as TileDB refuses them. (Where duplicates are allowed, TileDB
 /// orders equal coordinates by an unstable sort whose result depends on its
 /// thread count; byte-identical files are then not to be expected.)
-class sparse_fragment : public detail::cells_api<sparse_fragment> {
+class sparse_fragment : public detail::coordinates_api<sparse_fragment> {
 public:
   /// Writes into the array at `root`, with its latest schema. Throws
   /// io_error when `root` is not an array and std::invalid_argument for a
@@ -101,16 +102,8 @@ public:
   /// key taken from `opt` (its other fields are for commit()).
   sparse_fragment(const fs::path& root, const write_options& opt)
       : b_(root, "sparse_fragment", true, opt.storage, opt.encryption_key) {
+    check_sparse_schema(b_);
     const auto& s = b_.schema();
-    detail::check_schema(s);
-    if (s.capacity == 0) throw std::invalid_argument(b_.message("the schema's capacity is 0"));
-    for (const auto& d : s.domain.dimensions)
-      if (d.is_var() ? d.type.value != format::Datatype::STRING_ASCII
-                     : !detail::with_coordinate_type(d.type.value, []<class>() {}))
-        throw std::invalid_argument(b_.message("dimension \"" + d.name.value + "\" has type " +
-                                               std::string(format::codec_enum_name(d.type.value)) +
-                                               "; this writer writes integer, float, date, time and "
-                                               "var-size STRING_ASCII dimensions"));
     coords_.resize(s.domain.dimensions.size());
     attrs_.resize(s.attributes.size());
   }
@@ -119,54 +112,6 @@ public:
   const std::string& schema_name() const noexcept { return b_.schema_name(); }
   /// Cells given so far (by the first set or set_coords call).
   std::uint64_t cell_num() const noexcept { return cells_.value_or(0); }
-
-  /// Sets a dimension's coordinates, one per cell. T must be the
-  /// dimension's type (an integer of its size, float or double).
-  template <class T>
-  sparse_fragment& set_coords(std::string_view dimension, std::span<const T> coords) {
-    static_assert(codec::wire_scalar<T>, "tilefmt::array::sparse_fragment::set_coords: coordinates are numbers");
-    if (b_.committed()) throw std::logic_error(b_.message("set_coords: the fragment is already committed"));
-    const auto& dims = schema().domain.dimensions.value;
-    const std::size_t d = dimension_index(dimension);
-    const format::Datatype type = dims[d].type.value;
-    const bool is_float = type == format::Datatype::FLOAT32 || type == format::Datatype::FLOAT64;
-    if (dims[d].is_var() || format::datatype_size(type) != sizeof(T) || is_float != std::is_floating_point_v<T>)
-      throw std::invalid_argument(b_.message("set_coords: dimension \"" + dims[d].name.value + "\" holds " +
-                                             std::string(format::codec_enum_name(type)) + " coordinates"));
-    take_cells(coords.size(), "set_coords: dimension \"" + dims[d].name.value + "\"");
-    coordinates_change();
-    std::vector<std::byte> copy;
-    auto bytes = detail::le_bytes(coords, copy);
-    coords_[d].bytes.assign(bytes.begin(), bytes.end());
-    coords_[d].set = true;
-    return *this;
-  }
-  template <class T>
-  sparse_fragment& set_coords(std::string_view dimension, const std::vector<T>& coords) {
-    return set_coords<T>(dimension, std::span<const T>(coords));
-  }
-  /// Sets a string (var-size STRING_ASCII) dimension's coordinates, one per
-  /// cell; they sort byte by byte.
-  sparse_fragment& set_coords(std::string_view dimension, const std::vector<std::string>& coords) {
-    if (b_.committed()) throw std::logic_error(b_.message("set_coords: the fragment is already committed"));
-    const std::size_t d = dimension_index(dimension);
-    const auto& dim = schema().domain.dimensions.value[d];
-    if (!dim.is_var())
-      throw std::invalid_argument(b_.message("set_coords: dimension \"" + dim.name.value + "\" holds " +
-                                             std::string(format::codec_enum_name(dim.type.value)) +
-                                             " coordinates, not strings"));
-    take_cells(coords.size(), "set_coords: dimension \"" + dim.name.value + "\"");
-    coordinates_change();
-    auto& p = coords_[d];
-    p = pending{};
-    p.value_size = 1;
-    for (const auto& c : coords) {
-      p.offsets.push_back(p.bytes.size());
-      for (char ch : c) p.bytes.push_back(static_cast<std::byte>(ch));
-    }
-    p.set = true;
-    return *this;
-  }
 
   /// Sorts the cells, writes the fragment: data files,
   /// `__fragment_metadata.tdb`, then the commit marker. Returns the
@@ -272,7 +217,14 @@ public:
 
 private:
   friend class detail::cells_api<sparse_fragment>;
+  friend class detail::coordinates_api<sparse_fragment>;
   friend struct detail::consolidator;
+  using pending = detail::pending_cells;
+
+  void check_writable(const char* who) const {
+    if (b_.committed()) throw std::logic_error(b_.message(std::string(who) + ": the fragment is already committed"));
+  }
+  pending& coordinates_(std::size_t d) { return coords_[d]; }
 
   /// The cells' global order (and the data tiles), once every dimension
   /// has its coordinates. Refuses coordinates outside the domain.
@@ -295,7 +247,7 @@ private:
 
   /// New coordinates after attributes were encoded in the order of the old
   /// ones cannot be written.
-  void coordinates_change() {
+  void coordinates_changing() {
     if (!order_) return;
     throw std::logic_error(b_.message("set_coords: attributes set after every dimension's coordinates are encoded in "
                                       "their order as they are set; set the coordinates once, first"));
@@ -303,7 +255,7 @@ private:
 
   /// A fixed-size dimension's coordinates as little-endian bytes.
   void put_coords(std::size_t d, std::vector<std::byte> bytes) {
-    coordinates_change();
+    coordinates_changing();
     const std::size_t size = format::datatype_size(schema().domain.dimensions.value[d].type.value);
     take_cells(bytes.size() / size, "set_coords");
     coords_[d] = pending{};
@@ -311,24 +263,7 @@ private:
     coords_[d].set = true;
   }
 
-  struct pending {
-    bool set = false;
-    std::vector<std::byte> bytes;          // little-endian values
-    std::vector<std::uint64_t> offsets;    // var: where each cell starts, in values
-    std::size_t value_size = 0;
-    std::vector<std::uint8_t> validity;
-    detail::tile_encoder encoder;
-    bool encoded = false;  // an attribute's tiles, encoded when it was set
-  };
 
-  std::size_t dimension_index(std::string_view dimension) const {
-    const auto& dims = schema().domain.dimensions.value;
-    std::size_t d = 0;
-    while (d < dims.size() && dims[d].name.value != dimension) ++d;
-    if (d == dims.size())
-      throw std::invalid_argument(b_.message(std::string("set_coords: the array has no dimension \"").append(dimension).append("\"")));
-    return d;
-  }
 
   /// Coordinate `c` of string dimension `d`.
   std::string_view coord_string(std::size_t d, std::size_t c) const {
@@ -338,13 +273,6 @@ private:
     return {reinterpret_cast<const char*>(p.bytes.data()) + b, e - b};
   }
 
-  /// The cell count: the first call sets it, the others must agree.
-  void take_cells(std::uint64_t n, const std::string& who) {
-    if (cells_ && *cells_ != n)
-      throw std::invalid_argument(b_.message(who + " has " + std::to_string(n) + " cells, earlier calls " +
-                                             std::to_string(*cells_)));
-    cells_ = n;
-  }
 
   void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
                  std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
