@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tilefmt/array/detail/compiled.hpp"
 #include "tilefmt/array/fragment_builder.hpp"
 #include "tilefmt/format/feature_versions.hpp"
 
@@ -205,8 +206,16 @@ inline std::string create_array(const fs::path& root, format::ArraySchema schema
 /// Folders by version: `__meta/` always; `__lock.tdb` (empty) before 11;
 /// `__schema/` from 10; `__commits/`, `__fragments/` and `__fragment_meta/`
 /// from 12; `__labels/` from 18; `__schema/__enumerations/` from 20.
+#ifdef TILEFMT_DECLARE_ONLY
+std::string create(const fs::path& root, format::ArraySchema schema, const write_options& opt = {});
+#else
+TILEFMT_EMIT
 inline std::string create(const fs::path& root, format::ArraySchema schema, const write_options& opt = {}) {
   return detail::create_array(root, std::move(schema), opt.enumerations, opt);
 }
+#endif
 
 } // namespace tilefmt::array
+
+// The compiled component's extern templates (with TILEFMT_COMPILED).
+#include "tilefmt/array/detail/compiled_instances.hpp"
