@@ -57,6 +57,10 @@ inline dense_dim dense_dimension(const format::Dimension& d) {
 
 /// What TileDB checks of a schema before creating an array, as far as this
 /// writer relies on it.
+#ifdef TILEFMT_DECLARE_ONLY
+void check_schema(const format::ArraySchema& s);
+#else
+TILEFMT_EMIT
 inline void check_schema(const format::ArraySchema& s) {
   if (s.domain.dimensions.empty()) throw std::invalid_argument("tilefmt: the schema has no dimensions");
   if (s.attributes.empty()) throw std::invalid_argument("tilefmt: the schema has no attributes");
@@ -82,6 +86,7 @@ inline void check_schema(const format::ArraySchema& s) {
   for (const auto& a : s.attributes)
     if (a.cell_val_num == 0) throw std::invalid_argument("tilefmt: attribute \"" + a.name.value + "\" has cell_val_num 0");
 }
+#endif
 
 } // namespace detail
 

@@ -26,6 +26,10 @@
 // translation units built with and without TILEFMT_COMPILED may share a
 // program: each symbol has one definition, or identical weak ones.
 //
+// Constructors are not among them: clang emits only the base-object
+// constructor of a [[gnu::used]] one, and programs call the complete-object
+// one; the functions a constructor calls are listed instead.
+//
 // The compile-time filter::pipeline<...> and every other template stay in
 // the headers: set<P>() encodes with P in the including translation unit.
 #pragma once
