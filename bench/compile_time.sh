@@ -37,18 +37,19 @@ row() {  # label, then compiler arguments
   local label=$1 res user rss; shift
   res=$(measure "$@")
   read -r user rss <<<"$res"
-  printf '%-34s %8.2f %8.1f %10.0f\n' "$label" "$user" "$(awk -v u="$user" -v r="$ref" 'BEGIN { print (r > 0 ? u / r : 0) }')" "$((rss / 1024))"
+  printf '%-37s %8.2f %8.1f %10.0f\n' "$label" "$user" "$(awk -v u="$user" -v r="$ref" 'BEGIN { print (r > 0 ? u / r : 0) }')" "$((rss / 1024))"
 }
 
 echo "$CXX $OPT ($("$CXX" --version | head -n 1)); load average at start: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"
-printf '%-34s %8s %8s %10s\n' "translation unit" "user s" "x codec" "max RSS MB"
+printf '%-37s %8s %8s %10s\n' "translation unit" "user s" "x codec" "max RSS MB"
 res=$(measure examples/quickstart.cpp)
 read -r ref ref_rss <<<"$res"
-printf '%-34s %8.2f %8.1f %10.0f\n' "codec only (examples/quickstart)" "$ref" 1 "$((ref_rss / 1024))"
+printf '%-37s %8.2f %8.1f %10.0f\n' "codec only (examples/quickstart)" "$ref" 1 "$((ref_rss / 1024))"
 row "reader, header-only" bench/compile_time/reader.cpp
 row "reader, -DTILEFMT_COMPILED" -DTILEFMT_COMPILED bench/compile_time/reader.cpp
 row "writer, header-only" bench/compile_time/writer.cpp
 row "writer, -DTILEFMT_COMPILED" -DTILEFMT_COMPILED bench/compile_time/writer.cpp
+row "library: src/compiled/instances.cpp" src/compiled/instances.cpp
 row "library: src/compiled/reader.cpp" src/compiled/reader.cpp
 row "library: src/compiled/writer.cpp" src/compiled/writer.cpp
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
