@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "tilefmt/array/column.hpp"
+#include "tilefmt/array/detail/compiled.hpp"
 #include "tilefmt/array/detail/schema_file.hpp"
 #include "tilefmt/array/directory.hpp"
 #include "tilefmt/array/fragment.hpp"
@@ -135,6 +136,14 @@ private:
 };
 
 /// Opens the array at `root` for reading.
+#ifdef TILEFMT_DECLARE_ONLY
+array_reader open(const fs::path& root, open_options opt = {});
+#else
+TILEFMT_EMIT
 inline array_reader open(const fs::path& root, open_options opt = {}) { return array_reader(root, std::move(opt)); }
+#endif
 
 } // namespace tilefmt::array
+
+// The compiled component's extern templates (with TILEFMT_COMPILED).
+#include "tilefmt/array/detail/compiled_instances.hpp"

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tilefmt/array/detail/compiled.hpp"
 #include "tilefmt/array/fragment_builder.hpp"
 #include "tilefmt/format/feature_versions.hpp"
 
@@ -56,6 +57,10 @@ inline dense_dim dense_dimension(const format::Dimension& d) {
 
 /// What TileDB checks of a schema before creating an array, as far as this
 /// writer relies on it.
+#ifdef TILEFMT_DECLARE_ONLY
+void check_schema(const format::ArraySchema& s);
+#else
+TILEFMT_EMIT
 inline void check_schema(const format::ArraySchema& s) {
   if (s.domain.dimensions.empty()) throw std::invalid_argument("tilefmt: the schema has no dimensions");
   if (s.attributes.empty()) throw std::invalid_argument("tilefmt: the schema has no attributes");
@@ -81,6 +86,7 @@ inline void check_schema(const format::ArraySchema& s) {
   for (const auto& a : s.attributes)
     if (a.cell_val_num == 0) throw std::invalid_argument("tilefmt: attribute \"" + a.name.value + "\" has cell_val_num 0");
 }
+#endif
 
 } // namespace detail
 
@@ -205,8 +211,16 @@ inline std::string create_array(const fs::path& root, format::ArraySchema schema
 /// Folders by version: `__meta/` always; `__lock.tdb` (empty) before 11;
 /// `__schema/` from 10; `__commits/`, `__fragments/` and `__fragment_meta/`
 /// from 12; `__labels/` from 18; `__schema/__enumerations/` from 20.
+#ifdef TILEFMT_DECLARE_ONLY
+std::string create(const fs::path& root, format::ArraySchema schema, const write_options& opt = {});
+#else
+TILEFMT_EMIT
 inline std::string create(const fs::path& root, format::ArraySchema schema, const write_options& opt = {}) {
   return detail::create_array(root, std::move(schema), opt.enumerations, opt);
 }
+#endif
 
 } // namespace tilefmt::array
+
+// The compiled component's extern templates (with TILEFMT_COMPILED).
+#include "tilefmt/array/detail/compiled_instances.hpp"

@@ -18,6 +18,7 @@
 #include "tilefmt/array/create.hpp"
 #include "tilefmt/array/dense_grid.hpp"
 #include "tilefmt/array/detail/cells_api.hpp"
+#include "tilefmt/array/detail/compiled.hpp"
 #include "tilefmt/array/fragment_builder.hpp"
 
 namespace tilefmt::array {
@@ -95,6 +96,10 @@ public:
 
   /// Writes the fragment: data files, `__fragment_metadata.tdb`, then the
   /// commit marker. Returns the fragment's name. A fragment commits once.
+#ifdef TILEFMT_DECLARE_ONLY
+  std::string commit(const write_options& opt = {});
+#else
+  TILEFMT_EMIT
   std::string commit(const write_options& opt = {}) {
     detail::fragment_shape shape;
     shape.dense = true;
@@ -113,6 +118,7 @@ public:
     shape.last_tile_cell_num = grid_->cells_per_tile();
     return b_.commit(opt, shape);
   }
+#endif
 
 private:
   friend class detail::cells_api<dense_fragment>;
@@ -161,6 +167,11 @@ private:
     b_.set_slabs(slab_plan());
   }
 
+#ifdef TILEFMT_DECLARE_ONLY
+  void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
+                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder);
+#else
+  TILEFMT_EMIT
   void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
                  std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
     const std::size_t i = b_.attribute(name, value_size, n, false, validity, cell_num());
@@ -186,6 +197,7 @@ private:
         },
         valid, encoder);
   }
+#endif
 
   /// Tile t's cells in storage order from the subarray's cells given
   /// row-major (`rows`, cells of `cell_size` bytes): where the tile is
@@ -245,6 +257,11 @@ private:
     return nullptr;
   }
 
+#ifdef TILEFMT_DECLARE_ONLY
+  void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
+               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity);
+#else
+  TILEFMT_EMIT
   void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
                std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
     const std::size_t i = b_.attribute(name, value_size, offsets.size(), true, validity, cell_num());
@@ -271,6 +288,7 @@ private:
     }
     b_.encode_var(b_.attribute_tiles(i), spec, tiles, tile_offsets, value_size, valid);
   }
+#endif
 
   static constexpr std::size_t no_cell = std::numeric_limits<std::size_t>::max();
 

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tilefmt/array/detail/compiled.hpp"
 #include "tilefmt/array/io.hpp"
 #include "tilefmt/codec/wire.hpp"
 #include "tilefmt/format/commit_files.hpp"
@@ -208,6 +209,11 @@ inline bool is_array(const fs::path& root) { return is_array(storage::local{}, r
 /// and later that overlap the range only in part are listed too (TileDB
 /// filters their cells by the per-cell timestamps, fragment::read_timestamps).
 /// array::open decides it from the schema.
+#ifdef TILEFMT_DECLARE_ONLY
+listing list_array(const storage::backend& st, const fs::path& root, std::uint64_t start = 0,
+                   std::uint64_t end = std::numeric_limits<std::uint64_t>::max(), bool sparse_array = false);
+#else
+TILEFMT_EMIT
 inline listing list_array(const storage::backend& st, const fs::path& root, std::uint64_t start = 0,
                           std::uint64_t end = std::numeric_limits<std::uint64_t>::max(), bool sparse_array = false) {
   if (!st.is_folder(root)) throw io_error(root, "not a folder");
@@ -313,6 +319,7 @@ inline listing list_array(const storage::backend& st, const fs::path& root, std:
   std::sort(out.delete_commits.begin(), out.delete_commits.end());
   return out;
 }
+#endif
 
 /// list_array on the local file system.
 inline listing list_array(const fs::path& root, std::uint64_t start = 0,

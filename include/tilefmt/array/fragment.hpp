@@ -23,6 +23,7 @@
 
 #include "tilefmt/array/column.hpp"
 #include "tilefmt/array/dense_grid.hpp"
+#include "tilefmt/array/detail/compiled.hpp"
 #include "tilefmt/array/detail/fill.hpp"
 #include "tilefmt/array/detail/limits.hpp"
 #include "tilefmt/array/detail/legacy.hpp"
@@ -137,6 +138,10 @@ public:
   /// The fields TileDB adds to a fragment, if it has them.
   std::vector<field_info> special_fields() const { return array::special_fields(schema(), source_->context()); }
 
+#ifdef TILEFMT_DECLARE_ONLY
+  field_info field(std::string_view name) const;
+#else
+  TILEFMT_EMIT
   field_info field(std::string_view name) const {
     for (auto& f : fields())
       if (f.name == name) return f;
@@ -144,6 +149,7 @@ public:
       if (f.name == name) return f;
     throw std::invalid_argument("tilefmt: fragment " + where_.name.str() + " has no field \"" + std::string(name) + "\"");
   }
+#endif
 
   /// The time (ms since the epoch) each cell was written, in storage order.
   /// A fragment consolidated with timestamps spans several writes: a read
@@ -376,6 +382,10 @@ private:
   /// open_options::max_allocation too: tiles of fill values compress to
   /// almost nothing, and a few bytes of footer could otherwise claim
   /// terabytes. Larger columns are read tile by tile (read_tile).
+#ifdef TILEFMT_DECLARE_ONLY
+  std::size_t column_bytes(const field_info& f) const;
+#else
+  TILEFMT_EMIT
   std::size_t column_bytes(const field_info& f) const {
     const std::uint64_t bytes = guard_.product(cell_num(), f.cell_size(), "bytes in the column");
     try {
@@ -386,6 +396,7 @@ private:
     }
     return static_cast<std::size_t>(bytes);
   }
+#endif
   std::string where(const field_info& f, std::size_t i) const {
     return "fragment " + where_.name.str() + ", field " + f.name + ", tile " + std::to_string(i);
   }
@@ -514,6 +525,10 @@ private:
     if (fills(f)) fill_fixed(f, i, out);
   }
 
+#ifdef TILEFMT_DECLARE_ONLY
+  void read_fixed_into(const field_info& f, std::span<std::byte> out) const;
+#else
+  TILEFMT_EMIT
   void read_fixed_into(const field_info& f, std::span<std::byte> out) const {
     source_->prepare(f);
     const std::size_t cs = f.cell_size();
@@ -522,6 +537,7 @@ private:
       read_fixed_tile_into(f, i, out.subspan(i * full, static_cast<std::size_t>(tile_cells(i)) * cs));
     });
   }
+#endif
 
   column<std::uint64_t> read_special(const char* name, bool present) const {
     if (!present)

@@ -50,6 +50,7 @@
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/condition.hpp"
 #include "tilefmt/array/detail/batches.hpp"
+#include "tilefmt/array/detail/compiled.hpp"
 #include "tilefmt/array/detail/dense_aggregate.hpp"
 #include "tilefmt/array/detail/dense_read.hpp"
 #include "tilefmt/array/detail/sparse_read.hpp"
@@ -126,10 +127,15 @@ public:
     return *this;
   }
 
+#ifdef TILEFMT_DECLARE_ONLY
+  query_result read() const;
+#else
+  TILEFMT_EMIT
   query_result read() const {
     auto out = run(selected(arr_->schema()));
     return query_result(std::move(out.fields), out.cells);
   }
+#endif
 
   /// The result in parts of about `bytes` each, in the layout's order
   /// (TileDB's incomplete queries), for results larger than memory:

@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "tilefmt/array/detail/compiled.hpp"
 #include "tilefmt/array/detail/legacy.hpp"
 #include "tilefmt/array/io.hpp"
 #include "tilefmt/filter/generic_tile.hpp"
@@ -14,6 +15,11 @@
 namespace tilefmt::array::detail {
 
 /// The schema in `bytes`, the contents of schema file `p`.
+#ifdef TILEFMT_DECLARE_ONLY
+format::ArraySchema schema_from_bytes(const fs::path& p, std::span<const std::byte> bytes,
+                                      const filter::generic_tile_options& opt);
+#else
+TILEFMT_EMIT
 inline format::ArraySchema schema_from_bytes(const fs::path& p, std::span<const std::byte> bytes,
                                              const filter::generic_tile_options& opt) {
   return naming_file(p, [&] {
@@ -33,6 +39,7 @@ inline format::ArraySchema schema_from_bytes(const fs::path& p, std::span<const 
     }
   });
 }
+#endif
 
 inline format::ArraySchema read_schema(const storage::backend& st, const fs::path& p,
                                        const filter::generic_tile_options& opt) {

@@ -1,0 +1,6 @@
+// tilefmt-compiled: the explicit instantiations of
+// include/tilefmt/array/detail/compiled_instances.hpp.
+#define TILEFMT_COMPILED_BUILD 1
+#define TILEFMT_COMPILED_INSTANTIATE 1
+
+#include "tilefmt/array/detail/compiled_instances.hpp"

@@ -1,0 +1,6 @@
+// tilefmt-compiled: the reader's entry points (array::open, fragment reads,
+// query::read), compiled once. See include/tilefmt/array/detail/compiled.hpp.
+#define TILEFMT_COMPILED_BUILD 1
+
+#include "tilefmt/array/array.hpp"
+#include "tilefmt/array/query.hpp"

@@ -1,0 +1,5 @@
+// tilefmt-compiled: the writer's entry points (array::create, dense
+// fragments), compiled once. See include/tilefmt/array/detail/compiled.hpp.
+#define TILEFMT_COMPILED_BUILD 1
+
+#include "tilefmt/array/writer.hpp"
