@@ -123,13 +123,7 @@ public:
       global_order_writer& w;
       ~drop_submission() { w.clear_input(); }
     } drop{*this};
-    for (std::size_t d = 0; d < dims.size(); ++d)
-      if (!in_coords_[d].set)
-        throw std::invalid_argument(b_.message("submit: dimension \"" + dims[d].name.value + "\" has no coordinates"));
-    for (std::size_t i = 0; i < in_attrs_.size(); ++i)
-      if (!in_attrs_[i].set)
-        throw std::invalid_argument(b_.message("submit: attribute \"" + s.attributes[i].name.value +
-                                               "\" has no cells (TileDB writes every attribute)"));
+    check_every_field_set("submit", in_coords_, in_attrs_);
     const std::size_t n = static_cast<std::size_t>(cells_.value_or(0));
     if (n == 0) return;
     check_cells(n);

@@ -120,13 +120,7 @@ public:
     if (b_.committed()) throw std::logic_error(b_.message("commit: already committed"));
     const auto& s = schema();
     const auto& dims = s.domain.dimensions.value;
-    for (std::size_t d = 0; d < dims.size(); ++d)
-      if (!coords_[d].set)
-        throw std::invalid_argument(b_.message("commit: dimension \"" + dims[d].name.value + "\" has no coordinates"));
-    for (std::size_t i = 0; i < attrs_.size(); ++i)
-      if (!attrs_[i].set)
-        throw std::invalid_argument(b_.message("commit: attribute \"" + s.attributes[i].name.value +
-                                               "\" has no cells (TileDB writes every attribute)"));
+    check_every_field_set("commit", coords_, attrs_);
     const std::size_t n = static_cast<std::size_t>(cell_num());
     if (n == 0) throw std::invalid_argument(b_.message("commit: no cells (TileDB writes no fragment)"));
 

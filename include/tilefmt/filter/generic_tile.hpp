@@ -69,24 +69,35 @@ inline generic_tile read_generic_tile(bytes_view bytes, const generic_tile_optio
   return g;
 }
 
+namespace detail {
+/// A generic tile of `payload`: the header (datatype CHAR, cell size 1,
+/// P's filters, `encryption`), then the payload filtered by P.
+template <class P>
+std::vector<std::byte> generic_tile_of(bytes_view payload, std::uint32_t version, format::EncryptionType encryption,
+                                       std::span<const std::uint8_t> encryption_key = {}) {
+  format::GenericTileHeader h;
+  h.version.value = version;
+  h.tile_size = payload.size();
+  h.datatype = format::Datatype::CHAR;
+  h.cell_size = 1;
+  h.encryption_type = encryption;
+  h.filters.value = P::descriptor(version);
+  std::vector<std::byte> body = P::template encode<std::byte>(
+      payload, {.chunking = true, .version = version, .datatype = format::Datatype::CHAR, .encryption_key = encryption_key});
+  h.persisted_size = body.size();
+  std::vector<std::byte> out = codec::encode(h);
+  out.insert(out.end(), body.begin(), body.end());
+  return out;
+}
+} // namespace detail
+
 /// Writes `payload` as TileDB writes a generic tile: datatype CHAR, cell
 /// size 1, filtered by `P`, by default TileDB's one GZIP filter at level 1
 /// (`pipeline<>` stores it as it is, which tools that edit fields in place
 /// want).
 template <class P = pipeline<gzip<1>>>
 std::vector<std::byte> write_generic_tile(bytes_view payload, std::uint32_t version = format::written_version) {
-  format::GenericTileHeader h;
-  h.version.value = version;
-  h.tile_size = payload.size();
-  h.datatype = format::Datatype::CHAR;
-  h.cell_size = 1;
-  h.encryption_type = format::EncryptionType::NO_ENCRYPTION;
-  h.filters.value = P::descriptor(version);
-  std::vector<std::byte> body = P::template encode<std::byte>(payload, {.chunking = true, .version = version, .datatype = format::Datatype::CHAR});
-  h.persisted_size = body.size();
-  std::vector<std::byte> out = codec::encode(h);
-  out.insert(out.end(), body.begin(), body.end());
-  return out;
+  return detail::generic_tile_of<P>(payload, version, format::EncryptionType::NO_ENCRYPTION);
 }
 
 /// Writes `payload` as TileDB writes a generic tile of an array opened with
@@ -96,20 +107,8 @@ std::vector<std::byte> write_generic_tile(bytes_view payload, std::uint32_t vers
 inline std::vector<std::byte> write_generic_tile(bytes_view payload, std::uint32_t version,
                                                  std::span<const std::uint8_t> encryption_key) {
   if (encryption_key.empty()) return write_generic_tile(payload, version);
-  using P = pipeline<gzip<1>, encryption_aes256gcm>;
-  format::GenericTileHeader h;
-  h.version.value = version;
-  h.tile_size = payload.size();
-  h.datatype = format::Datatype::CHAR;
-  h.cell_size = 1;
-  h.encryption_type = format::EncryptionType::AES_256_GCM;
-  h.filters.value = P::descriptor(version);
-  std::vector<std::byte> body = P::template encode<std::byte>(
-      payload, {.chunking = true, .version = version, .datatype = format::Datatype::CHAR, .encryption_key = encryption_key});
-  h.persisted_size = body.size();
-  std::vector<std::byte> out = codec::encode(h);
-  out.insert(out.end(), body.begin(), body.end());
-  return out;
+  return detail::generic_tile_of<pipeline<gzip<1>, encryption_aes256gcm>>(
+      payload, version, format::EncryptionType::AES_256_GCM, encryption_key);
 }
 
 } // namespace tilefmt::filter

@@ -102,6 +102,21 @@ protected:
                                               "var-size STRING_ASCII dimensions"));
   }
 
+  /// Refuses a write (`who`: "commit", "submit") before every dimension
+  /// has coordinates and every attribute cells (TileDB writes them all).
+  void check_every_field_set(const std::string& who, const std::vector<pending_cells>& coords,
+                             const std::vector<pending_cells>& attrs) const {
+    const auto& s = self().schema();
+    for (std::size_t d = 0; d < coords.size(); ++d)
+      if (!coords[d].set)
+        throw std::invalid_argument(self().b_.message(who + ": dimension \"" + s.domain.dimensions[d].name.value +
+                                                      "\" has no coordinates"));
+    for (std::size_t i = 0; i < attrs.size(); ++i)
+      if (!attrs[i].set)
+        throw std::invalid_argument(self().b_.message(who + ": attribute \"" + s.attributes[i].name.value +
+                                                      "\" has no cells (TileDB writes every attribute)"));
+  }
+
   std::size_t dimension_index(std::string_view dimension) const {
     const auto& dims = self().schema().domain.dimensions.value;
     std::size_t d = 0;
