@@ -262,6 +262,164 @@ TEST_CASE("var-size and nullable attributes: the files TileDB 2.30 wrote, byte f
 
 namespace {
 
+const fs::path twin_dense_global = data / "writer" / "twin_dense_global";
+
+/// twin_var's schema with b FLOAT64 [BITSHUFFLE, LZ4] (make_twin.py's twin_dense_global).
+format::ArraySchema twin_dense_global_schema() {
+  auto s = twin_var_schema();
+  s.attributes.value.push_back(format::make_attribute(
+      {.name = "b", .type = format::Datatype::FLOAT64, .filters = FloatP::descriptor()}));
+  return s;
+}
+
+/// twin_dense_global's cells in global order (storage order over rows 1-4,
+/// cols 1-6), cells [from, to) of them set on `w`.
+struct dense_global_cells {
+  var_cells v;
+  std::vector<double> b;
+  explicit dense_global_cells(const array::dense_fragment& f) : v(f) {
+    for (std::uint64_t i = 0; i < f.cell_num(); ++i) {
+      auto rc = f.cell_coordinates(i);
+      b.push_back(b_at(rc[0], rc[1]));
+    }
+  }
+  template <class W>
+  void set_on(W& w, std::size_t from, std::size_t to) const {
+    auto cut = [&](const auto& all) { return std::vector(all.begin() + static_cast<std::ptrdiff_t>(from),
+                                                         all.begin() + static_cast<std::ptrdiff_t>(to)); };
+    w.set_var("s", cut(v.s)).set("n", cut(v.n), cut(v.n_valid)).set_var("ns", cut(v.ns), cut(v.ns_valid));
+    w.set_var("nu", cut(v.nu), cut(v.nu_valid)).set_var("r", cut(v.r)).set_var("d", cut(v.d));
+    w.set("c", cut(v.c), cut(v.c_valid)).set("u", cut(v.u)).set("b", cut(b));
+  }
+};
+
+} // namespace
+
+TEST_CASE("dense_global_order_writer: TileDB's global-order write in four submissions, byte for byte") {
+  const fs::path root = scratch("dense-global");
+  const std::string schema_name = only_file_in(twin_dense_global / "__schema");
+  CHECK(array::create(root, twin_dense_global_schema(), same_name_as(schema_name)) == schema_name);
+  const dense_global_cells cells(array::dense_fragment(root, {{1, 4}, {1, 6}}, array::cell_layout::storage));
+  const std::string frag_name = only_dir_in(twin_dense_global / "__fragments");
+  {
+    array::dense_global_order_writer w(root, {{1, 4}, {1, 6}}, same_name_as(frag_name));
+    CHECK(w.cell_num() == 24);
+    std::size_t at = 0;
+    std::vector<std::size_t> tiles;
+    for (std::size_t n : {5, 1, 9, 9}) {  // make_twin.py's DENSE_GLOBAL_SUBMISSIONS
+      cells.set_on(w, at, at + n);
+      w.submit();
+      at += n;
+      tiles.push_back(w.tile_num());
+    }
+    CHECK(tiles == std::vector<std::size_t>{0, 0, 1, 2});  // tiles of 12 cells, written as they fill
+    CHECK(w.buffered_bytes() == 0);
+    CHECK(w.finalize() == frag_name);
+  }
+  // schema, commit marker, fragment metadata, 9 fixed or offsets files, 5
+  // var files, 4 validity files
+  check_same_files(root, twin_dense_global, 21);
+  fs::remove_all(root);
+}
+
+TEST_CASE("dense_global_order_writer: the same files however the cells are cut; the cells read back") {
+  const array::write_options name{1700000000123, "0123456789abcdef0123456789abcdef"};
+  const fs::path once = scratch("dense-global-once");
+  array::create(once, twin_dense_global_schema(), name);  // the same schema name in every array
+  const dense_global_cells cells(array::dense_fragment(once, {{1, 8}, {1, 6}}, array::cell_layout::storage));
+  {
+    array::dense_global_order_writer w(once, {{1, 8}, {1, 6}}, name);
+    cells.set_on(w, 0, 48);
+    w.submit();
+    w.finalize();
+  }
+  const auto frag = "__fragments/" + only_dir_in(once / "__fragments");
+  for (const std::vector<std::size_t>& cuts : {std::vector<std::size_t>{1, 11, 12, 24}, {13, 13, 13, 9},
+                                               std::vector<std::size_t>(48, 1)}) {
+    const fs::path root = scratch("dense-global-cut");
+    array::create(root, twin_dense_global_schema(), name);
+    array::dense_global_order_writer w(root, {{1, 8}, {1, 6}}, name);
+    std::size_t at = 0;
+    for (std::size_t n : cuts) {
+      cells.set_on(w, at, at + n);
+      w.submit();
+      at += n;
+      // Never more than the partly filled tile between submissions.
+      CHECK(w.buffered_bytes() < 12 * 200);
+      CHECK(w.tile_num() == at / 12);
+    }
+    w.finalize();
+    CHECK(files_under(root / frag) == files_under(once / frag));
+    for (const auto& f : files_under(once / frag)) {
+      INFO(f);
+      check_same_bytes(root / frag / f, once / frag / f);
+    }
+    fs::remove_all(root);
+  }
+  // Read back through the query layer, row-major over the whole domain.
+  const auto r = array::open(once).query().read();
+  const auto b = r.get<double>("b");
+  std::vector<double> want(48);
+  for (std::int64_t row = 1; row <= 8; ++row)
+    for (std::int64_t col = 1; col <= 6; ++col) want[static_cast<std::size_t>((row - 1) * 6 + col - 1)] = b_at(row, col);
+  CHECK(std::vector<double>(b.begin(), b.end()) == want);
+  fs::remove_all(once);
+}
+
+TEST_CASE("dense_global_order_writer: what TileDB refuses is refused, and a refused submission writes nothing") {
+  const fs::path root = scratch("dense-global-bad");
+  array::create(root, twin_dense_global_schema());
+  // Not whole space tiles (rows extent 4, cols extent 3 from 1), outside the domain, a sparse array.
+  CHECK_THROWS_WITH_AS(array::dense_global_order_writer(root, {{1, 4}, {2, 4}}),
+                       doctest::Contains("does not consist of whole tiles of extent 3"), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_global_order_writer(root, {{1, 12}, {1, 6}}), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_global_order_writer(root, {{1, 4}}), std::invalid_argument);
+  const dense_global_cells cells(array::dense_fragment(root, {{1, 4}, {1, 6}}, array::cell_layout::storage));
+  {
+    array::dense_global_order_writer w(root, {{1, 4}, {1, 6}});
+    // An attribute left out; attributes of different cell counts.
+    w.set("u", std::vector<std::uint8_t>(5));
+    CHECK_THROWS_WITH_AS(w.submit(), doctest::Contains("attribute \"s\" has no cells"), std::invalid_argument);
+    CHECK(w.submitted() == 0);
+    w.set("u", std::vector<std::uint8_t>(5));
+    CHECK_THROWS_WITH_AS(w.set("b", std::vector<double>(4)), doctest::Contains("needs 5 values (5 cells), got 4"),
+                         std::invalid_argument);
+    CHECK_THROWS_AS(w.submit(), std::invalid_argument);  // u alone: refused, the submission dropped
+    // More cells than the subarray has left: refused, and the writer goes on.
+    cells.set_on(w, 0, 20);
+    w.submit();
+    cells.set_on(w, 0, 5);
+    CHECK_THROWS_WITH_AS(w.submit(), doctest::Contains("the subarray has 4 left of its 24"), std::invalid_argument);
+    CHECK(w.submitted() == 20);
+    // Short of the subarray: TileDB refuses to finalize.
+    CHECK_THROWS_WITH_AS(w.finalize(), doctest::Contains("20 cells written, the subarray has 24"),
+                         std::invalid_argument);
+    cells.set_on(w, 20, 22);
+    CHECK_THROWS_AS(w.finalize(), std::logic_error);  // set, not submitted
+    w.submit();
+    cells.set_on(w, 22, 24);
+    w.submit();
+    w.finalize();
+    CHECK_THROWS_AS(w.submit(), std::logic_error);
+  }
+  auto arr = array::open(root);
+  REQUIRE(arr.fragments().size() == 1);
+  auto u = arr.fragments()[0].read<std::uint8_t>("u");
+  CHECK(std::vector<std::uint8_t>(u.begin(), u.end()) == cells.v.u);
+  {
+    // Dropped unfinished: no fragment, nothing left of it.
+    array::dense_global_order_writer w(root, {{5, 8}, {1, 6}});
+    cells.set_on(w, 0, 12);
+    w.submit();
+    CHECK(w.tile_num() == 1);
+  }
+  CHECK(array::open(root).fragments().size() == 1);
+  CHECK(files_under(root / "__fragments").size() == files_under(root / "__fragments" / only_dir_in(root / "__fragments")).size());
+  fs::remove_all(root);
+}
+
+namespace {
+
 /// The schema of make_twin.py's twin_col.
 format::ArraySchema twin_col_schema() {
   using D = format::Datatype;

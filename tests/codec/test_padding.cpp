@@ -1,6 +1,6 @@
-// pad<N> and align<N>: exact bytes, alignment relative to the enclosing
-// struct wherever that struct starts, zero checks and their opt-out,
-// truncation, sizes and dumps.
+// pad<N>, align<N> and file_align<N>: exact bytes, alignment relative to the
+// enclosing struct wherever that struct starts or to the buffer's start, zero
+// checks and their opt-out, truncation, sizes at a position and dumps.
 #include "tilefmt/codec/padding.hpp"
 
 #include <string>
@@ -50,6 +50,24 @@ struct Outer {
   Aligned4 first;
   codec::counted<std::uint16_t, std::vector<Chunk>> chunks;
   friend bool operator==(const Outer&, const Outer&) = default;
+};
+// Entries aligned to the file, as formats with absolute alignment have them:
+// the same entry pads differently at different offsets.
+struct FileEntry {
+  codec::counted<std::uint8_t, std::string> name;
+  codec::file_align<4> pad{};
+  std::uint32_t value;
+  friend bool operator==(const FileEntry&, const FileEntry&) = default;
+};
+struct FileTable {
+  std::uint8_t lead;
+  codec::counted<std::uint16_t, std::vector<FileEntry>> entries;
+  friend bool operator==(const FileTable&, const FileTable&) = default;
+};
+struct Framed {
+  std::uint8_t lead;
+  codec::framed<std::uint8_t, FileEntry> entry;
+  friend bool operator==(const Framed&, const Framed&) = default;
 };
 } // namespace
 
@@ -115,4 +133,52 @@ TEST_CASE("dumps name padding fields and show how many bytes they take") {
   CHECK(codec::to_text(a) == "Aligned4 {\n  name: \"ab\"\n  to4: 1\n  value: 5\n  to8: 0\n}");
   Padded p{1, {}, 2};
   CHECK(codec::to_json(p) == "{\n  \"a\": 1,\n  \"reserved\": 3,\n  \"b\": 2\n}");
+}
+
+TEST_CASE("file_align<N> pads to a multiple of N from the start of the buffer, wherever its struct sits") {
+  FileTable t{7, {{FileEntry{{"ab"}, {}, 1}, FileEntry{{"c"}, {}, 2}}}};
+  auto b = check_round_trip(t);
+  // lead | count | "ab" (3 bytes from offset 3) + 2 to reach 8 | 1 | "c" (2 bytes from 12) + 2 to reach 16 | 2
+  CHECK(b == bytes_of({7, 2, 0, 2, 'a', 'b', 0, 0, 1, 0, 0, 0, 1, 'c', 0, 0, 2, 0, 0, 0}));
+  CHECK(codec::encoded_size(t) == 20);
+  check_every_prefix_throws<FileTable>(b);
+  // The same entries at another place in a file pad differently.
+  CHECK(codec::encoded_size_at(t, 1) == 19);
+  std::vector<std::byte> file(1 + 19, std::byte{0xee});
+  codec::writer w(file);
+  w.write<std::uint8_t>(0xee);
+  codec::encode_into(t, w);
+  CHECK(w.offset() == file.size());
+  CHECK(file == bytes_of({0xee, 7, 2, 0, 2, 'a', 'b', 0, 1, 0, 0, 0, 1, 'c', 0, 0, 2, 0, 0, 0}));
+  CHECK(codec::decode_at<FileTable>(file, 1) == t);
+  for (std::size_t at = 0; at < 8; ++at) {
+    CAPTURE(at);
+    std::vector<std::byte> out(at + codec::encoded_size_at(t, at));
+    codec::writer wa(out);
+    wa.reserve(at);
+    codec::encode_into(t, wa);
+    CHECK(wa.offset() == out.size());
+    CHECK(codec::decode_at<FileTable>(out, at) == t);
+  }
+  // A non-zero padding byte names the entry and the byte's offset in the buffer.
+  auto bad = b;
+  bad[14] = std::byte{9};
+  CHECK_THROWS_WITH_AS(codec::decode<FileTable>(bad),
+                       "FileTable.entries[1].pad: padding byte is 0x09, not zero at offset 14", format_error);
+  // Dumps show each entry's padding at its place.
+  const std::string text = codec::to_text(t);
+  CHECK(text.find("pad: 2") != std::string::npos);
+  CHECK(text.find("pad: 0") == std::string::npos);
+  // ("abc" from offset 3, after the count: 1 byte to reach 8)
+  CHECK(codec::to_text(FileTable{0, {{FileEntry{{"abc"}, {}, 1}}}}).find("pad: 1") != std::string::npos);
+}
+
+TEST_CASE("file_align<N> inside a frame counts from the buffer too, and sizes the frame so") {
+  Framed f{5, {FileEntry{{"abcd"}, {}, 3}}};
+  auto b = check_round_trip(f);
+  // lead | frame length | "abcd" from offset 2 to 7 + 1 to reach 8 | 3
+  CHECK(b == bytes_of({5, 10, 4, 'a', 'b', 'c', 'd', 0, 3, 0, 0, 0}));
+  check_every_prefix_throws<Framed>(b);
+  CHECK(codec::encoded_size_at(f, 2) == 14);  // "abcd" from 4 to 9, 3 to reach 12, the value
+  CHECK(codec::to_text(f).find("pad: 1") != std::string::npos);
 }

@@ -23,6 +23,75 @@
 
 namespace tilefmt::array {
 
+namespace detail {
+
+/// The tile grid of a dense write over `subarray` ([lo, hi] per dimension,
+/// in the schema's order), checked: as many ranges as dimensions, none
+/// empty or outside the domain (past its upper bounds only with
+/// `past_domain`), and with `whole_tiles` each one whole space tiles
+/// (`hint` then ends the message). Throws std::invalid_argument naming the
+/// range.
+inline dense_grid dense_subarray_grid(const fragment_builder& b,
+                                      const std::vector<std::pair<std::int64_t, std::int64_t>>& subarray,
+                                      bool whole_tiles, std::string_view hint, bool past_domain = false) {
+  const auto& schema = b.schema();
+  check_schema(schema);
+  const auto& dims = schema.domain.dimensions.value;
+  if (subarray.size() != dims.size())
+    throw std::invalid_argument(b.message(std::string("the subarray has ") + std::to_string(subarray.size()) +
+                                          " ranges, the array " + std::to_string(dims.size()) + " dimensions"));
+  std::vector<dense_range> ranges;
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    auto dd = dense_dimension(dims[d]);
+    auto [lo, hi] = subarray[d];
+    const std::string who = std::string("subarray range ") + std::to_string(d) + " [" + std::to_string(lo) + ", " +
+                            std::to_string(hi) + "] of dimension \"" + dims[d].name.value + "\"";
+    if (lo > hi) throw std::invalid_argument(b.message(who + " is empty"));
+    if (lo < dd.lo || (hi > dd.hi && !past_domain))
+      throw std::invalid_argument(b.message(who + " is outside the domain [" + std::to_string(dd.lo) + ", " +
+                                            std::to_string(dd.hi) + "]"));
+    const dense_range r{dense_grid::distance(dd.lo, lo), dense_grid::distance(lo, hi) + 1,
+                        static_cast<std::uint64_t>(dd.extent)};
+    if (whole_tiles && (r.from % r.extent != 0 || r.width % r.extent != 0))
+      throw std::invalid_argument(b.message(who + " does not consist of whole tiles of extent " +
+                                            std::to_string(r.extent) + " from the domain's lower bound " +
+                                            std::to_string(dd.lo) + std::string(hint)));
+    ranges.push_back(r);
+  }
+  try {
+    dense_grid grid(std::move(ranges), schema.tile_order, schema.cell_order);
+    (void)grid.cell_num();
+    if (grid.cells_per_tile() != 0 && grid.tile_num() > std::numeric_limits<std::uint64_t>::max() / grid.cells_per_tile())
+      throw format_error("the number of cells overflows 64 bits", 0);
+    return grid;
+  } catch (const format_error& e) {
+    throw std::invalid_argument(b.message(e.reason()));
+  }
+}
+
+/// The shape of a dense fragment whose non-empty domain is `written`.
+inline fragment_shape dense_shape(const format::ArraySchema& schema,
+                                  const std::vector<std::pair<std::int64_t, std::int64_t>>& written,
+                                  std::uint64_t cells_per_tile) {
+  fragment_shape shape;
+  shape.dense = true;
+  const auto& dims = schema.domain.dimensions.value;
+  const format::Datatype coord_type = dims[0].type.value;
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    const std::size_t size = format::datatype_size(coord_type);
+    format::Range1D r{size, std::vector<std::byte>(2 * size)};
+    filter::with_integer_type(coord_type, [&]<class T>() {
+      codec::store_le<T>(r.bytes.data(), static_cast<T>(written[d].first));
+      codec::store_le<T>(r.bytes.data() + sizeof(T), static_cast<T>(written[d].second));
+    });
+    shape.non_empty_domain.ranges.push_back(std::move(r));
+  }
+  shape.last_tile_cell_num = cells_per_tile;
+  return shape;
+}
+
+} // namespace detail
+
 /// How the cells of a dense fragment are given.
 enum class cell_layout {
   /// Tile after tile in the schema's tile order, and inside each tile in its
@@ -101,22 +170,8 @@ public:
 #else
   TILEFMT_EMIT
   std::string commit(const write_options& opt = {}) {
-    detail::fragment_shape shape;
-    shape.dense = true;
-    const auto& dims = schema().domain.dimensions.value;
-    const format::Datatype coord_type = dims[0].type.value;
-    for (std::size_t d = 0; d < dims.size(); ++d) {
-      const std::size_t size = format::datatype_size(coord_type);
-      format::Range1D r{size, std::vector<std::byte>(2 * size)};
-      filter::with_integer_type(coord_type, [&]<class T>() {
-        const auto& written = non_empty_domain_.empty() ? subarray_ : non_empty_domain_;
-        codec::store_le<T>(r.bytes.data(), static_cast<T>(written[d].first));
-        codec::store_le<T>(r.bytes.data() + sizeof(T), static_cast<T>(written[d].second));
-      });
-      shape.non_empty_domain.ranges.push_back(std::move(r));
-    }
-    shape.last_tile_cell_num = grid_->cells_per_tile();
-    return b_.commit(opt, shape);
+    return b_.commit(opt, detail::dense_shape(schema(), non_empty_domain_.empty() ? subarray_ : non_empty_domain_,
+                                              grid_->cells_per_tile()));
   }
 #endif
 
@@ -130,39 +185,8 @@ private:
   dense_fragment(const fs::path& root, std::vector<std::pair<std::int64_t, std::int64_t>> subarray, cell_layout layout,
                  const write_options& opt, bool past_domain)
       : b_(root, "dense_fragment", false, opt.storage, opt.encryption_key), subarray_(std::move(subarray)), layout_(layout) {
-    const auto& schema = b_.schema();
-    detail::check_schema(schema);
-    const auto& dims = schema.domain.dimensions.value;
-    if (subarray_.size() != dims.size())
-      throw std::invalid_argument(b_.message(std::string("the subarray has ") + std::to_string(subarray_.size()) +
-                                             " ranges, the array " + std::to_string(dims.size()) + " dimensions"));
-    std::vector<dense_range> ranges;
-    for (std::size_t d = 0; d < dims.size(); ++d) {
-      auto dd = detail::dense_dimension(dims[d]);
-      auto [lo, hi] = subarray_[d];
-      const std::string who = std::string("subarray range ") + std::to_string(d) + " [" + std::to_string(lo) + ", " +
-                              std::to_string(hi) + "] of dimension \"" + dims[d].name.value + "\"";
-      if (lo > hi) throw std::invalid_argument(b_.message(who + " is empty"));
-      if (lo < dd.lo || (hi > dd.hi && !past_domain))
-        throw std::invalid_argument(b_.message(who + " is outside the domain [" + std::to_string(dd.lo) + ", " +
-                                               std::to_string(dd.hi) + "]"));
-      const dense_range r{dense_grid::distance(dd.lo, lo), dense_grid::distance(lo, hi) + 1,
-                          static_cast<std::uint64_t>(dd.extent)};
-      if (layout_ == cell_layout::storage && (r.from % r.extent != 0 || r.width % r.extent != 0))
-        throw std::invalid_argument(b_.message(who + " does not consist of whole tiles of extent " +
-                                               std::to_string(r.extent) + " from the domain's lower bound " +
-                                               std::to_string(dd.lo) + " (cell_layout::row_major takes any subarray)"));
-      ranges.push_back(r);
-    }
-    try {
-      grid_.emplace(std::move(ranges), schema.tile_order, schema.cell_order);
-      (void)grid_->cell_num();
-      if (grid_->cells_per_tile() != 0 &&
-          grid_->tile_num() > std::numeric_limits<std::uint64_t>::max() / grid_->cells_per_tile())
-        throw format_error("the number of cells overflows 64 bits", 0);
-    } catch (const format_error& e) {
-      throw std::invalid_argument(b_.message(e.reason()));
-    }
+    grid_.emplace(detail::dense_subarray_grid(b_, subarray_, layout_ == cell_layout::storage,
+                                              " (cell_layout::row_major takes any subarray)", past_domain));
     b_.set_tiles(std::vector<std::uint64_t>(static_cast<std::size_t>(grid_->tile_num()), grid_->cells_per_tile()));
     b_.set_slabs(slab_plan());
   }

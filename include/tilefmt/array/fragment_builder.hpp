@@ -283,6 +283,10 @@ struct fragment_shape {
   format::RTree rtree;                      // dense: no levels
   std::uint64_t sparse_tile_num = 0;
   std::uint64_t last_tile_cell_num = 0;     // dense: the cells of a space tile
+  /// Dense: written as TileDB's global-order writer writes (tile by tile),
+  /// not its ordered dense writer, whose var min/max quirk
+  /// (var_min_max_slots) it does not share.
+  bool global_order = false;
 };
 
 /// Calls f(start, n) for the runs of cells of tile `tile` (of `cells`
@@ -915,7 +919,8 @@ private:
 
     std::vector<std::vector<tile_stats>> var_slots(na);
     for (std::size_t k = 0; k < na; ++k)
-      if (schema_.attributes[k].is_var()) var_slots[k] = var_min_max_slots(attrs_[k].stats, shape.dense);
+      if (schema_.attributes[k].is_var())
+        var_slots[k] = var_min_max_slots(attrs_[k].stats, shape.dense && !shape.global_order);
 
     std::vector<std::byte> file;
     auto section = [&](const auto& payload) {

@@ -48,6 +48,7 @@
 #include "tilefmt/array/detail/coordinates_api.hpp"
 #include "tilefmt/array/detail/coordinates.hpp"
 #include "tilefmt/array/detail/hilbert.hpp"
+#include "tilefmt/array/detail/tile_buffer.hpp"
 #include "tilefmt/array/fragment_builder.hpp"
 #include "tilefmt/array/sparse_writer.hpp"
 
@@ -107,7 +108,7 @@ public:
   std::uint64_t buffered_bytes() const noexcept {
     std::uint64_t n = 0;
     for (const auto* v : {&dim_tile_, &attr_tile_})
-      for (const auto& t : *v) n += t.bytes.size() + 8 * t.offsets.size() + t.validity.size();
+      for (const auto& t : *v) n += t.byte_size();
     return n;
   }
 
@@ -134,8 +135,8 @@ public:
     // which is written when full.
     for (std::size_t c = 0; c < n;) {
       const std::size_t k = std::min<std::size_t>(n - c, static_cast<std::size_t>(s.capacity - fill_));
-      for (std::size_t d = 0; d < dims.size(); ++d) take(dim_tile_[d], in_coords_[d], b_.dimension_spec(d), c, k);
-      for (std::size_t i = 0; i < in_attrs_.size(); ++i) take(attr_tile_[i], in_attrs_[i], b_.attribute_spec(i), c, k);
+      for (std::size_t d = 0; d < dims.size(); ++d) dim_tile_[d].append(in_coords_[d], b_.dimension_spec(d), c, k);
+      for (std::size_t i = 0; i < in_attrs_.size(); ++i) attr_tile_[i].append(in_attrs_[i], b_.attribute_spec(i), c, k);
       fill_ += k;
       c += k;
       if (fill_ == s.capacity) write_tile();
@@ -175,13 +176,7 @@ private:
   /// One field's cells of the current submission: little-endian values,
   /// and for var-size fields where each cell starts (in values).
   using input = detail::pending_cells;
-  /// One field's cells of the tile being filled; var-size fields: where
-  /// each cell starts, in bytes from the tile's start.
-  struct tile_buffer {
-    std::vector<std::byte> bytes;
-    std::vector<std::uint64_t> offsets;
-    std::vector<std::uint8_t> validity;
-  };
+  using tile_buffer = detail::tile_buffer;
 
   void check_writable(const char* who) const {
     if (b_.committed()) throw std::logic_error(b_.message(std::string(who) + ": the fragment is already finalized"));
@@ -393,24 +388,6 @@ private:
     return out;
   }
 
-  /// Appends cells [c, c + k) of `in`, a field described by `f`, to the
-  /// tile being filled.
-  static void take(tile_buffer& t, const input& in, const field_info& f, std::size_t c, std::size_t k) {
-    auto at = [](std::size_t i) { return static_cast<std::ptrdiff_t>(i); };
-    if (!in.validity.empty()) t.validity.insert(t.validity.end(), in.validity.begin() + at(c), in.validity.begin() + at(c + k));
-    if (f.var()) {
-      // Values of cells [c, c + k), their offsets rebased on the tile.
-      for (std::size_t j = c; j < c + k; ++j) {
-        const auto cell = detail::var_cell(in.bytes, in.offsets, j, in.value_size);
-        t.offsets.push_back(t.bytes.size());
-        t.bytes.insert(t.bytes.end(), cell.begin(), cell.end());
-      }
-      return;
-    }
-    const std::size_t size = f.cell_size();
-    t.bytes.insert(t.bytes.end(), in.bytes.begin() + at(c * size), in.bytes.begin() + at((c + k) * size));
-  }
-
   /// Encodes the tile being filled, appends it to the data files and
   /// records its MBR.
   void write_tile() {
@@ -452,9 +429,7 @@ private:
         b_.stream_var(b_.attribute_tiles(i), spec, t.bytes, t.offsets, t.validity);
       else
         b_.stream_fixed(b_.attribute_tiles(i), spec, t.bytes, t.validity, encoders_[i]);
-      t.bytes.clear();
-      t.offsets.clear();
-      t.validity.clear();
+      t.clear();
     }
     mbrs_.push_back(std::move(mbr));
     last_tile_cells_ = fill_;

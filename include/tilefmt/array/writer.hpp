@@ -65,14 +65,15 @@
 // commit leaves at most a fragment folder without a marker and `*.tmp`
 // files in it or in `__commits/`: TileDB (2.25, 2.30) and tilefmt ignore
 // both, and nothing removes them (TileDB leaves the same behind). A
-// global_order_writer makes its fragment's folder and the temporary data
-// files at its first submission, so a process killed before finalize()
+// global_order_writer (or dense_global_order_writer) makes its fragment's
+// folder and the temporary data files at its first submission, so a process killed before finalize()
 // leaves the same (dropped unfinished, the writer removes them). Several
 // processes may commit to one array at once: fragment names differ by their
 // random labels, in the same millisecond too (tests/array/crash_writer.cpp).
 //
 // Scope: dense fragments (any subarray with cell_layout::row_major, whole
-// space tiles in storage order otherwise); sparse fragments with fixed-size
+// space tiles in storage order otherwise, or in global order from several
+// submissions); sparse fragments with fixed-size
 // and string (var-size STRING_ASCII) dimensions in row-major, column-major
 // or Hilbert cell order; array metadata; delete commits; schema evolutions
 // adding and dropping attributes; consolidation of fragments and of array
@@ -87,7 +88,8 @@
 // dense_writer.hpp (cell_layout, dense_fragment), sparse_writer.hpp
 // (sparse_fragment), global_order_writer.hpp (global_order_writer: one
 // sparse fragment from submissions in global order, its tiles written as
-// they fill), metadata_writer.hpp (array metadata),
+// they fill), dense_global_order_writer.hpp (the same for a dense
+// fragment), metadata_writer.hpp (array metadata),
 // delete_writer.hpp (delete_cells) and schema_evolution.hpp; each may be
 // included alone. Fragments
 // are written through detail::fragment_builder (fragment_builder.hpp).
@@ -95,6 +97,7 @@
 
 #include "tilefmt/array/create.hpp"
 #include "tilefmt/array/delete_writer.hpp"
+#include "tilefmt/array/dense_global_order_writer.hpp"
 #include "tilefmt/array/dense_writer.hpp"
 #include "tilefmt/array/global_order_writer.hpp"
 #include "tilefmt/array/metadata_writer.hpp"

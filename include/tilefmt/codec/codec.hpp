@@ -8,6 +8,7 @@
 //   std::vector<std::byte> b = codec::encode(v, ctx);
 //   codec::encode_into(v, out, ctx);                 // into a caller's buffer (or a writer)
 //   std::size_t n = codec::encoded_size(v, ctx);
+//   std::size_t m = codec::encoded_size_at(v, position, ctx); // placed `position` bytes in (file_align<N>)
 //   auto t = codec::decode_at<Table>(bytes, offset, ctx); // a T that starts `offset` bytes in
 //
 // A buffer means every byte of it; a reader means from its position on.
@@ -148,11 +149,21 @@ T decode_at(std::span<const std::byte> bytes, std::uint64_t position, const Ctx&
   return decode<T>(r, ctx);
 }
 
-/// Bytes `v` occupies on the wire.
+/// Bytes `v` occupies on the wire, encoded at the start of a buffer.
 template <class T, class Ctx = no_context>
 std::size_t encoded_size(const T& v, const Ctx& ctx = {}) {
   detail::check_entry<T, Ctx>();
   state<Ctx> st(ctx);
+  return traits<T>::size(v, st);
+}
+
+/// Bytes `v` occupies encoded `position` bytes into a buffer: differs from
+/// encoded_size() only for structs with file_align<N> fields.
+template <class T, class Ctx = no_context>
+std::size_t encoded_size_at(const T& v, std::size_t position, const Ctx& ctx = {}) {
+  detail::check_entry<T, Ctx>();
+  state<Ctx> st(ctx);
+  st.size_at = position;
   return traits<T>::size(v, st);
 }
 

@@ -126,8 +126,10 @@ public:
     } else if constexpr (is_variant<T>::value) {
       // A tagged union (switch.hpp) shows the alternative it holds.
       std::visit([&](const auto& alternative) { value(alternative, depth); }, v);
-    } else if constexpr (is_counted<T>::value || is_rest<T>::value || is_sized<T>::value ||
-                         is_version_field<T>::value || is_framed<T>::value) {
+    } else if constexpr (is_counted<T>::value || is_framed<T>::value) {
+      st_.size_at += prefix_size<T>();  // where the elements or the framed value begin
+      value(v.value, depth);
+    } else if constexpr (is_rest<T>::value || is_sized<T>::value || is_version_field<T>::value) {
       value(v.value, depth);
     } else if constexpr (is_since<T>::value || is_until<T>::value) {
       value(v.value, depth); // presence is decided by the enclosing record
@@ -151,6 +153,15 @@ public:
   }
 
 private:
+  // The bytes of a count or length written before the value.
+  template <class T>
+  static constexpr std::size_t prefix_size() {
+    if constexpr (is_counted<T>::value)
+      return sizeof(typename T::count_type);
+    else
+      return sizeof(typename T::length_type);
+  }
+
   void newline(int depth) {
     os_ << '\n';
     for (int i = 0; i < depth * opt_.indent; ++i) os_ << ' ';
@@ -164,9 +175,16 @@ private:
     const std::size_t shown = json_ ? n : std::min(n, opt_.max_elements);
     os_ << '[';
     std::size_t i = 0;
+    std::size_t at = st_.size_at;  // kept for records whose padding depends on where they sit
     for (auto it = std::begin(c); i < shown; ++it, ++i) {
       if (i) os_ << (scalar_elems ? ", " : ",");
       if (!scalar_elems) newline(depth + 1);
+      if constexpr (uses_record_codec<E>) {
+        st_.size_at = at;
+        const std::size_t n = traits<E>::size(*it, st_);
+        st_.size_at = at;
+        at += n;
+      }
       value(static_cast<E>(*it), depth + 1);
     }
     if (shown < n) os_ << (scalar_elems ? ", " : "") << "... (" << n << " total)";
@@ -192,9 +210,10 @@ private:
     bool first = true;
     if constexpr (links_hold<T>) {  // otherwise traits<T> has failed to compile already
       // A positional field without a value (align<N>) shows the bytes it
-      // takes at its place, so the walk keeps where each field begins.
+      // takes at its place, so the walk keeps where each field begins,
+      // counted from the start of the buffer.
       field_starts<T> starts;
-      std::size_t at = 0;
+      std::size_t at = st_.size_at;  // where the record begins: file_align<N> counts from the buffer's start
       [&]<std::size_t... I>(std::index_sequence<I...>) {
         (
             [&] {
@@ -206,7 +225,12 @@ private:
               }
               if constexpr (has_positional_field<T>()) starts.mark(I, at);
               if (!present<T, F, I>(v, f)) return;  // absent: no bytes
-              if constexpr (has_positional_field<T>()) at += size_field<T, I>(v, starts.view(), st_);
+              // Every field's bytes are counted, so that a nested struct
+              // knows where it begins (file_align<N> counts from there).
+              const std::size_t field_at = at;
+              st_.size_at = field_at;
+              at += size_field<T, I>(v, starts.view(), st_);
+              st_.size_at = field_at;
               if (json_ && !first) os_ << ',';
               first = false;
               newline(depth + 1);

@@ -152,7 +152,10 @@ struct traits<derived<U>> {
   static void encode_field(writer& w, const derived<U>& v, const Parent& parent, std::span<const std::size_t> starts,
                            S& st) {
     constexpr std::size_t k = source<Parent, I>();
-    if constexpr (k != no_such_field) encode_from<k, I>(w, parent, starts, w.offset() + traits<U>::size(v.value, st), st);
+    if constexpr (k != no_such_field) {
+      st.size_at = w.offset();
+      encode_from<k, I>(w, parent, starts, w.offset() + traits<U>::size(v.value, st), st);
+    }
   }
   template <std::size_t I, class Parent, class S>
   static std::size_t size_field(const derived<U>& v, const Parent&, std::span<const std::size_t>, S& st) {

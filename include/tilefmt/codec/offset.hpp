@@ -138,6 +138,7 @@ struct traits<at<OffsetField, T>> {
 
   template <std::size_t I, class Parent, class S>
   static std::size_t size_field(const F& v, const Parent&, std::span<const std::size_t>, S& st) {
+    st.size_at += v.skipped.size();
     return v.skipped.size() + value_size(v, st);
   }
 
@@ -151,7 +152,9 @@ struct traits<at<OffsetField, T>> {
     std::copy(starts.begin(), starts.begin() + static_cast<std::ptrdiff_t>(Jd + 1), local.begin());
     std::size_t position = after_j;
     [&]<std::size_t... M>(std::index_sequence<M...>) {
-      ((local[Jd + 1 + M] = position, position += detail::size_field<Parent, Jd + 1 + M>(parent, local, st)), ...);
+      ((local[Jd + 1 + M] = position, st.size_at = position,
+        position += detail::size_field<Parent, Jd + 1 + M>(parent, local, st)),
+       ...);
     }(std::make_index_sequence<K - Jd - 1>{});
     return position + v.skipped.size();
   }

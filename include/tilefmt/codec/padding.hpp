@@ -1,4 +1,5 @@
-// tilefmt — pad<N> and align<N>: bytes a format leaves unused between fields.
+// tilefmt — pad<N>, align<N> and file_align<N>: bytes a format leaves unused
+// between fields.
 //
 // pad<N> is N bytes; align<N> is the 0 to N-1 bytes that bring the next
 // field to a multiple of N bytes from the start of the enclosing struct (the
@@ -7,6 +8,13 @@
 // a RIFF chunk `{ id, size, data, align<2> }` pads its data to an even
 // length wherever the chunk starts, which is what RIFF means, since every
 // chunk starts at an even offset. encoded_size() computes the same count.
+//
+// file_align<N> counts from the start of the buffer instead: the file, when
+// the file is what is decoded (decode_at, a reader over it) or encoded. Where
+// a format aligns to absolute offsets (ELF section contents, tar's 512-byte
+// blocks after a header of any length, pcapng's 32-bit boundaries) the same
+// struct pads differently at different offsets; encoded_size() assumes the
+// value starts the buffer, encoded_size_at() is told where it starts.
 //
 // Encode writes zeros. On decode, padding is checked to be zero by default,
 // so that encode(decode(b)) == b holds for every b that decodes: a non-zero
@@ -57,6 +65,18 @@ struct align {
   static constexpr pad_bytes check = Check;
   constexpr align() noexcept {}
   friend constexpr bool operator==(const align&, const align&) noexcept { return true; }
+};
+
+/// Unused bytes up to the next multiple of N from the start of the buffer
+/// (the file).
+template <std::size_t N, pad_bytes Check = pad_bytes::zero>
+struct file_align {
+  static_assert(N > 0, "tilefmt::codec: file_align<N>: N must be at least 1");
+  using codec_field_adaptor = void;
+  static constexpr std::size_t alignment = N;
+  static constexpr pad_bytes check = Check;
+  constexpr file_align() noexcept {}
+  friend constexpr bool operator==(const file_align&, const file_align&) noexcept { return true; }
 };
 
 namespace detail {
@@ -122,6 +142,32 @@ struct traits<align<N, Check>> {
   template <std::size_t I, class Parent, class S>
   static std::size_t size_field(const align<N, Check>&, const Parent&, std::span<const std::size_t> starts, S&) {
     return padding_after(starts[I] - starts[0]);
+  }
+};
+
+template <std::size_t N, pad_bytes Check>
+struct traits<file_align<N, Check>> {
+  static constexpr bool positional = true;
+  static constexpr std::size_t min_size = 0;
+
+  static constexpr std::size_t padding_at(std::size_t position) noexcept { return (N - position % N) % N; }
+
+  // starts[I] is this field's position in the buffer, in all three walks.
+  template <std::size_t I, class Parent, class S>
+  static void decode_field(reader& r, file_align<N, Check>&, const Parent&, std::span<const std::size_t> starts,
+                           S&) {
+    const std::size_t n = padding_at(starts[I]);
+    detail::check_padding<Check>(r.take(n), n, r.buffer_begin());
+  }
+  template <std::size_t I, class Parent, class S>
+  static void encode_field(writer& w, const file_align<N, Check>&, const Parent&, std::span<const std::size_t> starts,
+                           S&) {
+    const std::size_t n = padding_at(starts[I]);
+    if (n) std::memset(w.reserve(n), 0, n);
+  }
+  template <std::size_t I, class Parent, class S>
+  static std::size_t size_field(const file_align<N, Check>&, const Parent&, std::span<const std::size_t> starts, S&) {
+    return padding_at(starts[I]);
   }
 };
 

@@ -218,7 +218,9 @@ struct traits<tagged<Tag, Cases...>> {
   }
   template <class S>
   static std::size_t size(const tagged<Tag, Cases...>& v, S& st) {
-    return traits<Tag>::size(Tag{}, st) + table::size(v.value, st);
+    const std::size_t tag_size = traits<Tag>::size(Tag{}, st);
+    st.size_at += tag_size;
+    return tag_size + table::size(v.value, st);
   }
 };
 

@@ -24,8 +24,9 @@
 //   ... encode_field(writer&, const F&, const Parent&, starts, S&), size_field(const F&, const Parent&, starts, S&)
 //
 // where I is the field's position in Parent and starts[k] (k <= I) is where
-// field k of the parent begins: a reader or writer offset when decoding or
-// encoding, a count of bytes from the start of the struct when sizing. A
+// field k of the parent begins, counted from the start of the buffer: the
+// reader's or writer's offset when decoding or encoding; when sizing, from
+// where the value is to be encoded (state::size_at, below). A
 // positional field whose fewest bytes depend on its place (a run of bit
 // fields counts its bytes at its first field) also provides
 // `template <class Parent, std::size_t I> static consteval std::size_t min_size_at()`.
@@ -72,6 +73,11 @@ struct state {
   bool has_version = false;
   std::endian order = std::endian::little;
   bool has_order = false;
+  // While sizing: where the value being sized will start in the encoded
+  // buffer, for fields whose size depends on it (file_align<N>). Whoever
+  // sizes several values in a row sets it before each; a size() may leave
+  // it anywhere.
+  std::size_t size_at = 0;
 
   explicit state(const Ctx& c) : ctx(c) {
     if constexpr (requires { static_cast<std::uint32_t>(c.version); }) {
@@ -418,8 +424,12 @@ std::size_t size_elements(const T* in, std::size_t n, S& st) {
     (void)st;
     return n * traits<T>::fixed_size;
   } else {
+    const std::size_t at = st.size_at;
     std::size_t total = 0;
-    for (std::size_t i = 0; i < n; ++i) total += traits<T>::size(in[i], st);
+    for (std::size_t i = 0; i < n; ++i) {
+      st.size_at = at + total;
+      total += traits<T>::size(in[i], st);
+    }
     return total;
   }
 }
@@ -589,6 +599,7 @@ struct traits<counted<Count, C>> {
   }
   template <class S>
   static std::size_t size(const counted<Count, C>& v, S& st) {
+    st.size_at += sizeof(Count);
     return sizeof(Count) + ops::size(v.value, st);
   }
 };
@@ -630,11 +641,13 @@ struct traits<framed<Length, T>> {
   }
   template <class S>
   static void encode(writer& w, const framed<Length, T>& v, S& st) {
+    st.size_at = w.offset() + sizeof(Length);
     w.write<Length>(detail::checked_count<Length>(traits<T>::size(v.value, st)));
     traits<T>::encode(w, v.value, st);
   }
   template <class S>
   static std::size_t size(const framed<Length, T>& v, S& st) {
+    st.size_at += sizeof(Length);
     return sizeof(Length) + traits<T>::size(v.value, st);
   }
 };
@@ -663,12 +676,14 @@ struct traits<framed<Length, T>> {
   template <std::size_t I, class Parent, class S>
   static void encode_field(writer& w, const framed<Length, T>& v, const Parent& parent,
                            std::span<const std::size_t> starts, S& st) {
+    st.size_at = w.offset() + sizeof(Length);
     w.write<Length>(detail::checked_count<Length>(traits<T>::template size_field<I>(v.value, parent, starts, st)));
     traits<T>::template encode_field<I>(w, v.value, parent, starts, st);
   }
   template <std::size_t I, class Parent, class S>
   static std::size_t size_field(const framed<Length, T>& v, const Parent& parent, std::span<const std::size_t> starts,
                                 S& st) {
+    st.size_at += sizeof(Length);
     return sizeof(Length) + traits<T>::template size_field<I>(v.value, parent, starts, st);
   }
   template <class F = framed<Length, T>>
@@ -1235,9 +1250,11 @@ struct record_traits {
     version_scope<T, S> scope(st);
     if constexpr (links_hold<T>) {
       field_starts<T> starts;
+      const std::size_t at = st.size_at;
       return [&]<std::size_t... I>(std::index_sequence<I...>) {
         std::size_t total = 0;
-        ((starts.mark(I, total), total += size_field<T, I>(v, starts.view(), st)), ...);
+        ((starts.mark(I, at + total), st.size_at = at + total, total += size_field<T, I>(v, starts.view(), st)),
+         ...);
         return total;
       }(std::make_index_sequence<field_count<T>>{});
     } else {

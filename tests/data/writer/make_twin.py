@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the TileDB-Py twins of the arrays tests/array/test_writer.cpp writes.
 
-    make_twin.py OUTDIR [twin] [twin_var] [twin_col] [twin_sparse] [twin_partial] [twin_sparse_global]   (run with TileDB-Py 0.36.1 / libtiledb 2.30)
+    make_twin.py OUTDIR [twin] [twin_var] [twin_col] [twin_sparse] [twin_partial] [twin_sparse_global]
+                 [twin_dense_global]   (run with TileDB-Py 0.36.1 / libtiledb 2.30)
 
 A 2D dense array, int32 dimensions rows [1, 8] (extent 4) and cols [1, 6]
 (extent 3), two attributes:
@@ -285,6 +286,76 @@ def write_twin_sparse_global(out):
     arr._close()
 
 
+DENSE_GLOBAL_SUBMISSIONS = [5, 1, 9, 9]
+
+
+def write_twin_dense_global(out):
+    """twin_var's attributes and a FLOAT64 one, b [BITSHUFFLE, LZ4] = row +
+    col / 8, over twin_var's subarray (rows 1-4, cols 1-6: two whole space
+    tiles), written as one global-order query submitted four times
+    (DENSE_GLOBAL_SUBMISSIONS cells each: the second tile starts inside the
+    third), then finalized: cells tile after tile, row-major in each."""
+    import tiledb.libtiledb as lt
+
+    uri = fresh(out, "twin_dense_global")
+    F = tiledb.FilterList
+    attrs = [
+        tiledb.Attr("s", dtype="ascii", var=True, filters=F([tiledb.ZstdFilter(level=1)])),
+        tiledb.Attr("n", dtype=np.int32, nullable=True, filters=F([tiledb.LZ4Filter()])),
+        tiledb.Attr("ns", dtype="ascii", var=True, nullable=True),
+        tiledb.Attr("nu", dtype=str, var=True, nullable=True),
+        tiledb.Attr("r", dtype="ascii", var=True, filters=F([tiledb.RleFilter()])),
+        tiledb.Attr("d", dtype=str, var=True, filters=F([tiledb.DictionaryFilter()])),
+        tiledb.Attr("c", dtype="S1", nullable=True),
+        tiledb.Attr("u", dtype=np.uint8),
+        tiledb.Attr("b", dtype=np.float64, filters=F([tiledb.BitShuffleFilter(), tiledb.LZ4Filter()])),
+    ]
+    schema = tiledb.ArraySchema(domain=domain(), attrs=attrs, sparse=False,
+                                cell_order="row-major", tile_order="row-major")
+    tiledb.Array.create(uri, schema)
+    values = var_values()
+    values["b"] = grid(lambda r, c: r + c / 8.0, np.float64)
+    validity = var_validity()
+    # The global order over rows 1-4, cols 1-6: the tile of cols 1-3, then
+    # that of cols 4-6, each row-major.
+    order = [(r, c) for c0 in (1, 4) for r in range(1, 5) for c in range(c0, c0 + 3)]
+    ctx = lt.Context()
+    arr = lt.Array(ctx, uri, lt.QueryType.WRITE, (None, FRAGMENT_TIMESTAMP))
+    q = lt.Query(ctx, arr, lt.QueryType.WRITE)
+    q.layout = lt.LayoutType.GLOBAL_ORDER
+    sub = lt.Subarray(ctx, arr)
+    sub._add_dim_range(0, (1, 4))
+    sub._add_dim_range(1, (1, 6))
+    q.set_subarray(sub)
+    at = 0
+    keep = []  # the buffers stay alive until finalize
+    for n in DENSE_GLOBAL_SUBMISSIONS:
+        cells = order[at:at + n]
+        at += n
+        for name in ("s", "n", "ns", "nu", "r", "d", "c", "u", "b"):
+            col = [values[name][r - 1, c - 1] for r, c in cells]
+            if name in ("s", "ns", "nu", "r", "d"):
+                strs = [v.encode() for v in col]
+                off = np.array(np.cumsum([0] + [len(v) for v in strs[:-1]]), dtype=np.uint64)
+                data = np.frombuffer(b"".join(strs) or b"\0", dtype=np.uint8).copy()
+                keep.append((off, data))
+                q.set_data_buffer(name, data, len(b"".join(strs)))
+                q.set_offsets_buffer(name, off, n)
+            else:
+                data = np.ascontiguousarray(np.array(col, dtype=values[name].dtype))
+                if name == "c":
+                    data = np.frombuffer(b"".join(col), dtype=np.uint8).copy()
+                keep.append(data)
+                q.set_data_buffer(name, data, n)
+            if name in validity:
+                v = np.ascontiguousarray(np.array([validity[name][r - 1, c - 1] for r, c in cells], dtype=np.uint8))
+                keep.append(v)
+                q.set_validity_buffer(name, v, n)
+        assert q._submit() == lt.QueryStatus.COMPLETE
+    q.finalize()
+    arr._close()
+
+
 def partial_cells():
     rows = np.arange(2, 7)[:, None]
     cols = np.arange(2, 6)[None, :]
@@ -319,7 +390,8 @@ def write_twin_partial(out):
 
 def main():
     out = sys.argv[1]
-    which = sys.argv[2:] or ["twin", "twin_var", "twin_col", "twin_sparse", "twin_partial", "twin_sparse_global"]
+    which = sys.argv[2:] or ["twin", "twin_var", "twin_col", "twin_sparse", "twin_partial", "twin_sparse_global",
+                             "twin_dense_global"]
     if "twin" in which:
         write_twin(out)
     if "twin_var" in which:
@@ -332,6 +404,8 @@ def main():
         write_twin_partial(out)
     if "twin_sparse_global" in which:
         write_twin_sparse_global(out)
+    if "twin_dense_global" in which:
+        write_twin_dense_global(out)
     with open(os.path.join(out, "TILEDB_VERSION.txt"), "w") as f:
         f.write("libtiledb %s, TileDB-Py %s\n" % (".".join(map(str, tiledb.libtiledb.version())), tiledb.__version__))
 
