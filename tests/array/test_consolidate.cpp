@@ -148,6 +148,7 @@ void write_sparse(const fs::path& root, std::vector<std::int64_t> xs, int seed, 
 
 TEST_CASE("consolidation writes the fragment, commit and vacuum file TileDB wrote, byte for byte") {
   for (const auto& original : {data / "time_travel" / "consolidated_dense" / "array",
+                               data / "consolidation" / "consolidated_dense_few_tiles" / "array",
                                data / "consolidation" / "consolidated_sparse" / "array",
                                data / "consolidation" / "consolidated_sparse_overwrites" / "array",
                                data / "consolidation" / "consolidated_sparse_deletes" / "array"}) {
@@ -190,6 +191,7 @@ TEST_CASE("metadata consolidation writes the file and vacuum file TileDB wrote; 
 
 TEST_CASE("reads are the same at every timestamp after consolidation and after vacuum") {
   for (const auto& original : {data / "time_travel" / "consolidated_dense" / "array",
+                               data / "consolidation" / "consolidated_dense_few_tiles" / "array",
                                data / "consolidation" / "consolidated_sparse" / "array",
                                data / "consolidation" / "consolidated_sparse_overwrites" / "array",
                                data / "consolidation" / "consolidated_sparse_deletes" / "array"}) {

@@ -293,20 +293,30 @@ std::string write_sparse_case(const fs::path& out, bool encrypted = false) {
   frag.set_coords("t", t).set_coords("k", k).set("v", v).set_var("name", names, valid);
   const std::string frag_name = frag.commit(at(1700000000100, encrypted));
   // Encrypted: metadata, a delete commit (v < 40000000: the first 40
-  // cells written), then a schema evolution adding an attribute.
+  // cells written), then a schema evolution adding an attribute, an
+  // enumeration and an attribute using it; then the commits consolidated
+  // (a .con naming the write and the delete).
   std::string extra;
   if (encrypted) {
     auto n = format::MetadataEntry::of<std::int64_t>("cells", std::vector<std::int64_t>{300});
     array::metadata_writer(out / rel, at(0, true)).put(n).commit(at(1700000000200, true));
     array::delete_cells(out / rel, array::field("v") < std::int64_t{40000000}, at(1700000000300, true));
+    auto level = format::make_attribute({.name = "level", .type = D::UINT8});
+    level.enumeration_name.value.value = "levels";
     array::schema_evolution()
         .add_attribute(format::make_attribute({.name = "extra", .type = D::UINT8}))
+        .add_enumeration(format::make_enumeration("levels", {"low", "mid", "high"}))
+        .add_attribute(level)
         .evolve(out / rel, at(1700000000400, true));
+    array::consolidation_options c;
+    c.encryption_key = key;
+    array::consolidate_commits(out / rel, c);
     std::vector<std::int64_t> kept;
     for (const auto& c : cells)
       if (c.v >= 40000000) kept.push_back(c.v);
     extra = ", \"metadata\": {\"entries\": {\"cells\": {\"type\": \"INT64\", \"hex\": \"" + hex(n.bytes()) +
-            "\"}}, \"deleted_keys\": []}, \"reads\": [" + read_entry("v", kept) + "]";
+            "\"}}, \"deleted_keys\": []}, \"reads\": [" + read_entry("v", kept) +
+            "], \"enumerations\": {\"levels\": [\"low\", \"mid\", \"high\"]}";
   }
 
   // TileDB's global order, written out independently: column-major space
@@ -336,7 +346,9 @@ std::string write_sparse_case(const fs::path& out, bool encrypted = false) {
     << encryption_entry(encrypted) << extra
     << ", \"schema\": {\"array_type\": \"sparse\", \"cell_order\": \"col-major\", \"tile_order\": \"col-major\", "
     << "\"capacity\": 7, \"allows_duplicates\": true"
-    << (encrypted ? ", \"attrs\": [{\"name\": \"v\"}, {\"name\": \"name\"}, {\"name\": \"extra\"}]" : "")
+    << (encrypted ? ", \"attrs\": [{\"name\": \"v\"}, {\"name\": \"name\"}, {\"name\": \"extra\"}, "
+                    "{\"name\": \"level\", \"enumeration\": \"levels\"}]"
+                  : "")
     << "}, \"fragments\": [{\"name\": \"" << frag_name
     << "\", \"format_version\": 22, \"sparse\": true, \"fields\": {"
     << dim(field_entry(out, dir, "t", "FLOAT64", cells.size(), t_data, nullptr, nullptr, "global")) << ", "

@@ -816,6 +816,18 @@ def consolidated_sparse_vacuumed(b):
     b.consolidate("fragment_meta")
 
 
+@case("consolidated_dense_few_tiles", "dense", "consolidated_fragments", "multi_fragment", "var", "utf8", "ascii")
+def consolidated_dense_few_tiles(b):
+    """Three dense fragments of an array with more attributes (three, two var-size) than space tiles (two), consolidated, not vacuumed: the consolidation's global-order writer stores var-size tile min/max where TileDB's other dense writer moves them."""
+    r = rng_for(b)
+    b.create(S([D("d", 1, 8, 4)], [A("a", np.int32), A("s", str), A("t", "ascii", var=True)]))
+    for lo, hi in ((1, 8), (3, 6), (5, 8)):
+        n = hi - lo + 1
+        b.write({"a": numeric(r, np.int32, n), "s": utf8_strings(r, n), "t": ascii_strings(r, n)}, subarray=[(lo, hi)])
+    b.snapshot()
+    b.consolidate("fragments")
+
+
 @case("consolidated_sparse", "sparse", "consolidated_fragments", "multi_fragment", "duplicates", "nullable", "var", "ascii")
 def consolidated_sparse(b):
     """Three sparse 2D fragments (duplicates allowed, coordinates repeated within and across them) consolidated, not vacuumed: the originals and the .vac file stay; the new fragment keeps every cell with its timestamp."""

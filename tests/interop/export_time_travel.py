@@ -7,8 +7,10 @@ export_testdata.py. Standard library only.
 
     export_time_travel.py CORPUS_VERSION_DIR [DEST [ARRAY,...]]   (DEST default: tests/data/time_travel)
 
-tests/data/consolidation holds consolidated_sparse, consolidated_sparse_overwrites
-and metadata_consolidated, exported the same way (DEST and the list given).
+tests/data/consolidation holds consolidated_sparse, consolidated_sparse_overwrites,
+consolidated_sparse_deletes, consolidated_dense_few_tiles and metadata_consolidated,
+exported the same way (DEST and the list given; one array is added to the
+folder's manifest by export_testdata.export(CORPUS, DEST, only=[NAME])).
 
 Their manifest entries carry `time_travel`: what TileDB saw when the array
 was opened at each of several timestamp ranges (README.md).

@@ -99,6 +99,20 @@ def check_array(entry, root, data_only=False):
         if "entries" in want and extra:
             problems.append("metadata: unexpected keys %s" % sorted(extra))
 
+    # Enumerations, read through the attribute that names them (TileDB loads
+    # the enumeration files, decrypting them, only then).
+    for name, labels in entry.get("enumerations", {}).items():
+        try:
+            with tc.open_array(uri, key=key) as A:
+                if not hasattr(A, "enum"):
+                    continue  # a release without enumerations in its Python API
+                got = [v.decode() if isinstance(v, bytes) else str(v) for v in A.enum(name).values()]
+        except Exception as e:
+            problems.append("enumeration %s: TileDB cannot read it: %s" % (name, e))
+            continue
+        if got != labels:
+            problems.append("enumeration %s: expected %r, TileDB has %r" % (name, labels, got))
+
     # Whole-array reads (deletes, evolutions and consolidations applied):
     # the values of one attribute, sorted, as TileDB reads them now.
     for r in entry.get("reads", []):

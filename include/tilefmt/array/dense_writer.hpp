@@ -170,8 +170,10 @@ public:
 #else
   TILEFMT_EMIT
   std::string commit(const write_options& opt = {}) {
-    return b_.commit(opt, detail::dense_shape(schema(), non_empty_domain_.empty() ? subarray_ : non_empty_domain_,
-                                              grid_->cells_per_tile()));
+    auto shape = detail::dense_shape(schema(), non_empty_domain_.empty() ? subarray_ : non_empty_domain_,
+                                     grid_->cells_per_tile());
+    shape.global_order = global_order_;
+    return b_.commit(opt, shape);
   }
 #endif
 
@@ -179,14 +181,17 @@ private:
   friend class detail::cells_api<dense_fragment>;
   friend struct detail::consolidator;
 
-  /// `past_domain`: the subarray may reach past the domain's upper bounds
-  /// (whole tiles of a domain that is no multiple of its extents), as
-  /// TileDB's consolidation writes them.
+  /// `consolidation`: written as TileDB's consolidation writes (its
+  /// global-order writer): the subarray may reach past the domain's upper
+  /// bounds (whole tiles of a domain that is no multiple of its extents),
+  /// and the fragment metadata is the global-order writer's
+  /// (fragment_shape::global_order).
   dense_fragment(const fs::path& root, std::vector<std::pair<std::int64_t, std::int64_t>> subarray, cell_layout layout,
-                 const write_options& opt, bool past_domain)
-      : b_(root, "dense_fragment", false, opt.storage, opt.encryption_key), subarray_(std::move(subarray)), layout_(layout) {
+                 const write_options& opt, bool consolidation)
+      : b_(root, "dense_fragment", false, opt.storage, opt.encryption_key), subarray_(std::move(subarray)),
+        layout_(layout), global_order_(consolidation) {
     grid_.emplace(detail::dense_subarray_grid(b_, subarray_, layout_ == cell_layout::storage,
-                                              " (cell_layout::row_major takes any subarray)", past_domain));
+                                              " (cell_layout::row_major takes any subarray)", consolidation));
     b_.set_tiles(std::vector<std::uint64_t>(static_cast<std::size_t>(grid_->tile_num()), grid_->cells_per_tile()));
     b_.set_slabs(slab_plan());
   }
@@ -406,6 +411,7 @@ private:
   std::vector<std::pair<std::int64_t, std::int64_t>> non_empty_domain_;
   cell_layout layout_;
   std::optional<dense_grid> grid_; // the subarray's space tiles
+  bool global_order_ = false;      // written as TileDB's global-order writer writes (consolidation)
   std::vector<std::size_t> source_;
 };
 
