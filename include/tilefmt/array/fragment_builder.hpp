@@ -420,6 +420,27 @@ public:
   }
 
   /// Offsets start at 0, never decrease and stay within the values.
+  /// attribute() for a set() of `n` values of a fixed-size attribute,
+  /// whose cells are n / cell_val_num unless earlier calls fixed `cells`:
+  /// the attribute's index and the call's cell count.
+  std::pair<std::size_t, std::uint64_t> fixed_attribute(std::string_view name, std::size_t value_size, std::size_t n,
+                                                        std::span<const std::uint8_t> validity,
+                                                        std::optional<std::uint64_t> cells) const {
+    std::uint64_t count = cells.value_or(0);
+    if (!cells)
+      for (const auto& a : schema_.attributes)
+        if (a.name.value == name && !a.is_var() && a.cell_val_num) count = n / a.cell_val_num;
+    return {attribute(name, value_size, n, false, validity, count), count};
+  }
+  /// attribute() and check_var_offsets() for a set_var() of a cell per offset.
+  std::size_t var_attribute(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
+                            std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity,
+                            std::optional<std::uint64_t> cells) const {
+    const std::size_t i = attribute(name, value_size, offsets.size(), true, validity, cells.value_or(offsets.size()));
+    check_var_offsets(attribute_spec(i).name, offsets, values.size() / value_size);
+    return i;
+  }
+
   void check_var_offsets(const std::string& field, std::span<const std::uint64_t> offsets, std::size_t values) const {
     for (std::size_t c = 0; c < offsets.size(); ++c) {
       const std::uint64_t prev = c ? offsets[c - 1] : 0;

@@ -199,23 +199,17 @@ private:
   void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
                  std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
     check_writable("set");
-    std::uint64_t cells = cells_.value_or(0);
-    if (!cells_)
-      for (const auto& a : schema().attributes)
-        if (a.name.value == name && !a.is_var() && a.cell_val_num) cells = n / a.cell_val_num;
-    const std::size_t i = b_.attribute(name, value_size, n, false, validity, cells);
+    const auto [i, cells] = b_.fixed_attribute(name, value_size, n, validity, cells_);
     take_cells(cells, std::string("set: attribute \"") + std::string(name) + "\"");
-    in_attrs_[i] = input{true, {bytes.begin(), bytes.end()}, {}, value_size, {validity.begin(), validity.end()}, encoder};
+    in_attrs_[i] = input::fixed(bytes, value_size, validity, encoder);
   }
 
   void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
                std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
     check_writable("set_var");
-    const std::size_t i = b_.attribute(name, value_size, offsets.size(), true, validity, cells_.value_or(offsets.size()));
-    b_.check_var_offsets(b_.attribute_spec(i).name, offsets, values.size() / value_size);
+    const std::size_t i = b_.var_attribute(name, value_size, values, offsets, validity, cells_);
     take_cells(offsets.size(), std::string("set_var: attribute \"") + std::string(name) + "\"");
-    in_attrs_[i] = input{true, {values.begin(), values.end()}, {offsets.begin(), offsets.end()}, value_size,
-                         {validity.begin(), validity.end()}, {}};
+    in_attrs_[i] = input::var(values, offsets, value_size, validity);
   }
 
   /// Cell `c`'s coordinate along dimension `d` (little-endian bytes, or a
@@ -422,15 +416,7 @@ private:
       }
       t = tile_buffer{};
     }
-    for (std::size_t i = 0; i < attr_tile_.size(); ++i) {
-      auto& t = attr_tile_[i];
-      const auto spec = b_.attribute_spec(i);
-      if (spec.var())
-        b_.stream_var(b_.attribute_tiles(i), spec, t.bytes, t.offsets, t.validity);
-      else
-        b_.stream_fixed(b_.attribute_tiles(i), spec, t.bytes, t.validity, encoders_[i]);
-      t.clear();
-    }
+    detail::stream_attribute_tiles(b_, attr_tile_, encoders_);
     mbrs_.push_back(std::move(mbr));
     last_tile_cells_ = fill_;
     fill_ = 0;

@@ -270,11 +270,7 @@ private:
 
   void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
                  std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
-    std::uint64_t cells = cells_.value_or(0);
-    if (!cells_)
-      for (const auto& a : schema().attributes)
-        if (a.name.value == name && !a.is_var() && a.cell_val_num) cells = n / a.cell_val_num;
-    const std::size_t i = b_.attribute(name, value_size, n, false, validity, cells);
+    const auto [i, cells] = b_.fixed_attribute(name, value_size, n, validity, cells_);
     take_cells(cells, std::string("set: attribute \"") + std::string(name) + "\"");
     // With every dimension's coordinates given, the cells' order is known:
     // the attribute is encoded now, straight from the caller's cells, and
@@ -304,16 +300,14 @@ private:
       attrs_[i].set = attrs_[i].encoded = true;
       return;
     }
-    attrs_[i] = pending{true, {bytes.begin(), bytes.end()}, {}, value_size, {validity.begin(), validity.end()}, encoder};
+    attrs_[i] = pending::fixed(bytes, value_size, validity, encoder);
   }
 
   void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
                std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
-    const std::size_t i = b_.attribute(name, value_size, offsets.size(), true, validity, cells_.value_or(offsets.size()));
-    b_.check_var_offsets(b_.attribute_spec(i).name, offsets, values.size() / value_size);
+    const std::size_t i = b_.var_attribute(name, value_size, values, offsets, validity, cells_);
     take_cells(offsets.size(), std::string("set_var: attribute \"") + std::string(name) + "\"");
-    attrs_[i] = pending{true, {values.begin(), values.end()}, {offsets.begin(), offsets.end()}, value_size,
-                        {validity.begin(), validity.end()}, {}};
+    attrs_[i] = pending::var(values, offsets, value_size, validity);
   }
 
   /// The cells' positions in TileDB's global order (GlobalCmpQB): space

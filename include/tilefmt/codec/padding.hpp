@@ -118,57 +118,41 @@ struct traits<pad<N, Check>> {
   }
 };
 
-template <std::size_t N, pad_bytes Check>
-struct traits<align<N, Check>> {
+namespace detail {
+// align<N> and file_align<N>: the same padding, counted from the start of
+// the enclosing struct (starts[0]) or of the buffer (0). starts[I] is where
+// this field begins, counted from the buffer's start, in all three walks.
+template <std::size_t N, pad_bytes Check, bool FromBuffer>
+struct align_traits {
   static constexpr bool positional = true;
   static constexpr std::size_t min_size = 0;
 
-  /// Bytes of padding after `used` bytes of the struct.
-  static constexpr std::size_t padding_after(std::size_t used) noexcept { return (N - used % N) % N; }
-
-  // starts[0] is where the enclosing struct begins, starts[I] where this
-  // field does (see traits.hpp).
-  template <std::size_t I, class Parent, class S>
-  static void decode_field(reader& r, align<N, Check>&, const Parent&, std::span<const std::size_t> starts, S&) {
-    const std::size_t n = padding_after(starts[I] - starts[0]);
-    detail::check_padding<Check>(r.take(n), n, r.buffer_begin());
+  template <std::size_t I>
+  static constexpr std::size_t padding(std::span<const std::size_t> starts) noexcept {
+    const std::size_t used = FromBuffer ? starts[I] : starts[I] - starts[0];
+    return (N - used % N) % N;
   }
-  template <std::size_t I, class Parent, class S>
-  static void encode_field(writer& w, const align<N, Check>&, const Parent&, std::span<const std::size_t> starts,
-                           S&) {
-    const std::size_t n = padding_after(starts[I] - starts[0]);
+  template <std::size_t I, class F, class Parent, class S>
+  static void decode_field(reader& r, F&, const Parent&, std::span<const std::size_t> starts, S&) {
+    const std::size_t n = padding<I>(starts);
+    check_padding<Check>(r.take(n), n, r.buffer_begin());
+  }
+  template <std::size_t I, class F, class Parent, class S>
+  static void encode_field(writer& w, const F&, const Parent&, std::span<const std::size_t> starts, S&) {
+    const std::size_t n = padding<I>(starts);
     if (n) std::memset(w.reserve(n), 0, n);
   }
-  template <std::size_t I, class Parent, class S>
-  static std::size_t size_field(const align<N, Check>&, const Parent&, std::span<const std::size_t> starts, S&) {
-    return padding_after(starts[I] - starts[0]);
+  template <std::size_t I, class F, class Parent, class S>
+  static std::size_t size_field(const F&, const Parent&, std::span<const std::size_t> starts, S&) {
+    return padding<I>(starts);
   }
 };
+} // namespace detail
 
 template <std::size_t N, pad_bytes Check>
-struct traits<file_align<N, Check>> {
-  static constexpr bool positional = true;
-  static constexpr std::size_t min_size = 0;
+struct traits<align<N, Check>> : detail::align_traits<N, Check, false> {};
 
-  static constexpr std::size_t padding_at(std::size_t position) noexcept { return (N - position % N) % N; }
-
-  // starts[I] is this field's position in the buffer, in all three walks.
-  template <std::size_t I, class Parent, class S>
-  static void decode_field(reader& r, file_align<N, Check>&, const Parent&, std::span<const std::size_t> starts,
-                           S&) {
-    const std::size_t n = padding_at(starts[I]);
-    detail::check_padding<Check>(r.take(n), n, r.buffer_begin());
-  }
-  template <std::size_t I, class Parent, class S>
-  static void encode_field(writer& w, const file_align<N, Check>&, const Parent&, std::span<const std::size_t> starts,
-                           S&) {
-    const std::size_t n = padding_at(starts[I]);
-    if (n) std::memset(w.reserve(n), 0, n);
-  }
-  template <std::size_t I, class Parent, class S>
-  static std::size_t size_field(const file_align<N, Check>&, const Parent&, std::span<const std::size_t> starts, S&) {
-    return padding_at(starts[I]);
-  }
-};
+template <std::size_t N, pad_bytes Check>
+struct traits<file_align<N, Check>> : detail::align_traits<N, Check, true> {};
 
 } // namespace tilefmt::codec

@@ -121,10 +121,9 @@ def var_validity():
     }
 
 
-def write_twin_var(out):
-    uri = fresh(out, "twin_var")
+def var_attrs():
     F = tiledb.FilterList
-    attrs = [
+    return [
         tiledb.Attr("s", dtype="ascii", var=True, filters=F([tiledb.ZstdFilter(level=1)])),
         tiledb.Attr("n", dtype=np.int32, nullable=True, filters=F([tiledb.LZ4Filter()])),
         tiledb.Attr("ns", dtype="ascii", var=True, nullable=True),
@@ -134,7 +133,11 @@ def write_twin_var(out):
         tiledb.Attr("c", dtype="S1", nullable=True),
         tiledb.Attr("u", dtype=np.uint8),
     ]
-    schema = tiledb.ArraySchema(domain=domain(), attrs=attrs, sparse=False,
+
+
+def write_twin_var(out):
+    uri = fresh(out, "twin_var")
+    schema = tiledb.ArraySchema(domain=domain(), attrs=var_attrs(), sparse=False,
                                 cell_order="row-major", tile_order="row-major")
     tiledb.Array.create(uri, schema)
     validity = {k: np.ascontiguousarray(v.ravel(), np.uint8) for k, v in var_validity().items()}
@@ -298,18 +301,8 @@ def write_twin_dense_global(out):
     import tiledb.libtiledb as lt
 
     uri = fresh(out, "twin_dense_global")
-    F = tiledb.FilterList
-    attrs = [
-        tiledb.Attr("s", dtype="ascii", var=True, filters=F([tiledb.ZstdFilter(level=1)])),
-        tiledb.Attr("n", dtype=np.int32, nullable=True, filters=F([tiledb.LZ4Filter()])),
-        tiledb.Attr("ns", dtype="ascii", var=True, nullable=True),
-        tiledb.Attr("nu", dtype=str, var=True, nullable=True),
-        tiledb.Attr("r", dtype="ascii", var=True, filters=F([tiledb.RleFilter()])),
-        tiledb.Attr("d", dtype=str, var=True, filters=F([tiledb.DictionaryFilter()])),
-        tiledb.Attr("c", dtype="S1", nullable=True),
-        tiledb.Attr("u", dtype=np.uint8),
-        tiledb.Attr("b", dtype=np.float64, filters=F([tiledb.BitShuffleFilter(), tiledb.LZ4Filter()])),
-    ]
+    attrs = var_attrs() + [tiledb.Attr("b", dtype=np.float64,
+                                       filters=tiledb.FilterList([tiledb.BitShuffleFilter(), tiledb.LZ4Filter()]))]
     schema = tiledb.ArraySchema(domain=domain(), attrs=attrs, sparse=False,
                                 cell_order="row-major", tile_order="row-major")
     tiledb.Array.create(uri, schema)

@@ -30,6 +30,18 @@ struct pending_cells {
   std::vector<std::uint8_t> validity;
   tile_encoder encoder;
   bool encoded = false;  // sparse_fragment: an attribute's tiles, encoded when it was set
+
+  /// A copy of a fixed-size field's cells.
+  static pending_cells fixed(std::span<const std::byte> bytes, std::size_t value_size,
+                             std::span<const std::uint8_t> validity, tile_encoder encoder) {
+    return {true, {bytes.begin(), bytes.end()}, {}, value_size, {validity.begin(), validity.end()}, std::move(encoder)};
+  }
+  /// A copy of a var-size field's cells.
+  static pending_cells var(std::span<const std::byte> values, std::span<const std::uint64_t> offsets,
+                           std::size_t value_size, std::span<const std::uint8_t> validity) {
+    return {true, {values.begin(), values.end()}, {offsets.begin(), offsets.end()}, value_size,
+            {validity.begin(), validity.end()}, {}};
+  }
 };
 
 /// set_coords() and the checks both sparse writers make. `Writer` has

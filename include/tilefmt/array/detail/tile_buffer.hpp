@@ -11,6 +11,7 @@
 #include "tilefmt/array/column.hpp"
 #include "tilefmt/array/detail/coordinates_api.hpp"
 #include "tilefmt/array/field.hpp"
+#include "tilefmt/array/fragment_builder.hpp"
 
 namespace tilefmt::array::detail {
 
@@ -45,5 +46,21 @@ struct tile_buffer {
     bytes.insert(bytes.end(), in.bytes.begin() + at(c * size), in.bytes.begin() + at((c + k) * size));
   }
 };
+
+/// Encodes the tile each attribute's buffer holds (streaming: the builder's
+/// last tile added), appends it to the attribute's files and empties the
+/// buffers; `encoders[i]`: set<P>'s for attribute i, or none.
+inline void stream_attribute_tiles(fragment_builder& b, std::vector<tile_buffer>& tiles,
+                                   const std::vector<tile_encoder>& encoders) {
+  for (std::size_t i = 0; i < tiles.size(); ++i) {
+    auto& t = tiles[i];
+    const auto spec = b.attribute_spec(i);
+    if (spec.var())
+      b.stream_var(b.attribute_tiles(i), spec, t.bytes, t.offsets, t.validity);
+    else
+      b.stream_fixed(b.attribute_tiles(i), spec, t.bytes, t.validity, encoders[i]);
+    t.clear();
+  }
+}
 
 } // namespace tilefmt::array::detail
