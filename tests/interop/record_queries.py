@@ -365,19 +365,21 @@ def _record_aggregates(lines, A, rel, sub, cond=()):
     lines.append("end")
 
 
-def record_array(lines, rng, rel, path, array_type, key, skip=frozenset(), progress=None):
+def record_array(lines, rng, rel, path, array_type, key, skip=frozenset(), progress=None, stride=(1, 0)):
     """Every query of one array, appended to `lines`; `rel` names the array
     in the records. Each record() or record_aggregates() call is a numbered
     step: the steps in `skip` are left out (TileDB-Py crashed on them), and
     the step about to run is written to the file `progress` (so that a
-    crash can be traced to it). Skipping a step draws no fewer random
-    numbers: the regions are drawn outside the steps."""
+    crash can be traced to it). `stride` (k, j): only the steps whose number
+    is j modulo k run. Skipping a step draws no fewer random numbers: the
+    regions are drawn outside the steps, so a step is the same query
+    whichever steps run."""
     step = [0]
 
     def guarded(fn):
         def call(*args):
             step[0] += 1
-            if step[0] in skip:
+            if step[0] in skip or step[0] % stride[0] != stride[1]:
                 return
             if progress:
                 with open(progress, "w") as f:
@@ -462,9 +464,10 @@ def corpus_arrays(corpus):
 DEATHS_BEFORE_SKIPPING = 3
 
 
-def record_corpus(corpus, worker=False):
+def record_corpus(corpus, worker=False, stride=(1, 0)):
     """--corpus: every array of a corpus scripts/interop.sh generated, each
-    with its own seed, into CORPUS/queries/: one file per array, then
+    with its own seed, into CORPUS/queries/ (with --stride K J, only the
+    query steps numbered J modulo K): one file per array, then
     recorded.txt (all of them) and unrecorded.txt (what TileDB-Py could not
     answer, with the reason). The work runs in a child process that writes
     the array and query step it is at to `in_progress`; when the child dies
@@ -487,7 +490,8 @@ def record_corpus(corpus, worker=False):
         while True:
             if os.path.exists(progress):
                 os.remove(progress)
-            child = subprocess.run([sys.executable, os.path.abspath(__file__), "--corpus", corpus, "--worker"])
+            child = subprocess.run([sys.executable, os.path.abspath(__file__), "--corpus", corpus, "--worker",
+                                    "--stride", str(stride[0]), str(stride[1])])
             if child.returncode == 0:
                 break
             if not os.path.exists(progress):
@@ -535,7 +539,7 @@ def record_corpus(corpus, worker=False):
         lines = []
         try:
             record_array(lines, random.Random("%d %s" % (SEED, rel)), rel, os.path.join(corpus, rel), array_type, key,
-                         frozenset(skip.get(rel, ())), progress)
+                         frozenset(skip.get(rel, ())), progress, stride)
         except Exception as e:  # a TileDB-Py release without something the recorder uses
             lines = []
             with open(unrecorded, "a") as f:
@@ -547,7 +551,11 @@ def record_corpus(corpus, worker=False):
 
 def main(argv):
     if "--corpus" in argv:
-        return record_corpus(argv[argv.index("--corpus") + 1], "--worker" in argv)
+        stride = (1, 0)
+        if "--stride" in argv:
+            k = argv.index("--stride")
+            stride = (max(1, int(argv[k + 1])), int(argv[k + 2]) % max(1, int(argv[k + 1])))
+        return record_corpus(argv[argv.index("--corpus") + 1], "--worker" in argv, stride)
     out_dir = argv[1] if len(argv) > 1 else os.path.join(DATA, "queries")
     rng = random.Random(SEED)
     out = {"dense": [header()], "sparse": [header()]}
