@@ -359,11 +359,28 @@ void commit_files(input in) {
   });
 }
 
+/// Records aligned to the file, not to themselves (codec::file_align), in a
+/// sequence: each record's padding depends on where the one before ended.
+struct FileAlignedRecord {
+  codec::counted<std::uint8_t, std::string> name;
+  codec::file_align<4> pad{};
+  std::uint32_t value;
+  codec::counted<std::uint8_t, std::vector<std::byte>> data;
+  codec::file_align<8, codec::pad_bytes::any> tail{};
+  friend bool operator==(const FileAlignedRecord&, const FileAlignedRecord&) = default;
+};
+struct FileAligned {
+  std::uint8_t lead;
+  codec::rest<std::vector<FileAlignedRecord>> records;
+  friend bool operator==(const FileAligned&, const FileAligned&) = default;
+};
+
 /// The codec as a language for other formats (examples/formats): what
-/// decodes as WAV, PNG, ZIP or ELF must encode to exactly the input bytes,
-/// and dump; a ZIP's directory found through its offsets must hold the
-/// records the sequence holds, and its entries' contents inflate or fail
-/// with a format_error.
+/// decodes as WAV, PNG, ZIP or ELF (or as records aligned to the file) must
+/// encode to exactly the input bytes (the file-aligned records: up to the
+/// padding they skip unchecked), and dump; a ZIP's directory found through
+/// its offsets must hold the records the sequence holds, and its entries'
+/// contents inflate or fail with a format_error.
 void codec_formats(input in) {
   const auto bytes = std::as_bytes(in);
   auto exact = [&]<class File>(const char* what) {
@@ -380,6 +397,15 @@ void codec_formats(input in) {
   exact.template operator()<png::File>("PNG");
   exact.template operator()<zip::File>("ZIP");
   exact.template operator()<elf::File>("ELF");
+  guarded([&] {
+    const auto file = codec::decode<FileAligned>(bytes);
+    (void)codec::to_text(file);
+    if (codec::encoded_size(file) != bytes.size()) {
+      std::fprintf(stderr, "tilefmt fuzz: file-aligned records do not size to their bytes\n");
+      std::abort();
+    }
+    round_trip(file, "FileAligned");
+  });
   guarded([&] {
     const zip::Directory d = zip::directory(bytes);
     for (std::size_t i = 0; i < d.local.size(); ++i) {

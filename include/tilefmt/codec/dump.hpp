@@ -70,8 +70,6 @@ void write_number(std::ostream& os, T v, bool json) {
 }
 
 template <class T> struct is_char_array : std::false_type {};
-template <class T> struct is_variant : std::false_type {};
-template <class... A> struct is_variant<std::variant<A...>> : std::true_type {};
 template <std::size_t N> struct is_char_array<std::array<char, N>> : std::true_type {};
 
 // Elements printed on one line: numbers, enums, and adaptors of them (big<T>).
@@ -179,7 +177,7 @@ private:
     for (auto it = std::begin(c); i < shown; ++it, ++i) {
       if (i) os_ << (scalar_elems ? ", " : ",");
       if (!scalar_elems) newline(depth + 1);
-      if constexpr (uses_record_codec<E>) {
+      if constexpr (uses_record_codec<E> && uses_buffer_position<E>()) {
         st_.size_at = at;
         const std::size_t n = traits<E>::size(*it, st_);
         st_.size_at = at;
@@ -225,12 +223,16 @@ private:
               }
               if constexpr (has_positional_field<T>()) starts.mark(I, at);
               if (!present<T, F, I>(v, f)) return;  // absent: no bytes
-              // Every field's bytes are counted, so that a nested struct
-              // knows where it begins (file_align<N> counts from there).
+              // A struct holding file_align<N> at any depth counts every
+              // field's bytes, so that each nested struct knows where it
+              // begins (others only where their positional fields need it:
+              // sizing some fields needs a context a dump may lack).
               const std::size_t field_at = at;
-              st_.size_at = field_at;
-              at += size_field<T, I>(v, starts.view(), st_);
-              st_.size_at = field_at;
+              if constexpr (uses_buffer_position<T>() || has_positional_field<T>()) {
+                st_.size_at = field_at;
+                at += size_field<T, I>(v, starts.view(), st_);
+                st_.size_at = field_at;
+              }
               if (json_ && !first) os_ << ',';
               first = false;
               newline(depth + 1);

@@ -73,6 +73,7 @@ template <std::size_t N, pad_bytes Check = pad_bytes::zero>
 struct file_align {
   static_assert(N > 0, "tilefmt::codec: file_align<N>: N must be at least 1");
   using codec_field_adaptor = void;
+  static constexpr bool aligned_to_buffer = true;  // detail::uses_buffer_position
   static constexpr std::size_t alignment = N;
   static constexpr pad_bytes check = Check;
   constexpr file_align() noexcept {}

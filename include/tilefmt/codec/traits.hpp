@@ -45,6 +45,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <boost/pfr.hpp>
@@ -129,6 +130,8 @@ template <class T> struct is_sized : std::false_type {};
 template <class L, class X> struct is_sized<sized<L, X>> : std::true_type {};
 template <class T> struct is_rest : std::false_type {};
 template <class X> struct is_rest<rest<X>> : std::true_type {};
+template <class T> struct is_variant : std::false_type {};
+template <class... A> struct is_variant<std::variant<A...>> : std::true_type {};
 template <class T> struct is_framed : std::false_type {};
 template <class L, class X> struct is_framed<framed<L, X>> : std::true_type {};
 
@@ -1340,6 +1343,33 @@ consteval bool needs_version() {
       return []<std::size_t... I>(std::index_sequence<I...>) {
         return (needs_version<field_t<T, I>>() || ...);
       }(std::make_index_sequence<field_count<T>>{});
+  } else {
+    return false;
+  }
+}
+
+/// Whether T holds, at any depth, a field whose bytes depend on where T sits
+/// in the buffer (file_align<N>, marked `aligned_to_buffer`).
+template <class T>
+consteval bool uses_buffer_position() {
+  if constexpr (requires { T::aligned_to_buffer; }) {
+    return true;
+  } else if constexpr (is_variant<T>::value) {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (uses_buffer_position<std::variant_alternative_t<I, T>>() || ...);
+    }(std::make_index_sequence<std::variant_size_v<T>>{});
+  } else if constexpr (is_when<T>::value || is_framed<T>::value || is_vector<T>::value || is_std_array<T>::value) {
+    return uses_buffer_position<typename T::value_type>();
+  } else if constexpr (is_counted<T>::value || is_sized<T>::value || is_rest<T>::value) {
+    return uses_buffer_position<typename T::container_type>();
+  } else if constexpr (declared_adaptor<T> && requires { typename T::container_type; }) {
+    return uses_buffer_position<typename T::container_type>();
+  } else if constexpr (declared_adaptor<T> && requires { typename T::value_type; }) {
+    return uses_buffer_position<typename T::value_type>();
+  } else if constexpr (record<T>) {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (uses_buffer_position<field_t<T, I>>() || ...);
+    }(std::make_index_sequence<field_count<T>>{});
   } else {
     return false;
   }
