@@ -88,6 +88,9 @@ struct case_spec {
   std::string name;
   format::Layout tile_order, cell_order;
   std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> writes;  // one fragment each
+  /// Encrypted, and the fragments' metadata consolidated (an encrypted
+  /// `__fragment_meta/*.meta` TileDB opens the array through).
+  bool encrypted_fragment_meta = false;
 };
 
 std::string layout_name(format::Layout l) { return l == format::Layout::COL_MAJOR ? "col-major" : "row-major"; }
@@ -104,11 +107,12 @@ std::string write_case(const fs::path& out, const case_spec& c) {
                {.name = "reading", .type = format::Datatype::FLOAT64, .filters = FloatP::descriptor()})}});
   schema.tile_order = c.tile_order;
   schema.cell_order = c.cell_order;
-  array::create(out / rel, schema, {.timestamp = 1700000000000});
+  const bool encrypted = c.encrypted_fragment_meta;
+  array::create(out / rel, schema, at(1700000000000, encrypted));
 
   std::ostringstream frags;
   for (std::size_t w = 0; w < c.writes.size(); ++w) {
-    array::dense_fragment frag(out / rel, c.writes[w], array::cell_layout::storage);
+    array::dense_fragment frag(out / rel, c.writes[w], array::cell_layout::storage, at(0, encrypted));
     std::vector<std::int32_t> count;
     std::vector<double> reading;
     for (std::uint64_t i = 0; i < frag.cell_num(); ++i) {
@@ -117,7 +121,7 @@ std::string write_case(const fs::path& out, const case_spec& c) {
       reading.push_back(0.5 * static_cast<double>(rc[0]) - 0.25 * static_cast<double>(rc[1]) + static_cast<double>(w));
     }
     frag.set<IntP>("count", count).set("reading", reading);
-    std::string name = frag.commit({.timestamp = 1700000000100 + w});
+    std::string name = frag.commit(at(1700000000100 + w, encrypted));
     const std::string exp = "expected/" + c.name + "/" + name + "/tiles/";
     const std::string cells = std::to_string(frag.cell_num());
     frags << (w ? ", " : "") << "{\"name\": \"" << name << "\", \"format_version\": 22, \"sparse\": false, "
@@ -130,8 +134,14 @@ std::string write_case(const fs::path& out, const case_spec& c) {
              "\"nullable\": false, \"expected\": {\"tiles\": {\"cells\": "
           << cells << ", \"data\": " << save(out, exp + "reading.data", reading) << "}}}}}";
   }
+  if (c.encrypted_fragment_meta) {
+    array::consolidation_options o;
+    o.encryption_key = key;
+    array::consolidate_fragment_metadata(out / rel, o);
+  }
   std::ostringstream e;
-  e << "{\"name\": \"" << c.name << "\", \"path\": \"" << rel << "\", \"array_type\": \"dense\", \"encryption\": null, "
+  e << "{\"name\": \"" << c.name << "\", \"path\": \"" << rel << "\", \"array_type\": \"dense\", \"encryption\": "
+    << encryption_entry(encrypted) << ", "
     << "\"schema\": {\"array_type\": \"dense\", \"cell_order\": \"" << layout_name(c.cell_order)
     << "\", \"tile_order\": \"" << layout_name(c.tile_order) << "\", "
     << "\"dims\": [{\"name\": \"row\", \"type\": \"INT32\", \"var\": false, \"domain\": [1, 16], \"tile_extent\": 8}, "
@@ -521,6 +531,8 @@ int main(int argc, char** argv) {
         {"tilefmt_dense_row", L::ROW_MAJOR, L::ROW_MAJOR, {{{1, 8}, {1, 12}}}},
         {"tilefmt_dense_col_two_writes", L::COL_MAJOR, L::COL_MAJOR, {{{1, 16}, {1, 4}}, {{9, 16}, {5, 12}}}},
         {"tilefmt_dense_rowtile_colcell", L::ROW_MAJOR, L::COL_MAJOR, {{{9, 16}, {1, 12}}}},
+        {"tilefmt_dense_fragment_meta_encrypted", L::ROW_MAJOR, L::ROW_MAJOR, {{{1, 8}, {1, 12}}, {{9, 16}, {1, 8}}},
+         true},
     };
     std::ofstream m(out / "manifest.json");
     m << "{\"manifest_version\": 1, \"arrays\": [";
