@@ -12,7 +12,7 @@
 // file_align<N> counts from the start of the buffer instead: the file, when
 // the file is what is decoded (decode_at, a reader over it) or encoded. Where
 // a format aligns to absolute offsets (ELF section contents, tar's 512-byte
-// blocks after a header of any length, pcapng's 32-bit boundaries) the same
+// blocks after file data of any length, pcapng's 32-bit boundaries) the same
 // struct pads differently at different offsets; encoded_size() assumes the
 // value starts the buffer, encoded_size_at() is told where it starts.
 //
