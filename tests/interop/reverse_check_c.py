@@ -38,16 +38,26 @@ def _read_expected(root, rec):
         return f.read()
 
 
-def _read_fragment(ctx, lib, uri, spec, frag):
+def _key(entry):
+    """The AES-256-GCM key of an encrypted array (bytes), or None."""
+    enc = entry.get("encryption")
+    return enc["key"].encode() if enc else None
+
+
+def _read_fragment(ctx, lib, uri, spec, frag, key):
     """{field: (data, offsets, validity)} libtiledb reads for a fragment."""
-    b = gen.Builder(lib, "", "", "", [])
+    b = gen.Builder(lib, "", "", "", [], key)
     b.ctx, b.uri, b.spec = ctx, uri, spec
     t = frag["timestamp_range"][1]
     real_open = ctx.open
 
     def open_at(uri_, query_type, key=None):  # the array as it was when the fragment was written
         arr = ctx.alloc("tiledb_array_alloc", uri_.encode())
-        ctx.call("tiledb_array_open_at", arr, C.c_int(query_type), C.c_uint64(t))
+        if key is None:
+            ctx.call("tiledb_array_open_at", arr, C.c_int(query_type), C.c_uint64(t))
+        else:
+            ctx.call("tiledb_array_open_at_with_key", arr, C.c_int(query_type), C.c_int(tl.AES_256_GCM), key,
+                     C.c_uint32(len(key)), C.c_uint64(t))
         return tl.Array(ctx, arr)
 
     ctx.open = open_at
@@ -74,7 +84,7 @@ def check_array(lib, entry, root):
     spec = _spec(entry)
     problems = []
     if entry.get("metadata"):
-        with ctx.open(uri, tl.QUERY_READ) as arr:
+        with ctx.open(uri, tl.QUERY_READ, _key(entry)) as arr:
             for key, want in entry["metadata"]["entries"].items():
                 got = arr.get_metadata(key)
                 if got is None:
@@ -89,7 +99,7 @@ def check_array(lib, entry, root):
         # The attributes the fragment was written with (fewer than the
         # schema's before an evolution).
         frag_spec = dict(spec, attrs=[a for a in spec["attrs"] if a["name"] in frag["fields"]])
-        got = _read_fragment(ctx, lib, uri, frag_spec, frag)
+        got = _read_fragment(ctx, lib, uri, frag_spec, frag, _key(entry))
         for name, facts in frag["fields"].items():
             form = facts["expected"][frag["primary"]]
             data, offs, val = got[name]

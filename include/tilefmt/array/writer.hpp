@@ -79,9 +79,10 @@
 // adding and dropping attributes; consolidation of fragments and of array
 // metadata, and vacuuming (consolidate.hpp, vacuum.hpp: included on their
 // own, as consolidation reads through the query layer); encrypted arrays
-// (AES-256-GCM: write_options::encryption_key given to create and to every
-// writer after it; the fragment and metadata writers take it through their
-// constructors taking write_options). Anything else is rejected with
+// at every format version create writes (AES-256-GCM:
+// write_options::encryption_key given to create and to every writer after
+// it; the fragment and metadata writers take it through their constructors
+// taking write_options). Anything else is rejected with
 // std::invalid_argument before a file is written.
 //
 // This header includes the parts of the writer: create.hpp (create),
