@@ -4,9 +4,13 @@
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/writer.hpp"
 
+#include <atomic>
 #include <filesystem>
 
+#include "../support/forwarding_backend.hpp"
+#include "../support/result_rows.hpp"
 #include "../support/testing.hpp"
+#include "tilefmt/array/query.hpp"
 #include "tilefmt/storage/copy.hpp"
 #include "tilefmt/storage/memory.hpp"
 
@@ -75,6 +79,75 @@ TEST_CASE("an array written into memory reads back, and copies out to disk") {
   auto back = array::open(out).fragments().at(0).read<std::int32_t>("a");
   CHECK(std::vector<std::int32_t>(back.begin(), back.end()) == v);
   fs::remove_all(out);
+}
+
+namespace {
+
+/// Memory that prefers merged reads, as an object store does (or not,
+/// when `merge` is false), and counts the reads of data files.
+class merging_memory final : public testing::forwarding_backend<storage::memory> {
+public:
+  explicit merging_memory(bool m) : merge(m) {}
+  bool merge;
+  mutable std::atomic<int> data_reads{0};
+
+private:
+  void on_read(const fs::path& p) const override {
+    if (p.extension() == ".tdb" && p.filename() != "__fragment_metadata.tdb") ++data_reads;
+  }
+  bool do_prefers_merged_reads() const override { return merge; }
+};
+
+} // namespace
+
+TEST_CASE("where the storage prefers it, a query reads each run of adjacent tiles with one request") {
+  // 1000 cells in tiles of 10; a newer fragment over tiles 15 and 16. A
+  // query of tiles 10-29 reads of the older fragment tiles 10-14 and 17-29
+  // (two runs) of each of its files, of the newer one its two tiles.
+  std::vector<int> reads;
+  std::vector<std::vector<std::string>> results;
+  std::vector<array::aggregate_value> sums;
+  for (const bool merge : {true, false}) {
+    auto st = std::make_shared<merging_memory>(merge);
+    using Z = filter::pipeline<filter::zstd<1>>;
+    array::create("/m",
+                  format::make_array_schema(
+                      {.type = format::ArrayType::DENSE,
+                       .dimensions = {format::make_dimension<std::int64_t>("d", 0, 999, 10)},
+                       .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32,
+                                                              .filters = Z::descriptor()}),
+                                      format::make_attribute({.name = "s", .type = format::Datatype::STRING_ASCII,
+                                                              .cell_val_num = format::var_num,
+                                                              .nullable = true})}}),
+                  {.storage = st});
+    for (const auto& [lo, hi, t] : {std::tuple{0, 999, 1}, std::tuple{150, 169, 2}}) {
+      array::dense_fragment f("/m", {{lo, hi}}, array::cell_layout::row_major, st);
+      std::vector<std::int32_t> a;
+      std::vector<std::string> s;
+      std::vector<std::uint8_t> valid;
+      for (int c = lo; c <= hi; ++c) {
+        a.push_back(c * 7 + t);
+        s.push_back(std::string(static_cast<std::size_t>(c % 5), static_cast<char>('a' + t)));
+        valid.push_back(c % 3 ? 1 : 0);
+      }
+      f.set("a", a).set_var("s", s, valid);
+      f.commit({.timestamp = static_cast<std::uint64_t>(t)});
+    }
+    auto arr = array::open("/m", {.threads = 2, .storage = st});
+    st->data_reads = 0;
+    results.push_back(testing::rows(arr.query().subarray({{std::int64_t{100}, std::int64_t{299}}}).read()));
+    reads.push_back(st->data_reads.load());
+    // The same tiles for an aggregate (its own pass over them).
+    sums.push_back(arr.query().subarray({{std::int64_t{100}, std::int64_t{299}}}).aggregate(array::aggregate_op::sum, "a"));
+  }
+  CHECK(results[0] == results[1]);
+  CHECK(results[0].size() == 200);
+  CHECK(sums[0] == sums[1]);
+  CHECK(std::holds_alternative<std::int64_t>(sums[0]));
+  // Merged: (2 runs of the older fragment + 1 of the newer) x 4 files (a;
+  // s's offsets, values, validity). One by one: 20 tiles x 4.
+  CHECK(reads[0] == 12);
+  CHECK(reads[1] == 80);
 }
 
 } // namespace test_memory_array

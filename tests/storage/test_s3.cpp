@@ -251,6 +251,15 @@ TEST_CASE("s3: a 1% query fetches the tiles it needs, not the array") {
                                    << " bytes; the 1% query: " << after.requests - opened.requests << " requests, "
                                    << query_bytes << " bytes");
   CHECK(query_bytes * 50 < stored);  // about one tile of a hundred, not the array
+  // Five adjacent tiles: one ranged GET, not five.
+  const auto wide = arr.query().subarray({{std::int64_t{400'000}, std::int64_t{449'999}}}).read();
+  const auto after_wide = s3->stats();
+  const auto wide_a = wide.get<std::int32_t>("a");
+  REQUIRE(wide_a.size() == 50'000);
+  for (std::size_t i = 0; i < wide_a.size(); i += 997) CHECK(wide_a[i] == a[400'000 + i]);
+  MESSAGE("a 5% query over five adjacent tiles: " << after_wide.requests - after.requests << " requests, "
+                                                 << after_wide.bytes_received - after.bytes_received << " bytes");
+  CHECK(after_wide.requests - after.requests == 1);
 }
 
 TEST_CASE("s3: every committed TileDB array, copied there, reads as from disk") {

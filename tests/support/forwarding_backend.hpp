@@ -43,6 +43,7 @@ private:
     return on_read(p), inner.read_range(p, o, n);
   }
   std::vector<storage::entry> do_list(const path& p) const final { return on_read(p), inner.list(p); }
+  bool do_prefers_merged_reads() const override { return inner.prefers_merged_reads(); }
   void do_write(const path& p, std::span<const std::byte> b) final {
     on_change(change::write, p);
     inner.write(p, b);

@@ -119,6 +119,10 @@ public:
   }
   /// The entries of folder `p`, sorted by name; empty when `p` is no folder.
   std::vector<entry> list(const fs::path& p) const { return do_list(p); }
+  /// Whether each request costs more than its bytes (a round trip to an
+  /// object store): readers then read adjacent tiles with one read_range
+  /// rather than one each. False by default (local files, memory).
+  bool prefers_merged_reads() const { return do_prefers_merged_reads(); }
 
   /// Replaces or creates the file at `p` with `bytes`, atomically. Its
   /// folder must exist.
@@ -148,6 +152,7 @@ private:
   virtual void do_remove(const fs::path& p) = 0;
   /// By default the bytes are kept and given to do_write at commit.
   virtual std::unique_ptr<file_writer> do_open_write(const fs::path& p);
+  virtual bool do_prefers_merged_reads() const { return false; }
 };
 
 namespace detail {

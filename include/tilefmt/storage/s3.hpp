@@ -278,6 +278,9 @@ private:
     return std::move(r.body);
   }
 
+  // A round trip per request: adjacent tiles are better read as one range.
+  bool do_prefers_merged_reads() const override { return true; }
+
   std::vector<std::byte> do_read_range(const fs::path& p, std::uint64_t offset, std::uint64_t n) const override {
     const auto at = detail::s3_location::of(p);
     if (at.key.empty()) throw io_error(p, "is a bucket, not an object");

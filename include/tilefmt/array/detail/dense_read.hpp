@@ -410,6 +410,46 @@ struct fragment_boxes {
   std::vector<std::vector<const domain_box*>> newer;  // [k]: the domains of fragments after k
 };
 
+/// The tiles of `batch` a pass reads from fragment `k` (those with a part
+/// the plan does not skip that no newer fragment covers), fetched together
+/// when the array's storage prefers few requests (fetched_tiles.hpp), for
+/// each field in `names` the fragment has; elsewhere nothing, and each tile
+/// is read as it is decoded.
+struct batch_fetch {
+  std::vector<std::pair<std::string, fetched_tiles>> fields;
+  /// Field `name`'s tiles, or null: read each tile on its own.
+  const fetched_tiles* of(const std::string& name) const {
+    for (const auto& [n, t] : fields)
+      if (n == name) return &t;
+    return nullptr;
+  }
+};
+
+inline batch_fetch fetch_batch(const read_plan& plan, const fragment& frag, const fragment_boxes& fb, std::size_t k,
+                               const std::vector<tile_work>& batch, const std::vector<cell_box>& boxes,
+                               const result_order& order, std::span<const std::string> names) {
+  batch_fetch out;
+  if (!plan.arr.storage().prefers_merged_reads()) return out;
+  std::vector<char> needed(batch.size(), 0);
+  parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
+    std::vector<won_run> runs;
+    for (const auto& [b, p] : batch[w].parts) {
+      if (plan.skips(p.tile_lo)) continue;
+      won_runs(p, boxes[b], order, *fb.grids[k], fb.newer[k], runs);
+      if (!runs.empty()) {
+        needed[w] = 1;
+        return;
+      }
+    }
+  });
+  std::vector<std::size_t> tiles;
+  for (std::size_t w = 0; w < batch.size(); ++w)
+    if (needed[w]) tiles.push_back(static_cast<std::size_t>(batch[w].tile));
+  for (const auto& name : names)
+    if (has_attribute(frag.schema(), name)) out.fields.emplace_back(name, frag.fetch_tiles(frag.field(name), tiles));
+  return out;
+}
+
 /// Sets `failed` for the cells that fail the query's condition, tile by
 /// tile on the array's threads; cells no fragment wrote are set before, as
 /// the fill values fare.
@@ -423,7 +463,9 @@ inline void apply_condition(const read_plan& plan, const std::vector<fragment>& 
     if (!fb.grids[k]) continue;
     const auto& g = *fb.grids[k];
     const std::size_t stride = tile_stride(g, order.run_dim());
+    const auto& names = plan.where->field_names();
     for_each_tile_batch(g, boxes, plan.arr.options().threads, [&](const std::vector<tile_work>& batch) {
+      const auto ahead = fetch_batch(plan, frags[k], fb, k, batch, boxes, order, names);
       parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
         std::vector<won_run> runs;
         std::vector<std::size_t> result;    // result cells this fragment wins in the tile
@@ -441,7 +483,9 @@ inline void apply_condition(const read_plan& plan, const std::vector<fragment>& 
           auto it = read.find(name);
           if (it == read.end()) {
             const auto tile = static_cast<std::size_t>(batch[w].tile);
-            it = read.emplace(name, frags[k].read_tile_as_stored(frags[k].field(name), tile)).first;
+            it = read.emplace(name, frags[k].read_tile_as_stored(frags[k].field(name), tile,
+                                                                 ahead.of(name)))
+                     .first;
           }
           return &it->second;
         };
@@ -488,7 +532,9 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
   std::optional<field_info> fi;
   if (has) fi = frag.field(r.name);
   const std::size_t stride = tile_stride(g, order.run_dim()), size = fill.size();
+  const std::string names[] = {r.name};
   for_each_tile_batch(g, boxes, plan.arr.options().threads, [&](const std::vector<tile_work>& batch) {
+    const auto ahead = has ? fetch_batch(plan, frag, fb, k, batch, boxes, order, names) : batch_fetch{};
     std::vector<std::optional<tile_data>> var_tiles(r.var ? batch.size() : 0);
     // Each result cell has one winner, in one of its tiles: no two threads write one cell.
     parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
@@ -509,7 +555,7 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
           }
           continue;
         }
-        if (!t) t = frag.read_tile_as_stored(*fi, static_cast<std::size_t>(batch[w].tile));
+        if (!t) t = frag.read_tile_as_stored(*fi, static_cast<std::size_t>(batch[w].tile), ahead.of(r.name));
         const std::size_t cells = r.var ? t->offsets.size() : t->values.size() / size;
         for (const auto& run : runs) {
           const std::size_t last = run.tile + (run.len - 1) * stride;
@@ -638,7 +684,9 @@ inline std::uint64_t fold_dense(const read_plan& plan) {
       if (!has_attribute(frag.schema(), name)) continue;
       const field_info fi = frag.field(name);
       std::mutex merge;
+      const std::string names[] = {name};
       for_each_tile_batch(g, ds.boxes, threads, [&](const std::vector<tile_work>& batch) {
+        const auto ahead = fetch_batch(plan, frag, ds.fb, k, batch, ds.boxes, *ds.order, names);
         parallel_for(batch.size(), threads, [&](std::size_t w) {
           std::vector<won_run> runs;
           std::optional<tile_data> t;
@@ -649,7 +697,7 @@ inline std::uint64_t fold_dense(const read_plan& plan) {
             if (plan.skips(p.tile_lo)) continue;
             won_runs(p, ds.boxes[b], *ds.order, g, ds.fb.newer[k], runs);
             if (runs.empty()) continue;
-            if (!t) t = frag.read_tile_as_stored(fi, static_cast<std::size_t>(batch[w].tile));
+            if (!t) t = frag.read_tile_as_stored(fi, static_cast<std::size_t>(batch[w].tile), ahead.of(name));
             const std::size_t cells = t->values.size() / size;
             for (const auto& run : runs) {
               const std::size_t last = run.tile + (run.len - 1) * stride;

@@ -13,6 +13,7 @@
 // pipeline caches are once_maps.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -23,6 +24,8 @@
 #include <vector>
 
 #include "tilefmt/array/detail/once_map.hpp"
+#include "tilefmt/array/detail/parallel.hpp"
+#include "tilefmt/array/fetched_tiles.hpp"
 #include "tilefmt/array/field.hpp"
 #include "tilefmt/array/io.hpp"
 #include "tilefmt/array/options.hpp"
@@ -171,12 +174,68 @@ public:
     return files_.folder / f.file_name(files_.version, which);
   }
 
+  /// The stored bytes of tiles `tiles` of `f` (each of its files), read
+  /// with one read_range per run of tiles adjacent in a file (at most
+  /// `merged_read_limit` bytes), the runs on the array's threads, when the
+  /// backend prefers merged reads; else nothing. A run that cannot be read
+  /// (a file shorter than the footer says, offsets out of order) is left
+  /// out: fetch then reads its tiles one by one and says what is wrong.
+  fetched_tiles fetch_ahead(const field_info& f, std::vector<std::size_t> tiles) const {
+    fetched_tiles out;
+    if (!files_.storage->prefers_merged_reads() || files_.version == 0 || f.in_coords_file) return out;
+    std::sort(tiles.begin(), tiles.end());
+    tiles.erase(std::unique(tiles.begin(), tiles.end()), tiles.end());
+    std::vector<format::DataFile> which{format::DataFile::fixed};
+    if (f.var()) which.push_back(format::DataFile::var);
+    if (f.nullable) which.push_back(format::DataFile::validity);
+    const std::uint64_t limit = std::min(merged_read_limit, opt_.max_allocation);
+    std::vector<std::uint64_t> begins;  // of each run, in its file
+    for (const auto w : which) {
+      const auto& offsets = offsets_of(f, w);
+      const std::uint64_t file_size = file_size_of(f, w);
+      auto end_of = [&](std::size_t i) { return i + 1 < offsets.size() ? offsets[i + 1] : file_size; };
+      for (std::size_t a = 0; a < tiles.size() && tiles[a] < offsets.size();) {
+        fetched_tiles::run r{w, tiles[a], {}, {}};
+        const std::uint64_t begin = offsets[tiles[a]];
+        std::size_t b = a;
+        for (; b < tiles.size() && tiles[b] < offsets.size() && tiles[b] == tiles[a] + (b - a); ++b) {
+          const std::uint64_t end = end_of(tiles[b]);
+          const std::uint64_t last = r.ends.empty() ? 0 : r.ends.back();
+          if (end < begin || end - begin < last || (end - begin > limit && b > a)) break;
+          r.ends.push_back(end - begin);
+        }
+        if (r.ends.empty() || r.ends.back() > limit) {  // out of order or too large: fetch's errors
+          a = std::max(b, a + 1);
+          continue;
+        }
+        out.runs_.push_back(std::move(r));
+        begins.push_back(begin);
+        a = b;
+      }
+    }
+    std::vector<char> read(out.runs_.size(), 0);
+    detail::parallel_for(out.runs_.size(), opt_.threads, [&](std::size_t k) {
+      auto& r = out.runs_[k];
+      try {
+        r.bytes = files_.storage->read_range(file_path(f, r.which), begins[k], r.ends.back());
+        read[k] = 1;
+      } catch (const io_error&) {
+      }
+    });
+    fetched_tiles kept;
+    for (std::size_t k = 0; k < out.runs_.size(); ++k)
+      if (read[k]) kept.runs_.push_back(std::move(out.runs_[k]));
+    return kept;
+  }
+
   /// Tile `i` of `which` of `f`, unfiltered: `expected` bytes of cells of
   /// `cell_size` bytes. For RLE and dictionary strings, the var tile
-  /// rebuilds the cell offsets into `rebuilt_offsets`.
+  /// rebuilds the cell offsets into `rebuilt_offsets`. Its stored bytes
+  /// come from `ahead` when it holds them.
   std::vector<std::byte> read(const field_info& f, format::DataFile which, std::size_t i, std::uint64_t expected,
-                              std::size_t cell_size, std::vector<std::uint64_t>* rebuilt_offsets = nullptr) const {
-    auto t = fetch(f, which, i, expected);
+                              std::size_t cell_size, std::vector<std::uint64_t>* rebuilt_offsets = nullptr,
+                              const fetched_tiles* ahead = nullptr) const {
+    auto t = fetch(f, which, i, expected, ahead);
     if (!t.view) return std::move(t.bytes);
     std::vector<std::byte> out(static_cast<std::size_t>(expected));
     unfilter(f, which, t, out, cell_size, rebuilt_offsets);
@@ -185,14 +244,17 @@ public:
 
   /// Tile `i` of `f`'s fixed file, unfiltered straight into `out`, which
   /// holds exactly its cells.
-  void read_into(const field_info& f, std::size_t i, std::span<std::byte> out) const {
-    auto t = fetch(f, format::DataFile::fixed, i, out.size());
+  void read_into(const field_info& f, std::size_t i, std::span<std::byte> out, const fetched_tiles* ahead = nullptr) const {
+    auto t = fetch(f, format::DataFile::fixed, i, out.size(), ahead);
     if (!t.view) {
       std::memcpy(out.data(), t.bytes.data(), t.bytes.size());
       return;
     }
     unfilter(f, format::DataFile::fixed, t, out, f.cell_size(), nullptr);
   }
+
+  /// The most bytes fetch_ahead reads with one request.
+  static constexpr std::uint64_t merged_read_limit = std::uint64_t{64} << 20;
 
 private:
   /// A tile's stored bytes and, except for TileDB 1.3, its chunks (pointing into bytes).
@@ -222,7 +284,8 @@ private:
 
   /// Tile i's stored bytes, checked: its chunk headers must add up to
   /// `expected` unfiltered bytes before anything that size is allocated.
-  fetched_tile fetch(const field_info& f, format::DataFile which, std::size_t i, std::uint64_t expected) const {
+  fetched_tile fetch(const field_info& f, format::DataFile which, std::size_t i, std::uint64_t expected,
+                     const fetched_tiles* ahead) const {
     const fs::path file = file_path(f, which);
     const auto& offsets = offsets_of(f, which);
     if (i >= offsets.size()) throw format_error("tile " + std::to_string(i) + " has no offset", 0);
@@ -242,7 +305,9 @@ private:
     // A data file shorter than the footer says is a format_error (not an
     // io_error), so that the caller can name the fragment, field and tile.
     try {
-      t.bytes = files_.storage->read_range(file, t.begin, end - t.begin);
+      const auto held = ahead ? ahead->find(which, i) : std::nullopt;
+      if (held && held->size() == end - t.begin) t.bytes.assign(held->begin(), held->end());
+      else t.bytes = files_.storage->read_range(file, t.begin, end - t.begin);
     } catch (const io_error& e) {
       format_error fe(e.what(), static_cast<std::size_t>(t.begin));
       fe.set_file(file.string());
