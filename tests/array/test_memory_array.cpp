@@ -150,4 +150,34 @@ TEST_CASE("where the storage prefers it, a query reads each run of adjacent tile
   CHECK(reads[1] == 80);
 }
 
+TEST_CASE("where the storage prefers it, a sparse query reads each run of adjacent tiles with one request") {
+  // 300 cells, capacity 10: 30 tiles of coordinates 0, 2, 4, ... in order.
+  // The range [100, 299] holds tiles 5-14: one read each of d and a when
+  // merged, ten each when not.
+  std::vector<int> reads;
+  std::vector<std::vector<std::string>> results;
+  for (const bool merge : {true, false}) {
+    auto st = std::make_shared<merging_memory>(merge);
+    array::create("/s",
+                  format::make_array_schema(
+                      {.type = format::ArrayType::SPARSE,
+                       .dimensions = {format::make_dimension<std::int64_t>("d", 0, 9999, 100)},
+                       .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32})},
+                       .capacity = 10}),
+                  {.storage = st});
+    std::vector<std::int64_t> d;
+    std::vector<std::int32_t> a;
+    for (int i = 0; i < 300; ++i) d.push_back(2 * i), a.push_back(i * 11);
+    array::sparse_fragment("/s", st).set_coords("d", d).set("a", a).commit({.timestamp = 1});
+    auto arr = array::open("/s", {.threads = 2, .storage = st});
+    st->data_reads = 0;
+    results.push_back(testing::rows(arr.query().subarray({{std::int64_t{100}, std::int64_t{299}}}).read()));
+    reads.push_back(st->data_reads.load());
+  }
+  CHECK(results[0] == results[1]);
+  CHECK(results[0].size() == 100);
+  CHECK(reads[0] == 2);
+  CHECK(reads[1] == 20);
+}
+
 } // namespace test_memory_array

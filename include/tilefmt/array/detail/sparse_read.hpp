@@ -177,6 +177,27 @@ private:
   bool row_major() const { return plan_.layout != query_layout::col_major; }
   unsigned threads() const { return plan_.arr.options().threads; }
 
+  /// Field `name`'s tiles `tiles` ((fragment, tile) pairs) of the
+  /// fragments that have it, fetched together per fragment when the
+  /// array's storage prefers few requests (fetched_tiles.hpp); else none.
+  std::map<std::uint32_t, fetched_tiles> fetch_ahead(const std::vector<std::pair<std::uint32_t, std::uint64_t>>& tiles,
+                                                     const std::string& name) const {
+    std::map<std::uint32_t, fetched_tiles> out;
+    if (!plan_.arr.storage().prefers_merged_reads()) return out;
+    std::map<std::uint32_t, std::vector<std::size_t>> by_fragment;
+    for (const auto& [k, t] : tiles) by_fragment[k].push_back(static_cast<std::size_t>(t));
+    const auto& frags = plan_.arr.fragments();
+    const bool attribute = plan_.schema().attribute(name) != nullptr;  // else a dimension, in every fragment
+    for (auto& [k, list] : by_fragment)
+      if (!attribute || has_attribute(frags[k].schema(), name))
+        out.emplace(k, frags[k].fetch_tiles(frags[k].field(name), std::move(list)));
+    return out;
+  }
+  static const fetched_tiles* ahead_of(const std::map<std::uint32_t, fetched_tiles>& ahead, std::uint32_t k) {
+    const auto it = ahead.find(k);
+    return it == ahead.end() ? nullptr : &it->second;
+  }
+
   /// A one-dimensional read of one range without deletes or per-cell
   /// timestamps (a time series, typically) needs no per-cell bookkeeping. A
   /// tile holds its cells in order, so those inside the range are one run
@@ -227,11 +248,15 @@ private:
     const std::size_t size = format::datatype_size(dims_[0].type.value);
     const bool strict = !dups();
     std::vector<std::uint8_t> in_order(segs.size(), 1);
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> seg_tiles;
+    for (const auto& s : segs) seg_tiles.emplace_back(s.run.frag, s.run.tile);
+    const auto coords_ahead = fetch_ahead(seg_tiles, dims_[0].name.value);
     with_coordinate_type(dims_[0].type.value, [&]<class T>() {
       parallel_for(segs.size(), threads(), [&](std::size_t j) {
         auto& s = segs[j];
         const auto& f = frags[s.run.frag];
-        s.coords = f.read_tile(f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile));
+        s.coords = f.read_tile(f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile),
+                               ahead_of(coords_ahead, s.run.frag));
         const auto cells = static_cast<std::size_t>(f.tile_cells(static_cast<std::size_t>(s.run.tile)));
         if (s.coords.values.size() != cells * sizeof(T))
           throw format_error("fragment " + f.name().str() + ": a tile of dimension " + dims_[0].name.value +
@@ -791,6 +816,16 @@ private:
       if (!r.var) r.values.resize(n * size);
       std::vector<std::span<const std::byte>> var_cells(r.var ? n : 0, std::span<const std::byte>(fill));
       std::vector<std::optional<tile_data>> kept(r.var ? group.size() - 1 : 0);  // var-size cells point into these
+      // The tiles read below (not answered from metadata, not held).
+      std::vector<std::pair<std::uint32_t, std::uint64_t>> to_read;
+      if (plan_.arr.storage().prefers_merged_reads())
+        for (std::size_t j = 0; j + 1 < group.size(); ++j) {
+          const auto& first = runs[group[j]];
+          if (full[j] && plan_.answered(frags[first.frag], first.tile, name)) continue;
+          if (held && held(first.frag, first.tile, name).tile) continue;
+          to_read.emplace_back(first.frag, first.tile);
+        }
+      const auto ahead = fetch_ahead(to_read, name);
       parallel_for(group.size() - 1, threads(), [&](std::size_t j) {
         const auto& first = runs[group[j]];
         const auto& frag = frags[first.frag];
@@ -808,7 +843,7 @@ private:
           return;
         }
         if (!t && has_attribute(frag.schema(), name)) {
-          read = frag.read_tile(frag.field(name), static_cast<std::size_t>(first.tile));
+          read = frag.read_tile(frag.field(name), static_cast<std::size_t>(first.tile), ahead_of(ahead, first.frag));
           t = &*read;
         }
         for (std::size_t x = group[j]; x < group[j + 1]; ++x) {
