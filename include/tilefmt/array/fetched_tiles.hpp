@@ -9,10 +9,13 @@
 // until the tile is read.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "tilefmt/format/data_files.hpp"
@@ -32,20 +35,24 @@ public:
 
   /// Tile `i`'s stored bytes in its `which` file, when fetched.
   std::optional<std::span<const std::byte>> find(format::DataFile which, std::size_t i) const {
-    for (const auto& r : runs_)
-      if (r.which == which && i >= r.first && i < r.first + r.ends.size()) {
-        const std::size_t k = i - r.first;
-        const std::uint64_t begin = k == 0 ? 0 : r.ends[k - 1];
-        return std::span<const std::byte>(r.bytes).subspan(static_cast<std::size_t>(begin),
-                                                           static_cast<std::size_t>(r.ends[k] - begin));
-      }
-    return std::nullopt;
+    // The last run starting at or before (which, i).
+    const auto after = std::upper_bound(runs_.begin(), runs_.end(), std::pair{which, i}, [](const auto& key, const run& r) {
+      return key < std::pair{r.which, r.first};
+    });
+    if (after == runs_.begin()) return std::nullopt;
+    const run& r = *std::prev(after);
+    if (r.which != which || i >= r.first + r.ends.size()) return std::nullopt;
+    const std::size_t k = i - r.first;
+    const std::uint64_t begin = k == 0 ? 0 : r.ends[k - 1];
+    return std::span<const std::byte>(r.bytes).subspan(static_cast<std::size_t>(begin),
+                                                       static_cast<std::size_t>(r.ends[k] - begin));
   }
 
 private:
   friend class detail::tile_source;
   /// Tiles first..first+ends.size()-1 of one file, back to back in `bytes`;
-  /// ends[k] is where tile first+k ends, from the start of `bytes`.
+  /// ends[k] is where tile first+k ends, from the start of `bytes`. The
+  /// runs are kept in order of (which, first), and do not overlap.
   struct run {
     format::DataFile which;
     std::size_t first;

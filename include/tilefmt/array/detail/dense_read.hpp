@@ -410,11 +410,7 @@ struct fragment_boxes {
   std::vector<std::vector<const domain_box*>> newer;  // [k]: the domains of fragments after k
 };
 
-/// The tiles of `batch` a pass reads from fragment `k` (those with a part
-/// the plan does not skip that no newer fragment covers), fetched together
-/// when the array's storage prefers few requests (fetched_tiles.hpp), for
-/// each field in `names` the fragment has; elsewhere nothing, and each tile
-/// is read as it is decoded.
+/// The stored bytes of a batch's tiles, per field (fetch_batch).
 struct batch_fetch {
   std::vector<std::pair<std::string, fetched_tiles>> fields;
   /// Field `name`'s tiles, or null: read each tile on its own.
@@ -425,6 +421,11 @@ struct batch_fetch {
   }
 };
 
+/// The tiles of `batch` a pass reads from fragment `k` (those with a part
+/// the plan does not skip that no newer fragment covers), fetched together
+/// when the array's storage prefers few requests (fetched_tiles.hpp), for
+/// each field in `names` the fragment has; elsewhere nothing, and each tile
+/// is read as it is decoded.
 inline batch_fetch fetch_batch(const read_plan& plan, const fragment& frag, const fragment_boxes& fb, std::size_t k,
                                const std::vector<tile_work>& batch, const std::vector<cell_box>& boxes,
                                const result_order& order, std::span<const std::string> names) {
