@@ -444,12 +444,21 @@ private:
       std::optional<field_info> deleted_at;
       if (f.has_delete_meta()) deleted_at = f.field("__delete_timestamps");
       const auto mbrs = f.mbrs();
+      // The coordinate tiles the subarray meets, fetched together where the
+      // storage prefers few requests (the loop below reads them one by one).
+      std::vector<fetched_tiles> ahead;
+      if (plan_.arr.storage().prefers_merged_reads()) {
+        std::vector<std::size_t> wanted;
+        for (std::size_t t = 0; t < f.tile_num(); ++t)
+          if (mbrs.empty() || overlaps(sub, mbrs[t])) wanted.push_back(t);
+        for (const auto& fi : dim_fields) ahead.push_back(f.fetch_tiles(fi, wanted));
+      }
       for (std::size_t t = 0; t < f.tile_num(); ++t) {
         if (!mbrs.empty() && !overlaps(sub, mbrs[t])) continue;
         const auto cells = static_cast<std::size_t>(f.tile_cells(t));
         std::vector<tile_data> coords;
         for (std::size_t d = 0; d < nd; ++d) {
-          coords.push_back(f.read_tile(dim_fields[d], t));
+          coords.push_back(f.read_tile(dim_fields[d], t, ahead.empty() ? nullptr : &ahead[d]));
           tile_keys(d, coords.back(), cells, f, cell_key[d], tile_key[d]);
         }
         // When each cell was written: a fragment consolidated with
