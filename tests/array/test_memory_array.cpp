@@ -4,6 +4,7 @@
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/writer.hpp"
 
+#include <array>
 #include <atomic>
 #include <filesystem>
 
@@ -160,66 +161,57 @@ TEST_CASE("where the storage prefers it, a query reads each run of adjacent tile
   CHECK(reads[1] == 80);
 }
 
-TEST_CASE("where the storage prefers it, a sparse query reads each run of adjacent tiles with one request") {
-  // 300 cells, capacity 10: 30 tiles of coordinates 0, 2, 4, ... in order.
-  // The range [100, 299] holds tiles 5-14: one read each of d and a when
-  // merged, ten each when not.
-  std::vector<int> reads;
+/// A sparse array of 300 cells in tiles of 10 (`dims` dimensions; cell i
+/// at coordinates `coord(i)` in each), written once into a backend that
+/// merges reads and once into one that does not, and queried over `box`:
+/// the rows of each (which must be equal) and the reads of data files.
+template <class Coord>
+std::pair<std::vector<std::string>, std::array<int, 2>> sparse_merged_and_not(
+    std::size_t dims, Coord&& coord, const std::vector<std::pair<std::int64_t, std::int64_t>>& box) {
   std::vector<std::vector<std::string>> results;
+  std::array<int, 2> reads{};
   for (const bool merge : {true, false}) {
     auto st = std::make_shared<merging_memory>(merge);
+    std::vector<format::Dimension> dimensions;
+    for (std::size_t d = 0; d < dims; ++d)
+      dimensions.push_back(format::make_dimension<std::int64_t>(std::string(1, static_cast<char>('x' + d)), 0, 9999,
+                                                                dims == 1 ? 100 : 10000));
     array::create("/s",
                   format::make_array_schema(
                       {.type = format::ArrayType::SPARSE,
-                       .dimensions = {format::make_dimension<std::int64_t>("d", 0, 9999, 100)},
+                       .dimensions = dimensions,
                        .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32})},
                        .capacity = 10}),
                   {.storage = st});
-    std::vector<std::int64_t> d;
+    std::vector<std::int64_t> c;
     std::vector<std::int32_t> a;
-    for (int i = 0; i < 300; ++i) d.push_back(2 * i), a.push_back(i * 11);
-    array::sparse_fragment("/s", st).set_coords("d", d).set("a", a).commit({.timestamp = 1});
+    for (int i = 299; i >= 0; --i) c.push_back(coord(i)), a.push_back(i * 11);  // unordered input
+    array::sparse_fragment f("/s", st);
+    for (std::size_t d = 0; d < dims; ++d) f.set_coords(std::string(1, static_cast<char>('x' + d)), c);
+    f.set("a", a).commit({.timestamp = 1});
     auto arr = array::open("/s", {.threads = 2, .storage = st});
     st->data_reads = 0;
-    results.push_back(testing::rows(arr.query().subarray({{std::int64_t{100}, std::int64_t{299}}}).read()));
-    reads.push_back(st->data_reads.load());
+    results.push_back(testing::rows(arr.query().subarray(box).read()));
+    reads[merge ? 0 : 1] = st->data_reads.load();
   }
   CHECK(results[0] == results[1]);
-  CHECK(results[0].size() == 100);
-  CHECK(reads[0] == 2);
-  CHECK(reads[1] == 20);
+  return {results[0], reads};
+}
+
+TEST_CASE("where the storage prefers it, a sparse query reads each run of adjacent tiles with one request") {
+  // One dimension, coordinates 0, 2, 4, ...: [100, 299] holds tiles 5-14,
+  // one read each of x and a when merged, ten each when not.
+  const auto [rows, reads] = sparse_merged_and_not(1, [](int i) { return 2 * i; }, {{100, 299}});
+  CHECK(rows.size() == 100);
+  CHECK(reads == std::array<int, 2>{2, 20});
 }
 
 TEST_CASE("where the storage prefers it, a two-dimensional sparse query merges coordinate and attribute reads") {
-  // Cells (i, i) for i < 300, capacity 10: tile k holds i = 10 k .. 10 k + 9.
-  // x in [100, 199] meets tiles 10-19: one read each of x, y and a when
-  // merged, ten each when not.
-  std::vector<int> reads;
-  std::vector<std::vector<std::string>> results;
-  for (const bool merge : {true, false}) {
-    auto st = std::make_shared<merging_memory>(merge);
-    array::create("/s2",
-                  format::make_array_schema(
-                      {.type = format::ArrayType::SPARSE,
-                       .dimensions = {format::make_dimension<std::int64_t>("x", 0, 9999, 10000),
-                                      format::make_dimension<std::int64_t>("y", 0, 9999, 10000)},
-                       .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32})},
-                       .capacity = 10}),
-                  {.storage = st});
-    std::vector<std::int64_t> x;
-    std::vector<std::int32_t> a;
-    for (int i = 299; i >= 0; --i) x.push_back(i), a.push_back(i * 13);  // unordered input
-    array::sparse_fragment("/s2", st).set_coords("x", x).set_coords("y", x).set("a", a).commit({.timestamp = 1});
-    auto arr = array::open("/s2", {.threads = 2, .storage = st});
-    st->data_reads = 0;
-    results.push_back(testing::rows(
-        arr.query().subarray({{std::int64_t{100}, std::int64_t{199}}, {std::int64_t{0}, std::int64_t{9999}}}).read()));
-    reads.push_back(st->data_reads.load());
-  }
-  CHECK(results[0] == results[1]);
-  CHECK(results[0].size() == 100);
-  CHECK(reads[0] == 3);
-  CHECK(reads[1] == 30);
+  // Cells (i, i): x in [100, 199] meets tiles 10-19 (one space tile, cells
+  // in row-major order), one read each of x, y and a when merged.
+  const auto [rows, reads] = sparse_merged_and_not(2, [](int i) { return i; }, {{100, 199}, {0, 9999}});
+  CHECK(rows.size() == 100);
+  CHECK(reads == std::array<int, 2>{3, 30});
 }
 
 } // namespace test_memory_array
