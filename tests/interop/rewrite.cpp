@@ -118,6 +118,15 @@ std::vector<std::byte> generic_tile_payload(const fs::path& p, const key_bytes& 
   return filter::read_generic_tile(storage::local{}.read(p), {.encryption_key = key}).payload;
 }
 
+/// A consolidation with the label of TileDB's file `named` (its name or
+/// its vacuum file's), with `key`.
+array::consolidation_options consolidation_as(const fs::path& named, const key_bytes& key) {
+  array::consolidation_options o;
+  o.label = format::parse_timestamped_name(named.stem().string()).uuid;
+  o.encryption_key = key;
+  return o;
+}
+
 format::ArraySchema schema_of_file(const fs::path& p, const key_bytes& key) {
   return codec::decode<format::ArraySchema>(generic_tile_payload(p, key));
 }
@@ -273,10 +282,7 @@ void copy_metadata(const fs::path& original, const fs::path& out, const key_byte
     m.commit({.timestamp = n.t1, .label = n.uuid, .encryption_key = key});
   }
   if (vac) {
-    array::consolidation_options o;
-    o.label = format::parse_timestamped_name(vac->stem().string()).uuid;
-    o.encryption_key = key;
-    array::consolidate_metadata(out, o);
+    array::consolidate_metadata(out, consolidation_as(*vac, key));
   }
 }
 
@@ -385,10 +391,7 @@ meta_check consolidate_fragment_meta_again(const fs::path& original, const fs::p
   fs::copy(original, copy, fs::copy_options::recursive);
   const fs::path rel = fs::relative(meta, original);
   fs::remove(copy / rel);
-  array::consolidation_options o;
-  o.label = format::parse_timestamped_name(meta.stem().string()).uuid;
-  o.encryption_key = key;
-  const auto r = array::consolidate_fragment_metadata(copy, o);
+  const auto r = array::consolidate_fragment_metadata(copy, consolidation_as(meta, key));
   if (fs::path(r.name) != rel.filename()) return {false, "tilefmt named it " + r.name};
   const auto theirs = storage::local{}.read(meta);
   const auto ours = storage::local{}.read(copy / rel);
@@ -494,10 +497,7 @@ int main(int argc, char** argv) {
       // TileDB's fragment metadata consolidation, redone on its fragments
       // and done on the twin's (which TileDB then opens through it).
       if (const auto meta = fragment_meta_file(original)) {
-        array::consolidation_options o;
-        o.label = format::parse_timestamped_name(meta->stem().string()).uuid;
-        o.encryption_key = key;
-        array::consolidate_fragment_metadata(twin, o);
+        array::consolidate_fragment_metadata(twin, consolidation_as(*meta, key));
         const auto m = consolidate_fragment_meta_again(original, *meta, out / "meta" / id, version, key);
         std::cout << (m.equal ? "meta    " : "FAIL    ") << id << " (format " << version << "): "
                   << (m.equal ? "tilefmt's fragment metadata consolidation is TileDB's, " : "") << m.what << "\n";
