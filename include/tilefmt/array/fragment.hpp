@@ -207,6 +207,30 @@ public:
     return t;
   }
 
+  /// The values of tile `i` of fixed-size field `f`, unfiltered as stored
+  /// straight into `out`, which holds exactly the tile's cells: a reader
+  /// whose result takes the whole tile in the tile's own order saves a tile
+  /// buffer and a copy.
+  void read_values_as_stored_into(const field_info& f, std::size_t i, std::span<std::byte> out,
+                                  const fetched_tiles* ahead = nullptr) const {
+    try {
+      if (f.var()) throw std::invalid_argument("tilefmt: field \"" + f.name + "\" is var-size");
+      if (out.size() != guard_.product(tile_cells(i), f.cell_size(), "bytes in a tile"))
+        throw std::invalid_argument("tilefmt: read_values_as_stored_into: the buffer does not hold tile " +
+                                    std::to_string(i) + " of \"" + f.name + "\"");
+      if (f.in_coords_file) {
+        auto v = read_coords_tile(f, i, tile_cells(i));
+        if (v.size() != out.size()) throw format_error("coordinate tile size", 0);
+        std::memcpy(out.data(), v.data(), v.size());
+      } else {
+        source_->read_into(f, i, out, ahead);
+      }
+    } catch (format_error& e) {
+      e.prepend_field(where(f, i));
+      throw;
+    }
+  }
+
   /// Tile `i` of a field, unfiltered, as stored: in dense fragments the
   /// cells outside the non-empty domain hold whatever the writer put there
   /// (readers that take only cells inside it skip the fill).
@@ -521,18 +545,7 @@ private:
 
   /// The fixed-size path of read_tile, writing tile i's cells to `out`.
   void read_fixed_tile_into(const field_info& f, std::size_t i, std::span<std::byte> out) const {
-    try {
-      if (f.in_coords_file) {
-        auto v = read_coords_tile(f, i, tile_cells(i));
-        if (v.size() != out.size()) throw format_error("coordinate tile size", 0);
-        std::memcpy(out.data(), v.data(), v.size());
-      } else {
-        source_->read_into(f, i, out);
-      }
-    } catch (format_error& e) {
-      e.prepend_field(where(f, i));
-      throw;
-    }
+    read_values_as_stored_into(f, i, out);
     if (fills(f)) fill_fixed(f, i, out);
   }
 

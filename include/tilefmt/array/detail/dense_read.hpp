@@ -39,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "tilefmt/array/column.hpp"
 #include "tilefmt/array/dense_grid.hpp"
 #include "tilefmt/array/detail/parallel.hpp"
 #include "tilefmt/array/detail/read_plan.hpp"
@@ -306,6 +307,21 @@ inline void won_runs(const tile_part& p, const cell_box& box, const result_order
   });
 }
 
+/// Where in the result a tile's cells all go when `runs` take the whole
+/// tile (`cells` cells) in its own cell order to one stretch of the result
+/// (a query whose box is the space tile, in the tile's order); else nothing.
+inline std::optional<std::size_t> whole_tile_run(const std::vector<won_run>& runs, std::size_t stride,
+                                                 std::uint64_t cells) {
+  if (stride != 1 || runs.empty()) return std::nullopt;
+  std::size_t n = 0;
+  for (const auto& r : runs) {
+    if (r.tile != n || r.result != runs.front().result + n) return std::nullopt;
+    n += r.len;
+  }
+  if (n != cells) return std::nullopt;
+  return runs.front().result;
+}
+
 /// One space tile of a fragment and the parts of the subarray's ND ranges
 /// in it (box index, part): the unit of work a thread takes, so that each
 /// tile is read once.
@@ -540,7 +556,13 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
     // Each result cell has one winner, in one of its tiles: no two threads write one cell.
     parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
       std::vector<won_run> runs;
+      // The tile, read when a part first needs it: fixed-size fields without
+      // validity as bare values, others whole.
+      const bool plain = !r.var && !r.nullable;
+      bool loaded = false;
       std::optional<tile_data> t;
+      column<std::byte> fixed;
+      std::span<const std::byte> values;
       for (const auto& [b, p] : batch[w].parts) {
         if (plan.skips(p.tile_lo)) continue;
         won_runs(p, boxes[b], order, g, fb.newer[k], runs);
@@ -556,8 +578,26 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
           }
           continue;
         }
-        if (!t) t = frag.read_tile_as_stored(*fi, static_cast<std::size_t>(batch[w].tile), ahead.of(r.name));
-        const std::size_t cells = r.var ? t->offsets.size() : t->values.size() / size;
+        const auto tile = static_cast<std::size_t>(batch[w].tile);
+        if (!loaded && plain) {
+          const auto tile_bytes = static_cast<std::size_t>(frag.tile_cells(tile)) * size;
+          const auto at = batch[w].parts.size() == 1 ? whole_tile_run(runs, stride, frag.tile_cells(tile)) : std::nullopt;
+          if (at) {  // the tile decodes straight into the result: no tile buffer, no copy
+            frag.read_values_as_stored_into(*fi, tile, std::span(r.values.data() + *at * size, tile_bytes),
+                                            ahead.of(r.name));
+            continue;
+          }
+          // A buffer not zeroed first: the decoder writes every byte.
+          fixed = column<std::byte>(tile_bytes);
+          frag.read_values_as_stored_into(*fi, tile, fixed, ahead.of(r.name));
+          values = fixed;
+          loaded = true;
+        } else if (!loaded) {
+          t = frag.read_tile_as_stored(*fi, tile, ahead.of(r.name));
+          values = t->values;
+          loaded = true;
+        }
+        const std::size_t cells = r.var ? t->offsets.size() : values.size() / size;
         for (const auto& run : runs) {
           const std::size_t last = run.tile + (run.len - 1) * stride;
           if (last >= cells || (r.nullable && last >= t->validity.size()))
@@ -568,10 +608,10 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
             for (std::size_t j = 0; j < run.len; ++j)
               var_cells[run.result + j] = var_cell(t->values, t->offsets, run.tile + j * stride);
           } else if (stride == 1) {
-            std::memcpy(r.values.data() + run.result * size, t->values.data() + run.tile * size, run.len * size);
+            std::memcpy(r.values.data() + run.result * size, values.data() + run.tile * size, run.len * size);
           } else {
             for (std::size_t j = 0; j < run.len; ++j)
-              std::memcpy(r.values.data() + (run.result + j) * size, t->values.data() + (run.tile + j * stride) * size,
+              std::memcpy(r.values.data() + (run.result + j) * size, values.data() + (run.tile + j * stride) * size,
                           size);
           }
           if (r.nullable)
