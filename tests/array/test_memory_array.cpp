@@ -7,6 +7,7 @@
 #include <array>
 #include <atomic>
 #include <filesystem>
+#include <optional>
 
 #include "../support/forwarding_backend.hpp"
 #include "../support/result_rows.hpp"
@@ -167,7 +168,8 @@ TEST_CASE("where the storage prefers it, a query reads each run of adjacent tile
 /// the rows of each (which must be equal) and the reads of data files.
 template <class Coord>
 std::pair<std::vector<std::string>, std::array<int, 2>> sparse_merged_and_not(
-    std::size_t dims, Coord&& coord, const std::vector<std::pair<std::int64_t, std::int64_t>>& box) {
+    std::size_t dims, Coord&& coord, const std::vector<std::pair<std::int64_t, std::int64_t>>& box,
+    std::optional<array::condition> where = std::nullopt) {
   std::vector<std::vector<std::string>> results;
   std::array<int, 2> reads{};
   for (const bool merge : {true, false}) {
@@ -191,7 +193,9 @@ std::pair<std::vector<std::string>, std::array<int, 2>> sparse_merged_and_not(
     f.set("a", a).commit({.timestamp = 1});
     auto arr = array::open("/s", {.threads = 2, .storage = st});
     st->data_reads = 0;
-    results.push_back(testing::rows(arr.query().subarray(box).read()));
+    auto q = arr.query().subarray(box);
+    if (where) q.where(*where);
+    results.push_back(testing::rows(q.read()));
     reads[merge ? 0 : 1] = st->data_reads.load();
   }
   CHECK(results[0] == results[1]);
@@ -203,6 +207,15 @@ TEST_CASE("where the storage prefers it, a sparse query reads each run of adjace
   // one read each of x and a when merged, ten each when not.
   const auto [rows, reads] = sparse_merged_and_not(1, [](int i) { return 2 * i; }, {{100, 299}});
   CHECK(rows.size() == 100);
+  CHECK(reads == std::array<int, 2>{2, 20});
+}
+
+TEST_CASE("where the storage prefers it, a sparse query's condition reads its tiles with one request") {
+  // As above, with a condition on a: its tiles (5-14) are read once, merged,
+  // and kept for the result; a = 11 i < 1100 keeps cells 50-99.
+  const auto [rows, reads] =
+      sparse_merged_and_not(1, [](int i) { return 2 * i; }, {{100, 299}}, array::field("a") < std::int32_t{1100});
+  CHECK(rows.size() == 50);
   CHECK(reads == std::array<int, 2>{2, 20});
 }
 

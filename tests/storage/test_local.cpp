@@ -49,6 +49,10 @@ TEST_CASE("local: write, read, read a range, list, remove") {
   CHECK(st.read_range(t.path / "a" / "f.tdb", 12, 0).empty());
   CHECK_THROWS_AS(st.read_range(t.path / "a" / "f.tdb", 8, 5), storage::io_error);
   CHECK_THROWS_AS(st.read_range(t.path / "a" / "f.tdb", ~std::uint64_t{0}, 2), storage::io_error);
+  std::vector<std::byte> into(5, std::byte{0xee});  // read_range_into: the caller's buffer
+  st.read_range_into(t.path / "a" / "f.tdb", 7, into);
+  CHECK(into == testing::text_bytes("world"));
+  CHECK_THROWS_AS(st.read_range_into(t.path / "a" / "f.tdb", 8, into), storage::io_error);
   // No temporary file is left behind by the atomic write.
   auto entries = st.list(t.path / "a");
   REQUIRE(entries.size() == 3);

@@ -21,6 +21,10 @@ TEST_CASE("memory: folders, files, ranges, listing") {
   CHECK(st.read("arr/a.tdb") == testing::text_bytes("0123456789"));
   CHECK(st.read_range("arr/a.tdb", 2, 3) == testing::text_bytes("234"));
   CHECK_THROWS_AS(st.read_range("arr/a.tdb", 9, 2), storage::io_error);
+  std::vector<std::byte> into(3);
+  st.read_range_into("arr/a.tdb", 2, into);
+  CHECK(into == testing::text_bytes("234"));
+  CHECK_THROWS_AS(st.read_range_into("arr/a.tdb", 8, into), storage::io_error);
   CHECK_THROWS_AS(st.read("arr/a.tdb", 9), storage::io_error);
   CHECK_THROWS_AS(st.read("arr/__schema"), storage::io_error);  // a folder
   CHECK_THROWS_AS(st.read("arr/none"), storage::io_error);

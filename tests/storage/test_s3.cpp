@@ -72,6 +72,10 @@ TEST_CASE("s3: paths, files, ranges, listings, removal") {
   CHECK(st.read_range(at("c/a.tdb"), 10, 0).empty());
   CHECK_THROWS_AS(st.read_range(at("c/a.tdb"), 9, 2), storage::io_error);
   CHECK_THROWS_AS(st.read_range(at("c/a.tdb"), 11, 0), storage::io_error);
+  std::vector<std::byte> into(3);
+  st.read_range_into(at("c/a.tdb"), 2, into);
+  CHECK(into == testing::text_bytes("234"));
+  CHECK_THROWS_AS(st.read_range_into(at("c/a.tdb"), 8, into), storage::io_error);
   CHECK_THROWS_AS(st.read(at("c/a.tdb"), 9), storage::io_error);  // more than the reader allows
   CHECK_THROWS_AS(st.read(at("c/none")), storage::io_error);
   const auto l = st.list(at("c"));

@@ -31,6 +31,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -117,6 +118,11 @@ public:
   std::vector<std::byte> read_range(const fs::path& p, std::uint64_t offset, std::uint64_t n) const {
     return do_read_range(p, offset, n);
   }
+  /// The same into `out` (`out.size()` bytes), which the caller provides:
+  /// a reader that decodes the bytes next needs no zeroed buffer of its own.
+  void read_range_into(const fs::path& p, std::uint64_t offset, std::span<std::byte> out) const {
+    do_read_range_into(p, offset, out);
+  }
   /// The entries of folder `p`, sorted by name; empty when `p` is no folder.
   std::vector<entry> list(const fs::path& p) const { return do_list(p); }
   /// Whether each request costs more than its bytes (a round trip to an
@@ -153,6 +159,11 @@ private:
   /// By default the bytes are kept and given to do_write at commit.
   virtual std::unique_ptr<file_writer> do_open_write(const fs::path& p);
   virtual bool do_prefers_merged_reads() const { return false; }
+  /// By default do_read_range's bytes, copied.
+  virtual void do_read_range_into(const fs::path& p, std::uint64_t offset, std::span<std::byte> out) const {
+    const auto bytes = do_read_range(p, offset, out.size());
+    if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+  }
 };
 
 namespace detail {

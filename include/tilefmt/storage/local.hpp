@@ -134,12 +134,22 @@ private:
 
   std::vector<std::byte> do_read_range(const fs::path& p, std::uint64_t offset, std::uint64_t n) const override {
     detail::regular_file f(p);
-    if (offset > f.size() || n > f.size() - offset)
-      throw io_error(p, "needs " + std::to_string(n) + " bytes at offset " + std::to_string(offset) + ", the file has " +
-                            std::to_string(f.size()));
+    check_range(f, p, offset, n);
     std::vector<std::byte> out(static_cast<std::size_t>(n));
     f.read_at(offset, out);
     return out;
+  }
+
+  void do_read_range_into(const fs::path& p, std::uint64_t offset, std::span<std::byte> out) const override {
+    detail::regular_file f(p);
+    check_range(f, p, offset, out.size());
+    f.read_at(offset, out);
+  }
+
+  static void check_range(const detail::regular_file& f, const fs::path& p, std::uint64_t offset, std::uint64_t n) {
+    if (offset > f.size() || n > f.size() - offset)
+      throw io_error(p, "needs " + std::to_string(n) + " bytes at offset " + std::to_string(offset) + ", the file has " +
+                            std::to_string(f.size()));
   }
 
   std::vector<entry> do_list(const fs::path& p) const override {

@@ -287,10 +287,23 @@ private:
           keep_run(s.coords.values, s.run, size);  // until the result is assembled, only the run's cells
           return;
         }
-        if (s.run.count == 0) {
-          s.coords = {};
-          return;
-        }
+        if (s.run.count == 0) s.coords = {};
+      });
+    });
+    if (std::find(in_order.begin(), in_order.end(), 0) != in_order.end()) return std::nullopt;
+    if (plan_.where) {
+      // The condition's tiles of the segments with cells in the range,
+      // fetched together where the storage prefers few requests.
+      std::vector<std::pair<std::uint32_t, std::uint64_t>> cond_tiles;
+      for (const auto& s : segs)
+        if (s.run.count != 0) cond_tiles.emplace_back(s.run.frag, s.run.tile);
+      std::map<std::string, std::map<std::uint32_t, fetched_tiles>, std::less<>> cond_ahead;
+      for (const auto& name : plan_.where->field_names())
+        if (name != dims_[0].name.value) cond_ahead.emplace(name, fetch_ahead(cond_tiles, name));
+      parallel_for(segs.size(), threads(), [&](std::size_t j) {
+        auto& s = segs[j];
+        if (s.run.count == 0) return;
+        const auto& f = frags[s.run.frag];
         // The condition, over the run's cells: the tiles it names read here,
         // and those the result has kept for read_attributes.
         std::map<std::string, tile_data, std::less<>> read;
@@ -298,7 +311,12 @@ private:
           if (name == dims_[0].name.value) return &s.coords;
           if (!has_attribute(f.schema(), name)) return nullptr;  // added after the fragment
           auto it = read.find(name);
-          if (it == read.end()) it = read.emplace(name, f.read_tile(f.field(name), static_cast<std::size_t>(s.run.tile))).first;
+          if (it == read.end()) {
+            const auto ahead = cond_ahead.find(name);
+            it = read.emplace(name, f.read_tile(f.field(name), static_cast<std::size_t>(s.run.tile),
+                                                ahead == cond_ahead.end() ? nullptr : ahead_of(ahead->second, s.run.frag)))
+                     .first;
+          }
           return &it->second;
         });
         const auto passed = static_cast<std::size_t>(std::count_if(pass.begin(), pass.end(), [](std::uint8_t b) { return b != 0; }));
@@ -337,8 +355,7 @@ private:
           s.held.emplace(name, std::move(tile));
         }
       });
-    });
-    if (std::find(in_order.begin(), in_order.end(), 0) != in_order.end()) return std::nullopt;
+    }
     std::size_t n = 0;
     for (auto& s : segs)
       for (auto& part : s.parts) {

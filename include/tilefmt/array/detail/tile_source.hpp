@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "tilefmt/array/column.hpp"
 #include "tilefmt/array/detail/once_map.hpp"
 #include "tilefmt/array/detail/parallel.hpp"
 #include "tilefmt/array/fetched_tiles.hpp"
@@ -236,7 +237,7 @@ public:
                               std::size_t cell_size, std::vector<std::uint64_t>* rebuilt_offsets = nullptr,
                               const fetched_tiles* ahead = nullptr) const {
     auto t = fetch(f, which, i, expected, ahead);
-    if (!t.view) return std::move(t.bytes);
+    if (!t.view) return std::vector<std::byte>(t.bytes.begin(), t.bytes.end());
     std::vector<std::byte> out(static_cast<std::size_t>(expected));
     unfilter(f, which, t, out, cell_size, rebuilt_offsets);
     return out;
@@ -257,9 +258,12 @@ public:
   static constexpr std::uint64_t merged_read_limit = std::uint64_t{64} << 20;
 
 private:
-  /// A tile's stored bytes and, except for TileDB 1.3, its chunks (pointing into bytes).
+  /// A tile's stored bytes and, except for TileDB 1.3, its chunks (pointing
+  /// into bytes). The bytes are those fetched ahead, or read here into
+  /// `read`, a buffer not zeroed first (moving it keeps the bytes in place).
   struct fetched_tile {
-    std::vector<std::byte> bytes;
+    column<std::byte> read;
+    std::span<const std::byte> bytes;
     std::optional<format::TileView> view;
     std::uint64_t begin = 0;
   };
@@ -306,8 +310,13 @@ private:
     // io_error), so that the caller can name the fragment, field and tile.
     try {
       const auto held = ahead ? ahead->find(which, i) : std::nullopt;
-      if (held && held->size() == end - t.begin) t.bytes.assign(held->begin(), held->end());
-      else t.bytes = files_.storage->read_range(file, t.begin, end - t.begin);
+      if (held && held->size() == end - t.begin) {
+        t.bytes = *held;
+      } else {
+        t.read = column<std::byte>(static_cast<std::size_t>(end - t.begin));
+        files_.storage->read_range_into(file, t.begin, t.read);
+        t.bytes = t.read;
+      }
     } catch (const io_error& e) {
       format_error fe(e.what(), static_cast<std::size_t>(t.begin));
       fe.set_file(file.string());
