@@ -162,6 +162,53 @@ TEST_CASE("where the storage prefers it, a query reads each run of adjacent tile
   CHECK(reads[1] == 80);
 }
 
+TEST_CASE("where the storage prefers it, a whole-column read fetches adjacent tiles together, in bounded runs") {
+  // 1000 cells in 20 tiles of 50: int64 `a` and var-size `s`.
+  std::vector<std::int64_t> a;
+  std::vector<std::string> s;
+  for (int i = 0; i < 1000; ++i) a.push_back(i * 7), s.push_back(std::string(static_cast<std::size_t>(i % 5), 'x'));
+  auto written = [&](bool merge) {
+    auto st = std::make_shared<merging_memory>(merge);
+    array::create("/c",
+                  format::make_array_schema(
+                      {.type = format::ArrayType::DENSE,
+                       .dimensions = {format::make_dimension<std::int64_t>("d", 0, 999, 50)},
+                       .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT64}),
+                                      format::make_attribute({.name = "s", .type = format::Datatype::STRING_ASCII,
+                                                              .cell_val_num = format::var_num})}}),
+                  {.storage = st});
+    array::dense_fragment f("/c", {{0, 999}}, array::cell_layout::row_major, st);
+    f.set("a", a).set_var("s", s).commit({.timestamp = 1});
+    return st;
+  };
+  for (const bool merge : {true, false}) {
+    CAPTURE(merge);
+    auto st = written(merge);
+    const auto arr = array::open("/c", {.threads = 2, .storage = st});
+    const auto& frag = arr.fragments().at(0);
+    REQUIRE(frag.tile_num() == 20);
+    st->data_reads = 0;
+    const auto got = frag.read<std::int64_t>("a");
+    CHECK(std::vector<std::int64_t>(got.begin(), got.end()) == a);
+    CHECK(st->data_reads == (merge ? 1 : 20));
+    st->data_reads = 0;
+    const auto strings = frag.read_var<char>("s");
+    CHECK(strings.offsets.size() == 1000);
+    CHECK(strings.offsets[3] == 0 + 1 + 2);
+    CHECK(st->data_reads == (merge ? 2 : 40));  // the offsets file and the var file
+  }
+  // With open_options::max_allocation below a's stored bytes (20 tiles of
+  // 400 bytes and their headers) but not below its 8000 decoded ones, the
+  // runs are cut to fit it: more reads than one, fewer than a tile each.
+  auto st = written(true);
+  const auto arr = array::open("/c", {.threads = 2, .max_allocation = 8100, .storage = st});
+  st->data_reads = 0;
+  const auto got = arr.fragments().at(0).read<std::int64_t>("a");
+  CHECK(std::vector<std::int64_t>(got.begin(), got.end()) == a);
+  CHECK(st->data_reads > 1);
+  CHECK(st->data_reads < 20);
+}
+
 /// A sparse array of 300 cells in tiles of 10 (`dims` dimensions; cell i
 /// at coordinates `coord(i)` in each), written once into a backend that
 /// merges reads and once into one that does not, and queried over `box`:

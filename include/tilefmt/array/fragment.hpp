@@ -535,17 +535,36 @@ private:
     return f;
   }
 
+  /// Calls `fn(i, ahead)` for every tile i of `f` on up to
+  /// open_options::threads threads. Where the storage prefers few requests,
+  /// the tiles are fetched ahead in runs of adjacent tiles, a bounded run
+  /// at a time (tile_source::tile_batches), and `ahead` holds the run's.
+  template <class Fn>
+  void for_each_tile(const field_info& f, Fn&& fn) const {
+    source_->prepare(f);
+    const unsigned threads = source_->options().threads;
+    const std::uint64_t limit = std::min(detail::tile_source::merged_read_limit * detail::thread_count(threads),
+                                         source_->options().max_allocation);
+    for (const auto& batch : source_->tile_batches(f, tile_num(), limit)) {
+      const std::size_t first = batch.first, n = batch.second - batch.first;
+      std::vector<std::size_t> tiles(n);
+      for (std::size_t k = 0; k < n; ++k) tiles[k] = first + k;
+      const auto ahead = fetch_tiles(f, std::move(tiles));
+      detail::parallel_for(n, threads, [&](std::size_t k) { fn(first + k, &ahead); });
+    }
+  }
+
   /// Every tile of `f`, decoded on up to open_options::threads threads.
   std::vector<tile_data> read_all_tiles(const field_info& f) const {
-    source_->prepare(f);
     std::vector<tile_data> tiles(tile_num());
-    detail::parallel_for(tiles.size(), source_->options().threads, [&](std::size_t i) { tiles[i] = read_tile(f, i); });
+    for_each_tile(f, [&](std::size_t i, const fetched_tiles* ahead) { tiles[i] = read_tile(f, i, ahead); });
     return tiles;
   }
 
   /// The fixed-size path of read_tile, writing tile i's cells to `out`.
-  void read_fixed_tile_into(const field_info& f, std::size_t i, std::span<std::byte> out) const {
-    read_values_as_stored_into(f, i, out);
+  void read_fixed_tile_into(const field_info& f, std::size_t i, std::span<std::byte> out,
+                            const fetched_tiles* ahead = nullptr) const {
+    read_values_as_stored_into(f, i, out, ahead);
     if (fills(f)) fill_fixed(f, i, out);
   }
 
@@ -554,11 +573,10 @@ private:
 #else
   TILEFMT_EMIT
   void read_fixed_into(const field_info& f, std::span<std::byte> out) const {
-    source_->prepare(f);
     const std::size_t cs = f.cell_size();
     const std::size_t full = static_cast<std::size_t>(full_tile_cells()) * cs;
-    detail::parallel_for(tile_num(), source_->options().threads, [&](std::size_t i) {
-      read_fixed_tile_into(f, i, out.subspan(i * full, static_cast<std::size_t>(tile_cells(i)) * cs));
+    for_each_tile(f, [&](std::size_t i, const fetched_tiles* ahead) {
+      read_fixed_tile_into(f, i, out.subspan(i * full, static_cast<std::size_t>(tile_cells(i)) * cs), ahead);
     });
   }
 #endif

@@ -229,6 +229,48 @@ public:
     return kept;
   }
 
+  /// Tiles [0, n) of `f` as runs [first, last) of adjacent tiles for a
+  /// whole-column read to fetch_ahead one at a time: one run of all of them
+  /// where the backend does not prefer merged reads (nothing is fetched
+  /// ahead there), else runs whose stored bytes, in all of the field's
+  /// files, add up to at most `limit` (or one tile larger than that), so
+  /// that a column of any size is fetched in bounded pieces.
+  std::vector<std::pair<std::size_t, std::size_t>> tile_batches(const field_info& f, std::size_t n,
+                                                                std::uint64_t limit) const {
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    if (n == 0) return out;
+    if (!files_.storage->prefers_merged_reads() || files_.version == 0 || f.in_coords_file) return {{0, n}};
+    std::vector<std::pair<const std::vector<std::uint64_t>*, std::uint64_t>> files{
+        {&offsets_of(f, format::DataFile::fixed), file_size_of(f, format::DataFile::fixed)}};
+    if (f.var()) files.emplace_back(&offsets_of(f, format::DataFile::var), file_size_of(f, format::DataFile::var));
+    if (f.nullable)
+      files.emplace_back(&offsets_of(f, format::DataFile::validity), file_size_of(f, format::DataFile::validity));
+    // A tile's stored size as its offsets say (0 where they do not add up:
+    // fetch then reports the damage).
+    auto stored = [&](std::size_t i) {
+      std::uint64_t total = 0;
+      for (const auto& [offsets, file_size] : files) {
+        if (i >= offsets->size()) continue;
+        const std::uint64_t begin = (*offsets)[i], end = i + 1 < offsets->size() ? (*offsets)[i + 1] : file_size;
+        if (end >= begin) total += std::min(end - begin, limit);
+      }
+      return total;
+    };
+    std::size_t first = 0;
+    std::uint64_t bytes = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t b = stored(i);
+      if (i > first && bytes + b > limit) {
+        out.emplace_back(first, i);
+        first = i;
+        bytes = 0;
+      }
+      bytes += b;
+    }
+    out.emplace_back(first, n);
+    return out;
+  }
+
   /// Tile `i` of `which` of `f`, unfiltered: `expected` bytes of cells of
   /// `cell_size` bytes. For RLE and dictionary strings, the var tile
   /// rebuilds the cell offsets into `rebuilt_offsets`. Its stored bytes
