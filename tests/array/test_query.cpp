@@ -273,6 +273,85 @@ TEST_CASE("dense: one space tile per query, whole or partly overwritten, in ever
   }
 }
 
+// Tiles of 256 x 256 int32 are four chunks of 64 rows: a box that meets
+// part of a tile decodes only the chunks holding its cells, a chunk at a
+// time. Damage to a chunk no query needs goes unnoticed; a query that needs
+// it names it.
+TEST_CASE("dense: a tile partly in the box decodes only the chunks holding its cells") {
+  auto st = std::make_shared<storage::memory>();
+  array::create("/z",
+                format::make_array_schema(
+                    {.type = format::ArrayType::DENSE,
+                     .dimensions = {format::make_dimension<std::int32_t>("r", 0, 511, 256),
+                                    format::make_dimension<std::int32_t>("c", 0, 511, 256)},
+                     .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32,
+                                                            .filters = format::compression_pipeline(format::FilterType::ZSTD)})}}),
+                {.storage = st});
+  std::vector<std::int32_t> v;
+  for (int r = 0; r < 512; ++r)
+    for (int c = 0; c < 512; ++c) v.push_back(r * 1000 + c);
+  array::dense_fragment f("/z", {{0, 511}, {0, 511}}, array::cell_layout::row_major, st);
+  f.set("a", v).commit({.timestamp = 1});
+  // `ranges` per dimension; the cells in row- or column-major order.
+  using ranges = std::vector<std::pair<int, int>>;
+  auto expected = [](const ranges& rows, const ranges& cols, bool row_major) {
+    std::vector<std::int32_t> out;
+    auto each = [](const ranges& rs, auto&& fn) {
+      for (const auto& [lo, hi] : rs)
+        for (int x = lo; x <= hi; ++x) fn(x);
+    };
+    if (row_major)
+      each(rows, [&](int r) { each(cols, [&](int c) { out.push_back(r * 1000 + c); }); });
+    else
+      each(cols, [&](int c) { each(rows, [&](int r) { out.push_back(r * 1000 + c); }); });
+    return out;
+  };
+  auto read = [&](const ranges& rows, const ranges& cols, bool row_major) {
+    auto arr = array::open("/z", {.threads = 2, .storage = st});
+    auto q = arr.query();
+    for (const auto& [lo, hi] : rows) q.add_range(0, std::int32_t{lo}, std::int32_t{hi});
+    for (const auto& [lo, hi] : cols) q.add_range(1, std::int32_t{lo}, std::int32_t{hi});
+    q.layout(row_major ? array::query_layout::row_major : array::query_layout::col_major);
+    const auto got = q.read().get<std::int32_t>("a");
+    return std::vector<std::int32_t>(got.begin(), got.end());
+  };
+  const std::vector<std::pair<ranges, ranges>> boxes{
+      {{{10, 20}}, {{30, 40}}},                  // inside chunk 0 of tile 0
+      {{{60, 70}}, {{250, 260}}},                // across chunks 0-1 and tiles 0-1
+      {{{0, 5}, {300, 310}}, {{7, 7}, {500, 511}}},  // several ranges, four tiles
+      {{{0, 255}}, {{0, 254}}},                  // all of tile 0's chunks but not all cells
+      {{{0, 511}}, {{0, 511}}},                  // everything
+  };
+  for (const auto& [rows, cols] : boxes)
+    for (const bool row_major : {true, false}) {
+      CAPTURE(rows.front().first);
+      CAPTURE(cols.front().first);
+      CAPTURE(row_major);
+      CHECK(read(rows, cols, row_major) == expected(rows, cols, row_major));
+    }
+  // Damage chunk 3 of tile 0 (rows 192-255; tile 0 starts the file): its
+  // zstd frame loses its magic number.
+  const auto frags = st->list("/z/__fragments");
+  REQUIRE(frags.size() == 1);
+  const fs::path file = fs::path("/z/__fragments") / frags[0].name / "a0.tdb";
+  auto bytes = st->read(file);
+  codec::reader at(bytes);
+  const auto tile = codec::decode<format::TileView>(at);
+  REQUIRE(tile.chunks.value.size() == 4);
+  const auto offset = static_cast<std::size_t>(tile.chunks.value[3].data.bytes().data() - bytes.data());
+  std::fill_n(bytes.begin() + static_cast<std::ptrdiff_t>(offset), 4, std::byte{0});
+  st->write(file, bytes);
+  CHECK(read({{0, 63}}, {{0, 255}}, true) == expected({{0, 63}}, {{0, 255}}, true));
+  CHECK(read({{100, 191}}, {{5, 9}}, false) == expected({{100, 191}}, {{5, 9}}, false));
+  try {
+    (void)read({{200, 201}}, {{0, 3}}, true);
+    FAIL("the damaged chunk was not noticed");
+  } catch (const format_error& e) {
+    CHECK(std::string(e.what()).find("chunk 3") != std::string::npos);
+    CHECK(std::string(e.what()).find("a0.tdb") != std::string::npos);
+  }
+}
+
 TEST_CASE("dense: attributes chosen and ordered, the whole domain by default") {
   auto st = grid_array(format::Layout::ROW_MAJOR);
   write(st, {1, 6, 1, 6}, 0, 1);

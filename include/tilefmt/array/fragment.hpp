@@ -231,6 +231,34 @@ public:
     }
   }
 
+  /// The values of tile `i` of fixed-size field `f` as stored, unfiltered a
+  /// chunk at a time: `want(first, last)` says whether the chunk holding the
+  /// tile's cells [first, last) is needed, `take(first, values)` gets each
+  /// needed one. A reader that needs part of a tile holds a chunk rather
+  /// than the tile, and decodes only the chunks it needs (some pieces may
+  /// be larger than a chunk: the whole tile where its chunks split cells).
+  template <class Want, class Take>
+  void read_values_in_chunks(const field_info& f, std::size_t i, Want&& want, Take&& take,
+                             const fetched_tiles* ahead = nullptr) const {
+    const std::size_t cs = f.cell_size();
+    try {
+      if (f.var() || cs == 0) throw std::invalid_argument("tilefmt: field \"" + f.name + "\" is var-size");
+      const std::uint64_t cells = tile_cells(i);
+      if (f.in_coords_file) {
+        const auto v = read_coords_tile(f, i, cells);
+        take(std::size_t{0}, std::span<const std::byte>(v));
+        return;
+      }
+      source_->read_chunks(
+          f, i, guard_.product(cells, cs, "bytes in a tile"), ahead,
+          [&](std::size_t begin, std::size_t end) { return want(begin / cs, end / cs); },
+          [&](std::size_t begin, std::span<const std::byte> values) { take(begin / cs, values); });
+    } catch (format_error& e) {
+      e.prepend_field(where(f, i));
+      throw;
+    }
+  }
+
   /// Tile `i` of a field, unfiltered, as stored: in dense fragments the
   /// cells outside the non-empty domain hold whatever the writer put there
   /// (readers that take only cells inside it skip the fill).

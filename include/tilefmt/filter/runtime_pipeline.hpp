@@ -123,6 +123,16 @@ public:
     detail::decode_tile(run, ctx, tile, out);
   }
 
+  /// Decodes the chunks of a parsed tile that `want` asks for, one at a
+  /// time (detail::decode_tile_chunks).
+  template <class Want, class Take>
+  void decode_chunks(const format::TileView& tile, const tile_context& ctx, Want&& want, Take&& take) const {
+    detail::vector_stages seq{stages_};
+    detail::runner run(seq);
+    run.set_input_type(type_);
+    detail::decode_tile_chunks(run, ctx, tile, want, take);
+  }
+
   /// Decodes serialized tile bytes (chunk count and chunks).
   std::vector<std::byte> decode(bytes_view tile_bytes, const tile_context& ctx) const {
     auto tile = codec::decode<format::TileView>(tile_bytes);

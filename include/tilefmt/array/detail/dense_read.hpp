@@ -39,7 +39,6 @@
 #include <utility>
 #include <vector>
 
-#include "tilefmt/array/column.hpp"
 #include "tilefmt/array/dense_grid.hpp"
 #include "tilefmt/array/detail/parallel.hpp"
 #include "tilefmt/array/detail/read_plan.hpp"
@@ -322,6 +321,36 @@ inline std::optional<std::size_t> whole_tile_run(const std::vector<won_run>& run
   return runs.front().result;
 }
 
+/// Copies the cells of `runs` that lie in tile cells [first, first + n),
+/// whose values `values` holds (n cells of `size` bytes), to the result.
+inline void copy_runs_within(const std::vector<won_run>& runs, std::size_t stride, std::size_t first,
+                             std::span<const std::byte> values, std::size_t size, std::byte* out) {
+  const std::size_t end = first + values.size() / size;
+  for (const auto& run : runs) {
+    if (run.tile >= end) continue;
+    // The run's cells j with first <= run.tile + j * stride < end.
+    const std::size_t j0 = run.tile >= first ? 0 : (first - run.tile + stride - 1) / stride;
+    const std::size_t j1 = std::min(run.len, (end - run.tile + stride - 1) / stride);
+    if (j0 >= j1) continue;
+    const std::byte* from = values.data() + (run.tile + j0 * stride - first) * size;
+    if (stride == 1) {
+      std::memcpy(out + (run.result + j0) * size, from, (j1 - j0) * size);
+      continue;
+    }
+    for (std::size_t j = j0; j < j1; ++j, from += stride * size) std::memcpy(out + (run.result + j) * size, from, size);
+  }
+}
+
+/// Whether some cell of `runs` lies in tile cells [first, last).
+inline bool runs_meet(const std::vector<won_run>& runs, std::size_t stride, std::size_t first, std::size_t last) {
+  for (const auto& run : runs) {
+    if (run.tile >= last) continue;
+    const std::size_t j0 = run.tile >= first ? 0 : (first - run.tile + stride - 1) / stride;
+    if (j0 < run.len && run.tile + j0 * stride < last) return true;
+  }
+  return false;
+}
+
 /// One space tile of a fragment and the parts of the subarray's ND ranges
 /// in it (box index, part): the unit of work a thread takes, so that each
 /// tile is read once.
@@ -556,13 +585,12 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
     // Each result cell has one winner, in one of its tiles: no two threads write one cell.
     parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
       std::vector<won_run> runs;
-      // The tile, read when a part first needs it: fixed-size fields without
-      // validity as bare values, others whole.
+      // Fixed-size fields without validity gather the runs of every part,
+      // then read the tile once; others read the tile whole when a part
+      // first needs it.
       const bool plain = !r.var && !r.nullable;
-      bool loaded = false;
+      std::vector<won_run> plain_runs;
       std::optional<tile_data> t;
-      column<std::byte> fixed;
-      std::span<const std::byte> values;
       for (const auto& [b, p] : batch[w].parts) {
         if (plan.skips(p.tile_lo)) continue;
         won_runs(p, boxes[b], order, g, fb.newer[k], runs);
@@ -578,26 +606,12 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
           }
           continue;
         }
-        const auto tile = static_cast<std::size_t>(batch[w].tile);
-        if (!loaded && plain) {
-          const auto tile_bytes = static_cast<std::size_t>(frag.tile_cells(tile)) * size;
-          const auto at = batch[w].parts.size() == 1 ? whole_tile_run(runs, stride, frag.tile_cells(tile)) : std::nullopt;
-          if (at) {  // the tile decodes straight into the result: no tile buffer, no copy
-            frag.read_values_as_stored_into(*fi, tile, std::span(r.values.data() + *at * size, tile_bytes),
-                                            ahead.of(r.name));
-            continue;
-          }
-          // A buffer not zeroed first: the decoder writes every byte.
-          fixed = column<std::byte>(tile_bytes);
-          frag.read_values_as_stored_into(*fi, tile, fixed, ahead.of(r.name));
-          values = fixed;
-          loaded = true;
-        } else if (!loaded) {
-          t = frag.read_tile_as_stored(*fi, tile, ahead.of(r.name));
-          values = t->values;
-          loaded = true;
+        if (plain) {
+          plain_runs.insert(plain_runs.end(), runs.begin(), runs.end());
+          continue;
         }
-        const std::size_t cells = r.var ? t->offsets.size() : values.size() / size;
+        if (!t) t = frag.read_tile_as_stored(*fi, static_cast<std::size_t>(batch[w].tile), ahead.of(r.name));
+        const std::size_t cells = r.var ? t->offsets.size() : t->values.size() / size;
         for (const auto& run : runs) {
           const std::size_t last = run.tile + (run.len - 1) * stride;
           if (last >= cells || (r.nullable && last >= t->validity.size()))
@@ -608,14 +622,32 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
             for (std::size_t j = 0; j < run.len; ++j)
               var_cells[run.result + j] = var_cell(t->values, t->offsets, run.tile + j * stride);
           } else if (stride == 1) {
-            std::memcpy(r.values.data() + run.result * size, values.data() + run.tile * size, run.len * size);
+            std::memcpy(r.values.data() + run.result * size, t->values.data() + run.tile * size, run.len * size);
           } else {
             for (std::size_t j = 0; j < run.len; ++j)
-              std::memcpy(r.values.data() + (run.result + j) * size, values.data() + (run.tile + j * stride) * size,
+              std::memcpy(r.values.data() + (run.result + j) * size, t->values.data() + (run.tile + j * stride) * size,
                           size);
           }
           if (r.nullable)
             for (std::size_t j = 0; j < run.len; ++j) r.validity[run.result + j] = t->validity[run.tile + j * stride];
+        }
+      }
+      if (!plain_runs.empty()) {
+        const auto tile = static_cast<std::size_t>(batch[w].tile);
+        const std::uint64_t cells = frag.tile_cells(tile);
+        if (const auto at = whole_tile_run(plain_runs, stride, cells)) {
+          // The tile decodes straight into the result: no tile buffer, no copy.
+          frag.read_values_as_stored_into(*fi, tile,
+                                          std::span(r.values.data() + *at * size, static_cast<std::size_t>(cells) * size),
+                                          ahead.of(r.name));
+        } else {
+          // A chunk at a time, only the chunks that hold cells of the runs.
+          frag.read_values_in_chunks(
+              *fi, tile, [&](std::size_t first, std::size_t last) { return runs_meet(plain_runs, stride, first, last); },
+              [&](std::size_t first, std::span<const std::byte> values) {
+                copy_runs_within(plain_runs, stride, first, values, size, r.values.data());
+              },
+              ahead.of(r.name));
         }
       }
       // Fixed-size values are copied; var-size cells point into the tile.

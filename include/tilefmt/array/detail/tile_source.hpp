@@ -296,6 +296,35 @@ public:
     unfilter(f, format::DataFile::fixed, t, out, f.cell_size(), nullptr);
   }
 
+  /// Tile `i` of `f`'s fixed file (`expected` bytes), unfiltered a chunk at
+  /// a time (filter::detail::decode_tile_chunks): `want(begin, end)` and
+  /// `take(begin, bytes)` count bytes of the unfiltered tile, and each piece
+  /// holds whole cells. A tile whose chunks do not all hold whole cells
+  /// (TileDB's writers never make one) or that has no chunks (TileDB 1.3)
+  /// comes as one piece, the whole tile.
+  template <class Want, class Take>
+  void read_chunks(const field_info& f, std::size_t i, std::uint64_t expected, const fetched_tiles* ahead, Want&& want,
+                   Take&& take) const {
+    auto t = fetch(f, format::DataFile::fixed, i, expected, ahead);
+    if (!t.view) {
+      take(std::size_t{0}, t.bytes);
+      return;
+    }
+    const std::size_t cell_size = f.cell_size();
+    const bool whole_cells = cell_size != 0 && std::all_of(t.view->chunks.begin(), t.view->chunks.end(), [&](const auto& c) {
+      return c.original_length % cell_size == 0;
+    });
+    if (!whole_cells) {
+      column<std::byte> tile(static_cast<std::size_t>(expected));
+      unfilter(f, format::DataFile::fixed, t, tile, cell_size, nullptr);
+      take(std::size_t{0}, std::span<const std::byte>(tile));
+      return;
+    }
+    const auto ctx = decode_context(cell_size, nullptr);
+    decoding(f, format::DataFile::fixed, t,
+             [&] { pipeline(f, format::DataFile::fixed).decode_chunks(*t.view, ctx, want, take); });
+  }
+
   /// The most bytes fetch_ahead reads with one request.
   static constexpr std::uint64_t merged_read_limit = std::uint64_t{64} << 20;
 
@@ -379,8 +408,7 @@ private:
     return t;
   }
 
-  void unfilter(const field_info& f, format::DataFile which, const fetched_tile& t, std::span<std::byte> out,
-                std::size_t cell_size, std::vector<std::uint64_t>* rebuilt_offsets) const {
+  filter::tile_context decode_context(std::size_t cell_size, std::vector<std::uint64_t>* rebuilt_offsets) const {
     filter::tile_context ctx;
     ctx.version = files_.version;
     ctx.cell_size = cell_size;
@@ -388,15 +416,27 @@ private:
     ctx.encryption_key = opt_.encryption_key;
     ctx.rebuilt_offsets = rebuilt_offsets;
     ctx.max_part_size = opt_.max_allocation;
+    return ctx;
+  }
+
+  /// Runs `decode()`; its format errors name the file and the tile's offset.
+  template <class Decode>
+  void decoding(const field_info& f, format::DataFile which, const fetched_tile& t, Decode&& decode) const {
     naming_file(file_path(f, which), [&] {
       try {
-        pipeline(f, which).decode_into(*t.view, out, ctx);
+        decode();
       } catch (format_error& e) {
         e.add_offset(static_cast<std::size_t>(t.begin));
         throw;
       }
       return 0;
     });
+  }
+
+  void unfilter(const field_info& f, format::DataFile which, const fetched_tile& t, std::span<std::byte> out,
+                std::size_t cell_size, std::vector<std::uint64_t>* rebuilt_offsets) const {
+    const auto ctx = decode_context(cell_size, rebuilt_offsets);
+    decoding(f, which, t, [&] { pipeline(f, which).decode_into(*t.view, out, ctx); });
   }
 
   /// TileDB 1.3 stored uncompressed tiles as they are (no chunk header); its

@@ -146,6 +146,32 @@ void decode_tile(runner<Stages>& run, const tile_context& ctx, const format::Til
     throw format_error("chunks hold " + std::to_string(at) + " bytes, the tile " + std::to_string(dest.size()), 0);
 }
 
+/// Decodes the chunks of a serialized tile that `want(begin, end)` asks for
+/// (their bytes [begin, end) of the unfiltered tile), one at a time into one
+/// buffer, handing each to `take(begin, bytes)`: a reader that needs part of
+/// a tile holds a chunk rather than the tile, and skips the chunks it does
+/// not need (every chunk is filtered on its own). Errors name the chunk.
+template <class Stages, class Want, class Take>
+void decode_tile_chunks(runner<Stages>& run, const tile_context& ctx, const format::TileView& tile, Want&& want,
+                        Take&& take) {
+  std::vector<std::byte> chunk;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < tile.chunks.size(); ++i) {
+    const auto& c = tile.chunks[i];
+    if (want(at, at + c.original_length)) {
+      chunk.resize(c.original_length);
+      try {
+        run.reverse_chunk(ctx, c.metadata.bytes(), c.data.bytes(), chunk);
+      } catch (format_error& e) {
+        e.prepend_field("chunk " + std::to_string(i));
+        throw;
+      }
+      take(at, std::span<const std::byte>(chunk));
+    }
+    at += c.original_length;
+  }
+}
+
 /// The unfiltered size of a serialized tile: the sum of its chunks'
 /// original lengths.
 inline std::size_t unfiltered_size(const format::TileView& tile) {
