@@ -322,8 +322,10 @@ TEST_CASE("dense: a tile partly in the box decodes only the chunks holding its c
       {{{0, 255}}, {{0, 254}}},                  // all of tile 0's chunks but not all cells
       {{{0, 511}}, {{0, 511}}},                  // everything
   };
-  for (const auto& [rows, cols] : boxes)
+  for (const auto& box : boxes)
     for (const bool row_major : {true, false}) {
+      const auto& rows = box.first;
+      const auto& cols = box.second;
       CAPTURE(rows.front().first);
       CAPTURE(cols.front().first);
       CAPTURE(row_major);

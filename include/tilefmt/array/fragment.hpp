@@ -246,6 +246,7 @@ public:
       const std::uint64_t cells = tile_cells(i);
       if (f.in_coords_file) {
         const auto v = read_coords_tile(f, i, cells);
+        if (v.size() != guard_.product(cells, cs, "bytes in a tile")) throw format_error("coordinate tile size", 0);
         take(std::size_t{0}, std::span<const std::byte>(v));
         return;
       }
