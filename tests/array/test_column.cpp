@@ -3,9 +3,17 @@
 // the per-cell walk must agree).
 #include "tilefmt/array/array.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <numeric>
+#include <vector>
+
+#if defined(__linux__)
+#include <unistd.h>
+#endif
 
 #include "../support/testing.hpp"
 
@@ -29,7 +37,59 @@ TEST_CASE("column<T>: large buffers are huge-page aligned, small ones are ordina
   big.resize(10);
   big.shrink_to_fit();  // moves from the huge-page path to the ordinary one
   CHECK(big[9] == 4);
+  // A small buffer sized for an upper bound and mostly unused is
+  // reallocated to its size; one mostly used is left as it is.
+  array::column<std::int32_t> bound(100000);
+  std::iota(bound.begin(), bound.end(), 0);
+  bound.resize(1000);
+  array::detail::release_unused(bound);
+  CHECK(bound.capacity() == 1000);
+  CHECK(bound[999] == 999);
+  bound.reserve(1500);
+  array::detail::release_unused(bound);
+  CHECK(bound.capacity() == 1500);
 }
+
+#if defined(__linux__)
+namespace {
+std::uint64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::uint64_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+} // namespace
+
+TEST_CASE("column<T>: a large buffer's memory goes back to the system when it is freed, and past its size on release_unused") {
+  if constexpr (array::detail::under_address_sanitizer) return;  // the sanitizer's allocator keeps freed memory
+  constexpr std::size_t mib = std::size_t{1} << 20;
+  // Freed and allocated again: the process does not keep a freed buffer's
+  // pages. (glibc's malloc would: a large block freed raises its mmap
+  // threshold to that size, so smaller buffers then come from its heap,
+  // whose top it keeps resident up to twice the threshold.)
+  const std::uint64_t before = resident_bytes();
+  for (std::size_t size : {30 * mib, 8 * mib, 8 * mib, 6 * mib, 8 * mib}) {
+    array::column<std::byte> c(size);
+    std::memset(c.data(), 1, c.size());
+    CHECK(c[c.size() - 1] == std::byte{1});
+  }
+  CHECK(resident_bytes() < before + 4 * mib);
+  // A buffer sized for an upper bound, written in full, then shrunk: the
+  // pages past its size leave the process, what it keeps stays.
+  array::column<std::byte> c(48 * mib);
+  std::memset(c.data(), 1, c.size());
+  const std::uint64_t full = resident_bytes();
+  c.resize(4 * mib + 100);
+  array::detail::release_unused(c);
+  CHECK(resident_bytes() + 40 * mib < full);
+  CHECK(c.capacity() == 48 * mib);
+  CHECK(std::all_of(c.begin(), c.end(), [](std::byte b) { return b == std::byte{1}; }));
+  c.resize(48 * mib);  // the released pages read as zeros and can be written again
+  CHECK(c[40 * mib] == std::byte{0});
+  c[40 * mib] = std::byte{3};
+  CHECK(c[40 * mib] == std::byte{3});
+}
+#endif
 
 TEST_CASE("read_into fills a caller's buffer with what read returns, and checks its size") {
   auto arr = array::open(data / "tiledb/dense_1d_int32/array");

@@ -1,4 +1,6 @@
-// parallel_for: every index once, on the threads asked for, errors rethrown.
+// parallel_for: every index once, on the threads asked for, errors rethrown;
+// place_in_order: outputs back to back in task order, and no wait for ever
+// when a task fails.
 #include "tilefmt/array/detail/parallel.hpp"
 
 #include <atomic>
@@ -12,6 +14,7 @@
 namespace test_parallel {
 
 using tilefmt::array::detail::parallel_for;
+using tilefmt::array::detail::place_in_order;
 
 TEST_CASE("parallel_for: every index exactly once") {
   for (unsigned threads : {0u, 1u, 2u, 3u, 16u})
@@ -34,6 +37,53 @@ TEST_CASE("parallel_for: one thread runs on the caller's thread; errors come bac
                                }),
                   std::runtime_error);
   CHECK(ran >= 1);
+}
+
+TEST_CASE("place_in_order: each task's output starts where the one before it ends, whatever order they finish in") {
+  for (unsigned threads : {1u, 2u, 3u, 8u})
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{200}}) {
+      std::vector<std::size_t> size(n), at(n, 0);
+      for (std::size_t i = 0; i < n; ++i) size[i] = (i * 7919) % 13;  // some zero
+      place_in_order places(n);
+      parallel_for(n, threads, [&](std::size_t i) {
+        auto place = places.claim(i);
+        if (i % 3 == 0) std::this_thread::yield();  // finish out of order
+        const auto where = place(size[i]);
+        REQUIRE(where);
+        at[i] = *where;
+      });
+      std::size_t expect = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        CHECK(at[i] == expect);
+        expect += size[i];
+      }
+      REQUIRE(places.total());
+      CHECK(*places.total() == expect);
+    }
+}
+
+TEST_CASE("place_in_order: a task that fails or gives up releases the tasks after it") {
+  for (unsigned threads : {1u, 2u, 4u}) {
+    place_in_order places(100);
+    std::atomic<int> answered{0}, refused{0};
+    CHECK_THROWS_AS(parallel_for(100, threads,
+                                 [&](std::size_t i) {
+                                   auto place = places.claim(i);
+                                   if (i == 37) throw std::runtime_error("tile 37");
+                                   if (place(1)) ++answered;
+                                   else ++refused;
+                                 }),
+                    std::runtime_error);
+    CHECK(answered == 37);  // tasks 0..36; every later one that ran is told, none waits
+    CHECK(!places.total());
+    place_in_order quit(10);
+    parallel_for(10, threads, [&](std::size_t i) {
+      auto place = quit.claim(i);
+      if (i == 4) return;  // gives up without a size
+      CHECK(place(2).has_value() == (i < 4));
+    });
+    CHECK(!quit.total());
+  }
 }
 
 } // namespace test_parallel

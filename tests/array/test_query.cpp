@@ -928,7 +928,7 @@ TEST_CASE("conditions: tile edges, NaN, nulls and strings, against a cell-by-cel
         }
         CHECK(strings == want_s);
         // The other fixed-size fields, nullable ones too (a condition's own
-        // tiles are kept compacted to the passing cells for the result).
+        // tiles give the result their passing cells as they are evaluated).
         const auto gx = got.get<double>("x");
         const auto gvals = got.get<std::int32_t>("v");
         const auto gn = got.get<std::int16_t>("n");

@@ -2,8 +2,11 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <exception>
+#include <limits>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -16,7 +19,8 @@ inline unsigned thread_count(unsigned requested) {
 
 /// Runs fn(i) for every i in [0, n) on up to `threads` threads (i goes to
 /// thread i mod threads, which keeps neighbouring tiles on different cores
-/// and needs no shared counter); rethrows the first error once all threads
+/// and needs no shared counter; each thread takes its i in increasing
+/// order, which place_in_order relies on); rethrows the first error once all threads
 /// have stopped.
 template <class Fn>
 void parallel_for(std::size_t n, unsigned threads, Fn&& fn) {
@@ -40,5 +44,80 @@ void parallel_for(std::size_t n, unsigned threads, Fn&& fn) {
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
 }
+
+/// Where each of the `n` tasks of a parallel_for puts its output when the
+/// outputs go back to back in task order but each task's size is known only
+/// once it has run: task j's output starts where task j - 1's ends. A task
+/// gives its size to its claim, which waits for the task before it and
+/// answers where its own output starts. The lowest task still waiting has
+/// every task before it done (parallel_for hands each thread its tasks in
+/// increasing order), so no wait is circular. A claim dropped unused (an
+/// error, or a task that gives up) makes every later claim answer nullopt
+/// at once: after an error parallel_for's thread runs no more tasks, so
+/// later ones cannot wait for their predecessors' claims.
+class place_in_order {
+  static constexpr std::size_t unknown = std::numeric_limits<std::size_t>::max();
+  static constexpr std::size_t abandoned = unknown - 1;
+
+public:
+  explicit place_in_order(std::size_t n) : begin_(n + 1) {
+    for (auto& b : begin_) b.store(unknown, std::memory_order_relaxed);
+    begin_[0].store(0, std::memory_order_relaxed);
+  }
+
+  /// Task j's place, to be given its size once.
+  class claim_t {
+  public:
+    claim_t(const claim_t&) = delete;
+    claim_t& operator=(const claim_t&) = delete;
+    ~claim_t() {
+      if (!given_) owner_.abandon_after(j_);
+    }
+
+    /// Where the task's `size` items start, or nullopt when a task before
+    /// it gave up (the whole result is being abandoned).
+    std::optional<std::size_t> operator()(std::size_t size) {
+      given_ = true;
+      const std::size_t at = owner_.wait(j_);
+      owner_.publish(j_ + 1, at == abandoned ? abandoned : at + size);
+      if (at == abandoned) return std::nullopt;
+      return at;
+    }
+
+  private:
+    friend class place_in_order;
+    claim_t(place_in_order& owner, std::size_t j) : owner_(owner), j_(j) {}
+    place_in_order& owner_;
+    std::size_t j_;
+    bool given_ = false;
+  };
+
+  claim_t claim(std::size_t j) { return claim_t(*this, j); }
+
+  /// Every task's size summed, once each task has given its size; nullopt
+  /// if one gave up.
+  std::optional<std::size_t> total() const {
+    const std::size_t t = begin_.back().load(std::memory_order_acquire);
+    if (t == unknown || t == abandoned) return std::nullopt;
+    return t;
+  }
+
+private:
+  std::size_t wait(std::size_t j) const {
+    std::size_t v;
+    while ((v = begin_[j].load(std::memory_order_acquire)) == unknown) begin_[j].wait(unknown, std::memory_order_acquire);
+    return v;
+  }
+  // Sets begin_[j] unless it is abandoned already.
+  void publish(std::size_t j, std::size_t v) {
+    std::size_t was = unknown;
+    if (begin_[j].compare_exchange_strong(was, v, std::memory_order_release, std::memory_order_relaxed)) begin_[j].notify_all();
+  }
+  void abandon_after(std::size_t j) {
+    for (std::size_t k = j + 1; k < begin_.size(); ++k) publish(k, abandoned);
+  }
+
+  std::vector<std::atomic<std::size_t>> begin_;
+};
 
 } // namespace tilefmt::array::detail

@@ -5,10 +5,11 @@
 // domain misses the subarray are skipped, and so are tiles whose bounding
 // rectangle (the R-tree's leaves) does. The coordinate tiles of the rest
 // decide which cells are in; the attribute tiles are then read once each,
-// for the cells they give to the result (one-dimensional reads keep the
-// tiles their condition read, compacted to the passing cells, rather than
-// read them again). Sparse aggregates leave unread the whole tiles whose
-// metadata answers them (read_plan::answered).
+// for the cells they give to the result (one-dimensional reads write the
+// cells that pass their condition straight into the result and keep the
+// var-size tiles it read rather than read them again). Sparse aggregates
+// leave unread the whole tiles whose metadata answers them
+// (read_plan::answered).
 //
 // TileDB's rules, per layout:
 // - row-major and column-major (TileDB's "legacy" reader): the subarray's
@@ -154,25 +155,22 @@ private:
     }
   }
 
-  /// Keeps only the cells of `values` (`size` bytes each) that run `r` takes
-  /// from its tile, and gives back the memory of the others.
-  static void keep_run(std::vector<std::byte>& values, const tile_run& r, std::size_t size) {
+  /// Writes the cells run `r` takes from `tile` (`size` bytes each) to `dst`,
+  /// back to back.
+  static void copy_run(std::byte* dst, const std::vector<std::byte>& tile, const tile_run& r, std::size_t size) {
     if (r.select)
-      copy_selected(values.data(), values.data() + r.pos * size, r.select, r.span, size);
+      copy_selected(dst, tile.data() + r.pos * size, r.select, r.span, size);
     else if (r.count != 0)
-      std::memmove(values.data(), values.data() + r.pos * size, r.count * size);
-    values.resize(r.count * size);
-    values.shrink_to_fit();
+      std::memcpy(dst, tile.data() + r.pos * size, r.count * size);
   }
 
-  /// A tile the reader holds already (a condition's, in read_runs); a
-  /// `compacted` one holds only the cells of its run, in order.
-  struct held_tile {
-    const tile_data* tile = nullptr;
-    bool compacted = false;
-  };
-  /// The held tile of a field in tile `tile` of fragment `frag`, if any.
-  using held_tiles = std::function<held_tile(std::uint32_t frag, std::uint64_t tile, const std::string& name)>;
+  /// The whole tile of a field in tile `tile` of fragment `frag` that the
+  /// reader holds already (a var-size attribute its condition read, in
+  /// read_runs), if any.
+  using held_tiles = std::function<const tile_data*(std::uint32_t frag, std::uint64_t tile, const std::string& name)>;
+  /// Fields a reader assembled already (read_runs' fixed-size attributes
+  /// that its condition read), taken as they are by read_attributes.
+  using ready_fields = std::map<std::string, result_field, std::less<>>;
 
   bool row_major() const { return plan_.layout != query_layout::col_major; }
   unsigned threads() const { return plan_.arr.options().threads; }
@@ -206,6 +204,13 @@ private:
   /// in every sorted layout is the runs in coordinate order, less the cells
   /// that fail the query's condition. nullopt when any of that does not hold
   /// (the general reader answers).
+  ///
+  /// The result holds little more than its own cells at any time: each
+  /// tile's passing coordinates (and the values of the fixed-size attributes
+  /// the condition read) are written straight to their place in the
+  /// result's buffers, which are sized for every cell of the tiles but
+  /// touched only as far as the result reaches. A tile learns its place
+  /// when the tile before it has counted its cells (place_in_order).
   std::optional<read_output> read_runs(const subarray& sub) const {
     if (dims_.size() != 1 || text(0) || !deletes_.empty() || sub.dim(0).ranges.size() != 1 ||
         plan_.schema().cell_order == format::Layout::HILBERT)
@@ -215,12 +220,9 @@ private:
     struct segment {
       tile_run run;
       key_range box;  // the tile's bounding rectangle inside the range
-      tile_data coords;
       std::vector<tile_run> parts;  // the run, if any cell of it passes the condition
       std::vector<std::uint8_t> pass;  // which of the run's cells pass it (empty: all)
-      // The condition's tiles of attributes the result has: fixed-size
-      // ones compacted to the run's cells (keep_run), var-size ones whole.
-      std::map<std::string, tile_data, std::less<>> held;
+      std::map<std::string, tile_data, std::less<>> held;  // the condition's var-size tiles the result has
     };
     std::vector<segment> segs;
     const auto& frags = plan_.arr.fragments();
@@ -237,33 +239,65 @@ private:
           const auto [lo, hi] = mbrs[t].ranges[0].as<T>();
           box = {std::max(order_key(lo), range.lo), std::min(order_key(hi), range.hi)};
         });
-        segs.push_back({{static_cast<std::uint32_t>(k), t, 0, 0, 0}, box, {}, {}, {}, {}});
+        segs.push_back({{static_cast<std::uint32_t>(k), t, 0, 0, 0}, box, {}, {}, {}});
       }
     }
     std::sort(segs.begin(), segs.end(), [](const segment& a, const segment& b) { return a.box.lo < b.box.lo; });
     for (std::size_t j = 1; j < segs.size(); ++j)
       if (segs[j - 1].box.hi >= segs[j].box.lo) return std::nullopt;
-    // The coordinate tiles, on the array's threads: each tile's cells in
-    // the range (checked in order, else the general reader decides).
+    // The tiles' cells: the result has at most this many (saturating: the
+    // counts come from the fragments' metadata, which check_size bounds).
+    std::uint64_t cap = 0;
+    for (const auto& s : segs) {
+      const std::uint64_t cells = frags[s.run.frag].tile_cells(static_cast<std::size_t>(s.run.tile));
+      cap = cells > std::numeric_limits<std::uint64_t>::max() - cap ? std::numeric_limits<std::uint64_t>::max() : cap + cells;
+    }
     const std::size_t size = format::datatype_size(dims_[0].type.value);
-    const bool strict = !dups();
-    std::vector<std::uint8_t> in_order(segs.size(), 1);
+    plan_.check_size(cap, size);
+    const auto slots = static_cast<std::size_t>(cap);
+    result_field coords;
+    coords.name = dims_[0].name.value;
+    coords.type = dims_[0].type.value;
+    coords.values.resize(slots * size);  // unzeroed: only the pages written become resident
+    ready_fields ready;
     std::vector<std::pair<std::uint32_t, std::uint64_t>> seg_tiles;
     for (const auto& s : segs) seg_tiles.emplace_back(s.run.frag, s.run.tile);
+    // The condition's tiles, fetched together where the storage prefers few
+    // requests (a tile whose run turns out empty is fetched for nothing).
+    std::map<std::string, std::map<std::uint32_t, fetched_tiles>, std::less<>> cond_ahead;
+    if (plan_.where)
+      for (const auto& name : plan_.where->field_names()) {
+        if (name == dims_[0].name.value) continue;
+        cond_ahead.emplace(name, fetch_ahead(seg_tiles, name));
+        if (std::find(plan_.names.begin(), plan_.names.end(), name) == plan_.names.end()) continue;
+        if (const auto& attr = plan_.attribute(name); !attr.is_var()) {
+          result_field r = plan_.attribute_field(name);
+          r.values.resize(slots * attr.cell_size());
+          if (r.nullable) r.validity.resize(slots);
+          ready.emplace(name, std::move(r));
+        }
+      }
+    // The coordinate tiles, on the array's threads: each tile's cells in
+    // the range (checked in order, else the general reader decides), then
+    // those of them that pass the condition.
+    const bool strict = !dups();
+    std::vector<std::uint8_t> in_order(segs.size(), 1);
     const auto coords_ahead = fetch_ahead(seg_tiles, dims_[0].name.value);
+    place_in_order places(segs.size());
     with_coordinate_type(dims_[0].type.value, [&]<class T>() {
       parallel_for(segs.size(), threads(), [&](std::size_t j) {
         auto& s = segs[j];
+        auto place = places.claim(j);
         const auto& f = frags[s.run.frag];
-        s.coords = f.read_tile(f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile),
-                               ahead_of(coords_ahead, s.run.frag));
+        const tile_data tile = f.read_tile(f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile),
+                                           ahead_of(coords_ahead, s.run.frag));
         const auto cells = static_cast<std::size_t>(f.tile_cells(static_cast<std::size_t>(s.run.tile)));
-        if (s.coords.values.size() != cells * sizeof(T))
+        if (tile.values.size() != cells * sizeof(T))
           throw format_error("fragment " + f.name().str() + ": a tile of dimension " + dims_[0].name.value +
-                                 " holds " + std::to_string(s.coords.values.size()) + " bytes for " +
+                                 " holds " + std::to_string(tile.values.size()) + " bytes for " +
                                  std::to_string(cells) + " cells",
                              0);
-        const std::byte* p = s.coords.values.data();
+        const std::byte* p = tile.values.data();
         auto key = [p](std::size_t i) { return order_key(codec::load_le<T>(p + i * sizeof(T))); };
         for (std::size_t i = 1; i < cells; ++i)
           if (strict ? key(i - 1) >= key(i) : key(i - 1) > key(i)) {
@@ -282,33 +316,19 @@ private:
         };
         s.run.pos = first(0, [&](std::uint64_t k) { return k < range.lo; });
         s.run.count = first(s.run.pos, [&](std::uint64_t k) { return k <= range.hi; }) - s.run.pos;
+        if (s.run.count == 0) return (void)place(0);
         if (!plan_.where) {
-          if (s.run.count != 0) s.parts.push_back(s.run);
-          keep_run(s.coords.values, s.run, size);  // until the result is assembled, only the run's cells
+          const auto out = place(s.run.count);
+          if (!out) return;
+          s.parts.push_back(s.run);
+          s.parts.back().out = *out;
+          copy_run(coords.values.data() + *out * size, tile.values, s.run, size);
           return;
         }
-        if (s.run.count == 0) s.coords = {};
-      });
-    });
-    if (std::find(in_order.begin(), in_order.end(), 0) != in_order.end()) return std::nullopt;
-    if (plan_.where) {
-      // The condition's tiles of the segments with cells in the range,
-      // fetched together where the storage prefers few requests.
-      std::vector<std::pair<std::uint32_t, std::uint64_t>> cond_tiles;
-      for (const auto& s : segs)
-        if (s.run.count != 0) cond_tiles.emplace_back(s.run.frag, s.run.tile);
-      std::map<std::string, std::map<std::uint32_t, fetched_tiles>, std::less<>> cond_ahead;
-      for (const auto& name : plan_.where->field_names())
-        if (name != dims_[0].name.value) cond_ahead.emplace(name, fetch_ahead(cond_tiles, name));
-      parallel_for(segs.size(), threads(), [&](std::size_t j) {
-        auto& s = segs[j];
-        if (s.run.count == 0) return;
-        const auto& f = frags[s.run.frag];
-        // The condition, over the run's cells: the tiles it names read here,
-        // and those the result has kept for read_attributes.
+        // The condition, over the run's cells, from the tiles it names.
         std::map<std::string, tile_data, std::less<>> read;
-        auto pass = plan_.where->evaluate_range(s.run.pos, s.run.count, [&](const std::string& name) -> const tile_data* {
-          if (name == dims_[0].name.value) return &s.coords;
+        auto tile_of = [&](const std::string& name) -> const tile_data* {
+          if (name == dims_[0].name.value) return &tile;
           if (!has_attribute(f.schema(), name)) return nullptr;  // added after the fragment
           auto it = read.find(name);
           if (it == read.end()) {
@@ -318,64 +338,69 @@ private:
                      .first;
           }
           return &it->second;
-        });
+        };
+        auto pass = plan_.where->evaluate_range(s.run.pos, s.run.count, tile_of);
         const auto passed = static_cast<std::size_t>(std::count_if(pass.begin(), pass.end(), [](std::uint8_t b) { return b != 0; }));
-        if (passed == 0) {
-          s.coords = {};
-          return;
-        }
+        const auto out = place(passed);
+        if (!out || passed == 0) return;
         s.parts.push_back(s.run);
+        auto& part = s.parts.back();
+        part.out = *out;
         if (passed != s.run.count) {
           s.pass = std::move(pass);
-          s.parts.back().select = s.pass.data();
-          s.parts.back().span = s.run.count;
-          s.parts.back().count = passed;
+          part.select = s.pass.data();
+          part.span = s.run.count;
+          part.count = passed;
         }
-        // Until the result is assembled, only the passing cells are kept.
-        keep_run(s.coords.values, s.parts.back(), size);
-        for (auto& [name, tile] : read) {
-          if (std::find(plan_.names.begin(), plan_.names.end(), name) == plan_.names.end()) continue;
+        copy_run(coords.values.data() + part.out * size, tile.values, part, size);
+        // The passing cells of the result's fixed-size fields that the
+        // condition names, from the tiles it read (or reads now: it need
+        // not read them all, as in `a || b` where `a` holds everywhere).
+        for (auto& [name, r] : ready) {
           const auto& attr = plan_.attribute(name);
-          if (!attr.is_var()) {
-            const std::size_t cell = attr.cell_size();
-            if (cell == 0 || tile.values.size() / cell < s.run.pos + s.run.count ||
-                (attr.nullable.value && tile.validity.size() < s.run.pos + s.run.count))
-              throw format_error("a tile of fragment " + f.name().str() + ", field " + name +
-                                     " holds fewer cells than its coordinates",
-                                 0);
-            keep_run(tile.values, s.parts.back(), cell);
-            if (attr.nullable.value) {
-              std::vector<std::byte> valid(tile.validity.size());
-              std::memcpy(valid.data(), tile.validity.data(), valid.size());
-              keep_run(valid, s.parts.back(), 1);
-              tile.validity.assign(reinterpret_cast<const std::uint8_t*>(valid.data()),
-                                   reinterpret_cast<const std::uint8_t*>(valid.data()) + valid.size());
-            }
+          const std::size_t cell = attr.cell_size();
+          std::byte* const to = r.values.data() + part.out * cell;
+          const tile_data* t = tile_of(name);
+          if (!t) {  // the fragment's schema predates the attribute: its fill value
+            const std::vector<std::byte> fill = attr.fill();
+            for (std::size_t c = 0; c < part.count; ++c) std::memcpy(to + c * cell, fill.data(), cell);
+            if (r.nullable) std::fill_n(r.validity.begin() + static_cast<std::ptrdiff_t>(part.out), part.count, attr.fill_value_validity.value);
+            continue;
           }
-          s.held.emplace(name, std::move(tile));
+          if (cell == 0 || t->values.size() / cell < s.run.pos + s.run.count ||
+              (r.nullable && t->validity.size() < s.run.pos + s.run.count))
+            throw format_error("a tile of fragment " + f.name().str() + ", field " + name +
+                                   " holds fewer cells than its coordinates",
+                               0);
+          copy_run(to, t->values, part, cell);
+          if (r.nullable) {
+            const auto* valid = reinterpret_cast<const std::byte*>(t->validity.data()) + part.pos;
+            auto* valid_to = reinterpret_cast<std::byte*>(r.validity.data()) + part.out;
+            if (part.select)
+              copy_selected(valid_to, valid, part.select, part.span, 1);
+            else
+              std::memcpy(valid_to, valid, part.count);
+          }
         }
+        // The var-size ones the result has stay whole for read_attributes.
+        for (auto& [name, t] : read)
+          if (!ready.contains(name) && std::find(plan_.names.begin(), plan_.names.end(), name) != plan_.names.end())
+            s.held.emplace(name, std::move(t));
       });
-    }
-    std::size_t n = 0;
-    for (auto& s : segs)
-      for (auto& part : s.parts) {
-        part.out = n;
-        n += part.count;
-      }
-    plan_.check_size(n, size);
-    result_field coords;
-    coords.name = dims_[0].name.value;
-    coords.type = dims_[0].type.value;
+    });
+    if (std::find(in_order.begin(), in_order.end(), 0) != in_order.end() || !places.total()) return std::nullopt;
+    const std::size_t n = *places.total();
     coords.values.resize(n * size);
+    release_unused(coords.values);
+    for (auto& [name, r] : ready) {
+      r.values.resize(n * plan_.attribute(name).cell_size());
+      release_unused(r.values);
+      if (r.nullable) r.validity.resize(n);
+    }
     std::vector<tile_run> runs;
     std::map<std::pair<std::uint32_t, std::uint64_t>, const segment*> by_tile;
-    for (auto& s : segs) {
-      for (const auto& part : s.parts) {
-        if (part.count != 0)  // kept compacted (keep_run)
-          std::memcpy(coords.values.data() + part.out * size, s.coords.values.data(), part.count * size);
-        runs.push_back(part);
-      }
-      s.coords = {};
+    for (const auto& s : segs) {
+      runs.insert(runs.end(), s.parts.begin(), s.parts.end());
       if (!s.held.empty()) by_tile.emplace(std::pair{s.run.frag, s.run.tile}, &s);
     }
     std::stable_sort(runs.begin(), runs.end(), [](const tile_run& a, const tile_run& b) {
@@ -383,13 +408,15 @@ private:
     });
     std::vector<result_field> out;
     out.push_back(std::move(coords));
-    read_attributes(out, n, runs, true, [&](std::uint32_t frag, std::uint64_t tile, const std::string& name) -> held_tile {
-      const auto it = by_tile.find({frag, tile});
-      if (it == by_tile.end()) return {};
-      const auto t = it->second->held.find(name);
-      if (t == it->second->held.end()) return {};
-      return {&t->second, !plan_.attribute(name).is_var()};
-    });
+    read_attributes(
+        out, n, runs, true,
+        [&](std::uint32_t frag, std::uint64_t tile, const std::string& name) -> const tile_data* {
+          const auto it = by_tile.find({frag, tile});
+          if (it == by_tile.end()) return nullptr;
+          const auto t = it->second->held.find(name);
+          return t == it->second->held.end() ? nullptr : &t->second;
+        },
+        &ready);
     return read_output{std::move(out), n, {}, {}, whole_tiles(runs)};
   }
 
@@ -813,12 +840,13 @@ private:
   /// Appends each attribute's field of an `n`-cell result made of `runs`
   /// (grouped by tile): each tile read once, on the array's threads, and
   /// each result cell written by the thread that reads its tile. Tiles
-  /// `held` has are taken from it. With `whole` (the groups of runs are
-  /// read_output::whole_tiles when they cover their tile), a whole tile
-  /// the plan's aggregates answer from its metadata (read_plan::answered)
-  /// is not read: its cells keep zero bytes, which the aggregates leave out.
+  /// `held` has are taken from it, fields `ready` has as they are. With
+  /// `whole` (the groups of runs are read_output::whole_tiles when they
+  /// cover their tile), a whole tile the plan's aggregates answer from its
+  /// metadata (read_plan::answered) is not read: its cells keep zero bytes,
+  /// which the aggregates leave out.
   void read_attributes(std::vector<result_field>& out, std::size_t n, const std::vector<tile_run>& runs,
-                       bool whole = false, const held_tiles& held = {}) const {
+                       bool whole = false, const held_tiles& held = {}, ready_fields* ready = nullptr) const {
     // The groups' bounds: runs [group[j], group[j + 1]) come from one tile.
     std::vector<std::size_t> group;
     for (std::size_t b = 0; b < runs.size(); ++b)
@@ -834,6 +862,12 @@ private:
         full[j] = cells == frags[runs[group[j]].frag].tile_cells(static_cast<std::size_t>(runs[group[j]].tile));
       }
     for (const auto& name : plan_.names) {
+      if (ready) {
+        if (const auto it = ready->find(name); it != ready->end()) {
+          out.push_back(std::move(it->second));
+          continue;
+        }
+      }
       const auto& attr = plan_.attribute(name);
       result_field r = plan_.attribute_field(name);
       const std::vector<std::byte> fill = attr.fill();
@@ -848,7 +882,7 @@ private:
         for (std::size_t j = 0; j + 1 < group.size(); ++j) {
           const auto& first = runs[group[j]];
           if (full[j] && plan_.answered(frags[first.frag], first.tile, name)) continue;
-          if (held && held(first.frag, first.tile, name).tile) continue;
+          if (held && held(first.frag, first.tile, name)) continue;
           to_read.emplace_back(first.frag, first.tile);
         }
       const auto ahead = fetch_ahead(to_read, name);
@@ -857,17 +891,7 @@ private:
         const auto& frag = frags[first.frag];
         if (full[j] && plan_.answered(frag, first.tile, name)) return;
         std::optional<tile_data> read;
-        const held_tile h = held ? held(first.frag, first.tile, name) : held_tile{};
-        const tile_data* t = h.tile;
-        if (h.compacted) {  // the cells of its one run, in order
-          const tile_run& run = runs[group[j]];
-          if (group[j + 1] - group[j] != 1 || t->values.size() != run.count * size ||
-              (r.nullable && t->validity.size() != run.count))
-            throw std::logic_error("tilefmt: sparse reader: a compacted tile does not match its run");
-          if (run.count != 0) std::memcpy(r.values.data() + run.out * size, t->values.data(), run.count * size);
-          if (r.nullable) std::copy_n(t->validity.begin(), run.count, r.validity.begin() + static_cast<std::ptrdiff_t>(run.out));
-          return;
-        }
+        const tile_data* t = held ? held(first.frag, first.tile, name) : nullptr;
         if (!t && has_attribute(frag.schema(), name)) {
           read = frag.read_tile(frag.field(name), static_cast<std::size_t>(first.tile), ahead_of(ahead, first.frag));
           t = &*read;
