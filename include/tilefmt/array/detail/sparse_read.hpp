@@ -724,11 +724,20 @@ private:
       }
       b = e;
     }
+    // Whether the cells come from one fragment is judged before the query's
+    // condition and the delete commits take cells out, as TileDB's legacy
+    // reader judges it (Reader::compute_subarray_coords, then
+    // apply_query_condition): a condition that leaves one fragment's cells
+    // still gets them sorted.
     std::vector<std::size_t> out;
-    for (auto i : idx)
-      if (!dropped[i] && !hits_[i].filtered) out.push_back(i);
-    const bool one_fragment =
-        std::all_of(out.begin(), out.end(), [&](std::size_t i) { return hits_[i].frag == hits_[out.front()].frag; });
+    bool one_fragment = true;
+    std::optional<std::uint32_t> first;
+    for (auto i : idx) {
+      if (dropped[i]) continue;
+      if (!first) first = hits_[i].frag;
+      else if (hits_[i].frag != *first) one_fragment = false;
+      if (!hits_[i].filtered) out.push_back(i);
+    }
     if (dims_.size() > 1 || !one_fragment) sort_stably(out.begin(), out.end(), layout_less);
     return out;
   }
