@@ -320,12 +320,12 @@ void commit_folder(cursor& c) {
 /// checks), 1 a vacuum / ignore file, 2 a consolidated commits file, 3 a
 /// commit folder (up to three files: u8 name byte, u32 size, bytes), 4 a
 /// name built from three numbers and a label, 5 the condition of a delete
-/// commit (the payload of its generic tile).
+/// commit (the payload of its generic tile), 6 an update commit's payload.
 void commit_files(input in) {
   cursor c(in);
   const std::uint8_t mode = c.byte();
   guarded([&] {
-    switch (mode % 6u) {
+    switch (mode % 7u) {
     case 0: return name(text_of(c.rest()));
     case 1: {
       auto l = codec::decode<format::PathList>(c.rest());
@@ -354,6 +354,11 @@ void commit_files(input in) {
       auto cond = codec::decode<format::ConditionNode>(c.rest());
       (void)codec::to_text(cond);
       return round_trip(cond, "ConditionNode");
+    }
+    case 6: {
+      auto update = codec::decode<format::UpdateCommit>(c.rest());
+      (void)codec::to_json(update);
+      return round_trip(update, "UpdateCommit");
     }
     }
   });

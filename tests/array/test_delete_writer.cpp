@@ -1,11 +1,13 @@
 // Deleting cells: the delete commits are byte for byte those TileDB wrote
 // for the same conditions (tests/data/time_travel/sparse_deletes, written by
 // TileDB-Py 0.36.1), readers hide the cells, and what TileDB refuses is
-// refused.
+// refused. An update commit TileDB wrote reads as the delete commit of its
+// condition.
 #include "tilefmt/array/delete_writer.hpp"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "../support/result_rows.hpp"
@@ -60,6 +62,46 @@ TEST_CASE("the delete commits TileDB-Py wrote are written again byte for byte, a
   const auto layout = array::query_layout::unordered;
   CHECK(cells_of(array::open(root).query().layout(layout).read()) ==
         cells_of(array::open(original).query().layout(layout).read()));
+  fs::remove_all(root);
+}
+
+TEST_CASE("an update commit TileDB wrote: decoded and encoded again byte for byte, and read as a delete of its condition") {
+  // tests/data/time_travel/sparse_updates: a write, an update commit
+  // (libtiledb 2.30's experimental update query: where a < 0, set a = 0),
+  // a write rewriting some cells. TileDB's readers take the commit's
+  // condition as a delete commit's and leave its values unused.
+  const fs::path original = fs::path(TILEFMT_TEST_DATA) / "time_travel" / "sparse_updates" / "array";
+  const fs::path root = testing::copy_to_temp(original, "update-as-delete");
+  fs::path upd;
+  for (const auto& e : fs::directory_iterator(root / "__commits"))
+    if (e.path().extension() == ".upd") upd = e.path();
+  REQUIRE(!upd.empty());
+  storage::local st;
+  const auto payload = filter::read_generic_tile(st.read(upd)).payload;
+  const auto commit = codec::decode<format::UpdateCommit>(payload);
+  CHECK(codec::encode(commit) == payload);
+  REQUIRE(commit.values.value.size() == 1);
+  CHECK(commit.values.value[0].field_name.value == "a");
+  CHECK(commit.values.value[0].value.value == std::vector<std::byte>(8, std::byte{0}));  // int64 0
+  REQUIRE(!commit.condition.is_expression());
+  CHECK(commit.condition.value().op == format::QueryConditionOp::GE);  // a < 0, negated as stored
+  CHECK(commit.condition.value().field_name.value == "a");
+
+  const auto layout = array::query_layout::unordered;
+  const auto as_read = array::open(original).query().layout(layout).read();
+  // The update hides cells: the first fragment wrote some with a < 0.
+  const auto arr = array::open(original);
+  REQUIRE(arr.fragments().size() == 2);
+  const auto first = arr.fragments()[0].read<std::int64_t>("a");
+  CHECK(std::any_of(first.begin(), first.end(), [](std::int64_t v) { return v < 0; }));
+  CHECK(as_read.cell_num() < first.size() + arr.fragments()[1].cell_num());
+  // The same array with a delete commit of the same condition at the same
+  // time instead reads the same.
+  fs::remove(upd);
+  const auto name = format::parse_timestamped_name(upd.stem().string());
+  array::delete_cells(root, array::condition(array::detail::negated(commit.condition)),
+                      {.timestamp = name.t1, .label = name.uuid});
+  CHECK(cells_of(array::open(root).query().layout(layout).read()) == cells_of(as_read));
   fs::remove_all(root);
 }
 

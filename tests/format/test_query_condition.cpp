@@ -1,7 +1,8 @@
 // The delete conditions of delete commits (format/query_condition.hpp): the
 // two TileDB 2.30 wrote for tests/data/time_travel/sparse_deletes (stored
 // negated: the cells to keep), a tree of every node kind, set offsets, and
-// damaged bytes.
+// damaged bytes; update commits (the one TileDB wrote is decoded in
+// tests/array/test_delete_writer.cpp).
 #include "tilefmt/format/query_condition.hpp"
 
 #include <filesystem>
@@ -104,6 +105,31 @@ TEST_CASE("damaged conditions: clear errors, no unbounded recursion or allocatio
   const auto good = codec::encode(root);
   for (std::size_t n = 0; n < good.size(); ++n)
     CHECK_THROWS_AS(codec::decode<format::ConditionNode>(std::span<const std::byte>(good).first(n)), format_error);
+}
+
+TEST_CASE("update commits: the condition, then the values; damaged ones fail cleanly") {
+  format::UpdateCommit u;
+  u.condition = value_node(O::GE, "a", bytes_of({0, 0, 0, 0, 0, 0, 0, 0}));
+  u.values.value.push_back({{"a"}, {bytes_of({7, 0, 0, 0, 0, 0, 0, 0})}});
+  u.values.value.push_back({{"label"}, {bytes_of({'n', 'e', 'w'})}});
+  const auto bytes = codec::encode(u);
+  // The condition as a delete commit stores it, then the spec's table.
+  auto expect = codec::encode(u.condition);
+  const auto tail = bytes_of({2, 0, 0, 0, 0, 0, 0, 0,                    // number of values
+                              1, 0, 0, 0, 0, 0, 0, 0, 'a',               // field name size, name
+                              8, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0,  // value size, value
+                              5, 0, 0, 0, 0, 0, 0, 0, 'l', 'a', 'b', 'e', 'l',
+                              3, 0, 0, 0, 0, 0, 0, 0, 'n', 'e', 'w'});
+  expect.insert(expect.end(), tail.begin(), tail.end());
+  CHECK(bytes == expect);
+  CHECK(codec::decode<format::UpdateCommit>(bytes) == u);
+  for (std::size_t n = 0; n < bytes.size(); ++n)
+    CHECK_THROWS_AS(codec::decode<format::UpdateCommit>(std::span<const std::byte>(bytes).first(n)), format_error);
+  // 2^60 values claimed by the last eight bytes.
+  auto many = codec::encode(u.condition);
+  const auto count = bytes_of({0, 0, 0, 0, 0, 0, 0, 0x10});
+  many.insert(many.end(), count.begin(), count.end());
+  CHECK_THROWS_AS(codec::decode<format::UpdateCommit>(many), format_error);
 }
 
 } // namespace test_query_condition

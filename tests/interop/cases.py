@@ -919,6 +919,18 @@ def sparse_deletes(b):
     b.write({"a": numeric(r, np.int64, 12), "s": ascii_strings(r, 12)}, coords=[later])
 
 
+@case("sparse_updates", "sparse", "deletes", "updates", "multi_fragment")
+def sparse_updates(b):
+    """Sparse without duplicates: a write, an update commit (where a < 0, set a = 0: libtiledb's experimental update query, __commits/*.upd), a write rewriting some cells. TileDB's readers take an update commit's condition as a delete commit's and leave its values unused: the cells it matches, written before it, are left out of reads."""
+    r = rng_for(b)
+    b.create(S([D("d", 0, 999, 100)], [A("a", np.int64)], sparse=True, capacity=10))
+    first = unique_coords(r, 0, 999, 30, np.int32)
+    b.write({"a": numeric(r, np.int64, 30)}, coords=[first])
+    b.update(("a", "<", "INT64", 0), {"a": ("INT64", 0)})
+    again = first[::4]
+    b.write({"a": numeric(r, np.int64, len(again))}, coords=[again])
+
+
 # ---------------------------------------------------------------- encryption, empty, large
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Copy the arrays that exercise the array directory (time travel, schema
 evolution, consolidation with and without vacuuming, consolidated commits
-with an ignore file, per-cell timestamps and delete metadata) from a
+with an ignore file, per-cell timestamps, delete metadata, update commits) from a
 generated corpus into tests/data/time_travel/, in the layout of
 export_testdata.py. Standard library only.
 
@@ -29,6 +29,7 @@ ARRAYS = [
     "consolidated_commits_vacuumed",
     "sparse_deletes_consolidated",
     "sparse_deletes",
+    "sparse_updates",
 ]
 
 

@@ -104,6 +104,24 @@ class Builder:
             A.query(cond=cond).submit()
         return t
 
+    def update(self, condition, values):
+        """An update commit (__commits/*.upd) made with libtiledb's experimental
+        update query through its C API (TileDB-Py has none): cells where
+        `condition` = (field, op, type name, value) holds are to take
+        `values` ({field: (type name, value)}). Skipped where the release
+        has no update queries."""
+        import libtiledb_c as tl
+        t = self.tick()
+        path = tl.loaded_library()
+        lib = tl.Lib(path=path) if path else None
+        if lib is None or not lib.has("tiledb_query_add_update_value"):
+            self.skip("update commit", "libtiledb %s has no update queries" % tc.lib_version())
+            return t
+        ctx = lib.ctx({"sm.allow_updates_experimental": "true"})
+        ctx.update(self.uri, t, condition, values)
+        self.written[t] = []
+        return t
+
     def meta(self, put=None, delete=()):
         t = self.tick()
         with tc.open_array(self.uri, "w", key=self.key, timestamp=t) as A:

@@ -35,7 +35,8 @@ FILTERS = {
     "CHECKSUM_MD5": 12, "CHECKSUM_SHA256": 13, "DICTIONARY": 14, "SCALE_FLOAT": 15, "XOR": 16,
 }
 FILTER_OPTION_COMPRESSION_LEVEL = 0
-QUERY_READ, QUERY_WRITE = 0, 1
+QUERY_READ, QUERY_WRITE, QUERY_DELETE, QUERY_UPDATE = 0, 1, 2, 3
+CONDITION_OPS = {"<": 0, "<=": 1, ">": 2, ">=": 3, "==": 4, "!=": 5}
 DENSE, SPARSE = 0, 1
 LAYOUTS = {"row-major": 0, "col-major": 1, "global": 2, "unordered": 3, "hilbert": 4}
 STATUS_COMPLETED = 1
@@ -61,11 +62,28 @@ def find_library(folder):
     return main[0], [p for p in libs if p != main[0]]
 
 
+def loaded_library():
+    """The path of the libtiledb this process has loaded already (TileDB-Py's),
+    from /proc/self/maps; None if there is none."""
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.split()[-1] if len(line.split()) >= 6 else ""
+            name = os.path.basename(path)
+            if name.startswith("libtiledb") and ".so" in name and "cpython" not in name:
+                return path
+    return None
+
+
 class Lib:
-    def __init__(self, folder):
-        main, siblings = find_library(folder)
-        for s in siblings:
-            C.CDLL(s, mode=C.RTLD_GLOBAL)
+    def __init__(self, folder=None, path=None):
+        """The libtiledb of a wheel's library folder, or the one at `path`
+        (already loaded, with its siblings, by TileDB-Py)."""
+        if path is None:
+            main, siblings = find_library(folder)
+            for s in siblings:
+                C.CDLL(s, mode=C.RTLD_GLOBAL)
+        else:
+            main = path
         self.dll = C.CDLL(main)
         v = [C.c_int32() for _ in range(3)]
         self.dll.tiledb_version(*[C.byref(x) for x in v])
@@ -79,18 +97,30 @@ class Lib:
             raise Missing("libtiledb %s has no %s" % (".".join(map(str, self.version)), name))
         return getattr(self.dll, name)
 
-    def ctx(self):
-        return Ctx(self)
+    def ctx(self, settings=None):
+        return Ctx(self, settings)
+
+    def config(self, settings):
+        """A tiledb_config_t with `settings` ({key: value}), or None."""
+        if not settings:
+            return None
+        cfg, err = C.c_void_p(), C.c_void_p()
+        if self.fn("tiledb_config_alloc")(C.byref(cfg), C.byref(err)) != 0:
+            raise TileDBError("tiledb_config_alloc failed")
+        for k, v in settings.items():
+            if self.fn("tiledb_config_set")(cfg, k.encode(), str(v).encode(), C.byref(err)) != 0:
+                raise TileDBError("tiledb_config_set %s=%s failed" % (k, v))
+        return cfg
 
 
 class Ctx:
     """A tiledb_ctx_t and the calls made through it; every call's return code
     is checked and turned into TileDBError with libtiledb's own message."""
 
-    def __init__(self, lib):
+    def __init__(self, lib, settings=None):
         self.lib = lib
         self.ptr = C.c_void_p()
-        rc = lib.fn("tiledb_ctx_alloc")(None, C.byref(self.ptr))
+        rc = lib.fn("tiledb_ctx_alloc")(lib.config(settings), C.byref(self.ptr))
         if rc != 0:
             raise TileDBError("tiledb_ctx_alloc failed (%d)" % rc)
 
@@ -185,16 +215,36 @@ class Ctx:
         return Array(self, arr)
 
     def config(self, settings):
-        """A tiledb_config_t with `settings` ({key: value}), or None."""
-        if not settings:
-            return None
-        cfg, err = C.c_void_p(), C.c_void_p()
-        if self.lib.fn("tiledb_config_alloc")(C.byref(cfg), C.byref(err)) != 0:
-            raise TileDBError("tiledb_config_alloc failed")
-        for k, v in settings.items():
-            if self.lib.fn("tiledb_config_set")(cfg, k.encode(), str(v).encode(), C.byref(err)) != 0:
-                raise TileDBError("tiledb_config_set %s=%s failed" % (k, v))
-        return cfg
+        return self.lib.config(settings)
+
+    def update(self, uri, timestamp, condition, values):
+        """An update commit (__commits/*.upd, libtiledb's experimental update
+        query) at `timestamp`: cells where `condition` = (field, op, type
+        name, value) holds are to take `values` ({field: (type name,
+        value)})."""
+        arr = self.alloc("tiledb_array_alloc", uri.encode())
+        self.call("tiledb_array_set_open_timestamp_end", arr, C.c_uint64(timestamp))
+        self.call("tiledb_array_open", arr, C.c_int(QUERY_UPDATE))
+        try:
+            q = self.alloc("tiledb_query_alloc", arr, C.c_int(QUERY_UPDATE))
+            field, op, type_name, value = condition
+            raw = _pack(STRUCT_CODE[type_name], [value])
+            cond_value = C.create_string_buffer(raw, len(raw))
+            qc = self.alloc("tiledb_query_condition_alloc")
+            self.call("tiledb_query_condition_init", qc, field.encode(), cond_value, C.c_uint64(len(raw)),
+                      C.c_int(CONDITION_OPS[op]))
+            self.call("tiledb_query_set_condition", q, qc)
+            keep = []
+            for name, (vtype, v) in values.items():
+                vraw = _pack(STRUCT_CODE[vtype], [v])
+                keep.append(C.create_string_buffer(vraw, len(vraw)))
+                self.call("tiledb_query_add_update_value", q, name.encode(), keep[-1], C.c_uint64(len(vraw)))
+            self.call("tiledb_query_submit", q)
+            self.lib.fn("tiledb_query_free")(C.byref(q))
+            self.lib.fn("tiledb_query_condition_free")(C.byref(qc))
+        finally:
+            self.call("tiledb_array_close", arr)
+            self.lib.fn("tiledb_array_free")(C.byref(arr))
 
     def consolidate(self, uri, key=None, settings=None):
         cfg = self.config(settings)

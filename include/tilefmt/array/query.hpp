@@ -27,9 +27,11 @@
 // A current domain (format 22) bounds reads: ranges outside it are refused
 // and sparse reads without ranges stay inside it, as in TileDB.
 //
-// Not yet: update commits, dense fragments consolidated with timestamps
-// read at a time inside their range; each is refused with
-// std::invalid_argument naming it.
+// Update commits are read as TileDB reads them: as delete commits of their
+// condition (detail/delete_commits.hpp). Refused with std::invalid_argument:
+// dense fragments with per-cell timestamps read at a time inside their range
+// (TileDB consolidates with timestamps in sparse arrays only, so none of its
+// writers makes one).
 #pragma once
 
 #include <algorithm>

@@ -1,7 +1,8 @@
-// tilefmt — the serialized query condition of delete commits (and of update
-// commits, before their values): format_spec/delete_commit_file.md. A
+// tilefmt — the serialized query condition of delete commits and update
+// commits: format_spec/delete_commit_file.md, update_commit_file.md. A
 // `__commits/<timestamped_name>.del` file is a generic tile whose payload is
-// one ConditionNode, the root of a tree.
+// one ConditionNode, the root of a tree; a `.upd` file's payload is an
+// UpdateCommit, the same tree followed by the values.
 //
 // Where the code and the spec differ (tiledb/sm/query/deletes_and_updates/
 // serialization.cc): IN and NOT_IN value nodes carry the offsets of their
@@ -123,6 +124,24 @@ struct ConditionNode {
 };
 
 inline bool operator==(const ConditionChildren& a, const ConditionChildren& b) { return a.nodes == b.nodes; }
+
+/// One of the "update values" of an update commit
+/// (format_spec/update_commit_file.md): a field and the bytes its cells are
+/// to take.
+struct UpdateValue {
+  codec::counted<std::uint64_t, std::string> field_name;
+  codec::counted<std::uint64_t, std::vector<std::byte>> value;
+  friend bool operator==(const UpdateValue&, const UpdateValue&) = default;
+};
+
+/// The payload of an update commit (`__commits/<timestamped_name>.upd`):
+/// the condition, negated as a delete commit's is, then "Number of values"
+/// (u64) and the values.
+struct UpdateCommit {
+  ConditionNode condition;
+  codec::counted<std::uint64_t, std::vector<UpdateValue>> values;
+  friend bool operator==(const UpdateCommit&, const UpdateCommit&) = default;
+};
 
 /// The deepest tree a decoder accepts.
 inline constexpr std::uint32_t max_condition_depth = 64;

@@ -1,5 +1,6 @@
-// tilefmt — the delete commits of an opened array (`__commits/*.del`), with
-// their conditions ready to evaluate: the sparse reader hides the cells they
+// tilefmt — the delete commits of an opened array (`__commits/*.del`, and
+// the update commits `*.upd`, which TileDB reads as deletes), with their
+// conditions ready to evaluate: the sparse reader hides the cells they
 // delete, and a consolidation records which commit deleted which cell.
 #pragma once
 
@@ -24,20 +25,23 @@ struct delete_commit {
 };
 
 /// The delete commits inside the time range `arr` was opened at, oldest
-/// first, their conditions bound to `schema`. Update commits are refused.
+/// first, their conditions bound to `schema`. Update commits count as
+/// delete commits, as TileDB's readers take them (2.30: array_operations.cc
+/// load_delete_and_update_conditions gives the readers each `.upd` file's
+/// condition beside the `.del` files' and its values to none of them):
+/// the cells an update selects, written before it, are left out of reads.
 inline std::vector<delete_commit> load_delete_commits(const array_reader& arr, const format::ArraySchema& schema) {
   std::vector<delete_commit> out;
   const auto& opt = arr.options();
   for (const auto& c : arr.files().delete_commits) {
     // Fragments name a processed commit by its file, from the array's folder.
     const std::string marker = (c.path.parent_path().filename() / c.path.filename()).generic_string();
-    if (c.path.extension() != ".del")
-      throw std::invalid_argument("tilefmt: query: update commit " + marker + " is not supported yet");
     auto node = naming_file(c.path, [&] {
       // Vacuumed after a commits consolidation: the bytes a `.con` file holds.
       const auto bytes = c.held_in.empty() ? arr.storage().read(c.path, opt.max_allocation)
                                            : arr.storage().read_range(c.held_in, c.offset, c.size);
       const auto g = filter::read_generic_tile(bytes, {opt.verify_checksums, opt.encryption_key, opt.max_allocation});
+      if (c.path.extension() == ".upd") return codec::decode<format::UpdateCommit>(g.payload).condition;
       return codec::decode<format::ConditionNode>(g.payload);
     });
     try {
