@@ -155,13 +155,21 @@ private:
     }
   }
 
-  /// Writes the cells run `r` takes from `tile` (`size` bytes each) to `dst`,
-  /// back to back.
-  static void copy_run(std::byte* dst, const std::vector<std::byte>& tile, const tile_run& r, std::size_t size) {
+  /// Writes the cells run `r` takes from a tile whose cells (`size` bytes
+  /// each) start at `tile` to `dst`, back to back.
+  static void copy_run(std::byte* dst, const void* tile, const tile_run& r, std::size_t size) {
+    const auto* src = static_cast<const std::byte*>(tile) + r.pos * size;
     if (r.select)
-      copy_selected(dst, tile.data() + r.pos * size, r.select, r.span, size);
+      copy_selected(dst, src, r.select, r.span, size);
     else if (r.count != 0)
-      std::memcpy(dst, tile.data() + r.pos * size, r.count * size);
+      std::memcpy(dst, src, r.count * size);
+  }
+
+  /// The values (`size` bytes a cell) and, for a nullable field, the
+  /// validity of run `run` of tile `t`, into its place in `r`.
+  static void copy_run_cells(result_field& r, const tile_data& t, const tile_run& run, std::size_t size) {
+    copy_run(r.values.data() + run.out * size, t.values.data(), run, size);
+    if (r.nullable) copy_run(reinterpret_cast<std::byte*>(r.validity.data()) + run.out, t.validity.data(), run, 1);
   }
 
   /// The whole tile of a field in tile `tile` of fragment `frag` that the
@@ -322,7 +330,7 @@ private:
           if (!out) return;
           s.parts.push_back(s.run);
           s.parts.back().out = *out;
-          copy_run(coords.values.data() + *out * size, tile.values, s.run, size);
+          copy_run(coords.values.data() + *out * size, tile.values.data(), s.run, size);
           return;
         }
         // The condition, over the run's cells, from the tiles it names.
@@ -352,7 +360,7 @@ private:
           part.span = s.run.count;
           part.count = passed;
         }
-        copy_run(coords.values.data() + part.out * size, tile.values, part, size);
+        copy_run(coords.values.data() + part.out * size, tile.values.data(), part, size);
         // The passing cells of the result's fixed-size fields that the
         // condition names, from the tiles it read (or reads now: it need
         // not read them all, as in `a || b` where `a` holds everywhere).
@@ -372,15 +380,7 @@ private:
             throw format_error("a tile of fragment " + f.name().str() + ", field " + name +
                                    " holds fewer cells than its coordinates",
                                0);
-          copy_run(to, t->values, part, cell);
-          if (r.nullable) {
-            const auto* valid = reinterpret_cast<const std::byte*>(t->validity.data()) + part.pos;
-            auto* valid_to = reinterpret_cast<std::byte*>(r.validity.data()) + part.out;
-            if (part.select)
-              copy_selected(valid_to, valid, part.select, part.span, 1);
-            else
-              std::memcpy(valid_to, valid, part.count);
-          }
+          copy_run_cells(r, *t, part, cell);
         }
         // The var-size ones the result has stay whole for read_attributes.
         for (auto& [name, t] : read)
@@ -919,21 +919,13 @@ private:
             throw format_error("a tile of fragment " + frag.name().str() + ", field " + name + " holds fewer cells " +
                                    "than its coordinates",
                                0);
-          if (r.var) {
-            for (std::size_t k = 0, c = run.out; k < span; ++k)
-              if (!run.select || run.select[k]) var_cells[c++] = var_cell(t->values, t->offsets, run.pos + k);
-          } else if (run.select) {
-            copy_selected(r.values.data() + run.out * size, t->values.data() + run.pos * size, run.select, span, size);
-          } else {
-            std::memcpy(r.values.data() + run.out * size, t->values.data() + run.pos * size, run.count * size);
+          if (!r.var) {
+            copy_run_cells(r, *t, run, size);
+            continue;
           }
-          if (!r.nullable) continue;
-          const auto* valid = reinterpret_cast<const std::byte*>(t->validity.data()) + run.pos;
-          auto* to = reinterpret_cast<std::byte*>(r.validity.data()) + run.out;
-          if (run.select)
-            copy_selected(to, valid, run.select, span, 1);
-          else
-            std::memcpy(to, valid, run.count);
+          for (std::size_t k = 0, c = run.out; k < span; ++k)
+            if (!run.select || run.select[k]) var_cells[c++] = var_cell(t->values, t->offsets, run.pos + k);
+          if (r.nullable) copy_run(reinterpret_cast<std::byte*>(r.validity.data()) + run.out, t->validity.data(), run, 1);
         }
         if (r.var && read) kept[j] = std::move(read);
       });
