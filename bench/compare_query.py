@@ -15,7 +15,8 @@ TileDB-Py as `A.query(attrs=["a"], order="C")[box]` with
 sm.compute_concurrency_level and sm.io_concurrency_level set to the thread
 count, tilefmt with array::query and open_options::threads. Each reader runs
 in its own process, so its peak resident memory is its own. Prints both
-throughputs, their ratio, and each reader's peak memory over the result size;
+throughputs, their ratio, and each reader's peak memory over the result size
+(all of it, and its private part: without the pages of code and libraries);
 with --json, the same as JSON on stdout's last line.
 
 Then COUNT and SUM of the attribute over the whole domain: TileDB-Py as
@@ -31,7 +32,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timing import parse_comparison_args, run_json, tiledb_reader, warm  # noqa: E402
+from timing import memory_ratios, parse_comparison_args, run_json, tiledb_reader, warm  # noqa: E402
 
 TILE = 512
 
@@ -106,11 +107,12 @@ def main():
                 "ratio": theirs["best_s"] / ours["best_s"],
                 "tilefmt_peak_over_result": ours["peak_added_bytes"] / ours["bytes"],
                 "tiledb_py_peak_over_result": theirs["peak_added_bytes"] / theirs["bytes"],
+                "tilefmt_private_peak_over_result": ours["peak_private_added_bytes"] / ours["bytes"],
+                "tiledb_py_private_peak_over_result": theirs["peak_private_added_bytes"] / theirs["bytes"],
             }
             results.append(r)
             print(f"{label:6} ({mib:7.1f} MiB) threads={threads}: tilefmt {r['tilefmt_mib_s']:8.0f} MiB/s, "
-                  f"TileDB-Py {r['tiledb_py_mib_s']:8.0f} MiB/s, ratio {r['ratio']:.2f}x; peak memory / result: "
-                  f"tilefmt {r['tilefmt_peak_over_result']:.2f}, TileDB-Py {r['tiledb_py_peak_over_result']:.2f}",
+                  f"TileDB-Py {r['tiledb_py_mib_s']:8.0f} MiB/s, ratio {r['ratio']:.2f}x; {memory_ratios(r)}",
                   flush=True)
     # COUNT and SUM over the whole domain, with the tile metadata and with
     # every cell read (query::use_tile_metadata(false)): the difference is

@@ -15,7 +15,8 @@ page cache, with 1 thread and with every core: TileDB-Py as
 (bench-read-query, which returns the coordinates too, as TileDB-Py does).
 Each reader runs in its own process. Prints both throughputs (MiB of "a"
 values a second), their ratio and each reader's peak memory over the size of
-the values and coordinates read; with --json, the same as JSON on stdout's
+the values and coordinates read (all of it, and its private part: without
+the pages of code and libraries); with --json, the same as JSON on stdout's
 last line. With --where-gt X, both read only the cells with a > X (a query
 condition, evaluated by each reader).
 """
@@ -25,7 +26,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timing import parse_comparison_args, run_json, tiledb_reader, warm  # noqa: E402
+from timing import memory_ratios, parse_comparison_args, run_json, tiledb_reader, warm  # noqa: E402
 
 FRAGMENTS = 10
 
@@ -97,12 +98,13 @@ def main():
             "ratio": theirs["best_s"] / ours["best_s"],
             "tilefmt_peak_over_result": ours["peak_added_bytes"] / result_bytes,
             "tiledb_py_peak_over_result": theirs["peak_added_bytes"] / result_bytes,
+            "tilefmt_private_peak_over_result": ours["peak_private_added_bytes"] / result_bytes,
+            "tiledb_py_private_peak_over_result": theirs["peak_private_added_bytes"] / result_bytes,
         }
         results.append(r)
         print(f"{r['region']} ({r['cells']} cells, {mib:.1f} MiB of values) threads={threads}: tilefmt "
               f"{r['tilefmt_mib_s']:8.0f} MiB/s, TileDB-Py {r['tiledb_py_mib_s']:8.0f} MiB/s, ratio {r['ratio']:.2f}x; "
-              f"peak memory / result: tilefmt {r['tilefmt_peak_over_result']:.2f}, "
-              f"TileDB-Py {r['tiledb_py_peak_over_result']:.2f}", flush=True)
+              f"{memory_ratios(r)}", flush=True)
     if args.json:
         print(json.dumps(results))
 

@@ -30,7 +30,6 @@
 
 namespace {
 
-using tilefmt::bench::resident_bytes;
 
 double cpu_seconds() {
   timespec t{};
@@ -74,7 +73,7 @@ int main(int argc, char** argv) {
   opt.threads = static_cast<unsigned>(std::stoul(argv[4]));
   const int repeats = std::max(1, std::stoi(argv[5]));
   try {
-    const std::uint64_t before = resident_bytes();
+    const auto before = tilefmt::bench::memory_mark::now();
     auto a = tilefmt::array::open(path, opt);
     std::vector<double> seconds;
     double best_cpu = 0;

@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<std::int64_t, std::int64_t>> box;
   for (int i = 5; i + 1 < argc; i += 2) box.emplace_back(std::stoll(argv[i]), std::stoll(argv[i + 1]));
   try {
-    const std::uint64_t before = tilefmt::bench::resident_bytes();
+    const auto before = tilefmt::bench::memory_mark::now();
     auto a = tilefmt::array::open(path, opt);
     std::vector<double> seconds;
     std::uint64_t bytes = 0, checksum = 0;

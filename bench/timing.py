@@ -11,10 +11,16 @@ _READER = r"""
 import json, os, sys, time
 import tiledb
 path, threads, repeats, args = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+def status(field):  # a kB field of /proc/self/status, in bytes
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    return 0
 def rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-before = rss()
+before, before_private = rss(), status("RssAnon")
 cfg = tiledb.Config({"sm.compute_concurrency_level": str(threads),
                      "sm.io_concurrency_level": str(threads)})
 ctx = tiledb.Ctx(cfg)
@@ -29,21 +35,27 @@ with tiledb.open(path, ctx=ctx) as A:
         values = [int(x) for x in v.ravel()] if v.size <= 4 else None
         del v
 times.sort()
-def peak_rss():  # VmHWM: reset by exec, unlike ru_maxrss, which keeps the parent's peak
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return 0
-peak = peak_rss()
+peak = status("VmHWM")  # reset by exec, unlike ru_maxrss, which keeps the parent's peak
+# The private part: less the file-backed and shared pages resident now (as in process_memory.hpp).
+shared = status("RssFile") + status("RssShmem")
 print(json.dumps({"best_s": times[0], "median_s": times[len(times) // 2], "bytes": nbytes,
-                  "peak_added_bytes": max(0, peak - before), "values": values, "best_cpu_s": min(cpu)}))
+                  "peak_added_bytes": max(0, peak - before),
+                  "peak_private_added_bytes": max(0, peak - shared - before_private),
+                  "values": values, "best_cpu_s": min(cpu)}))
 """
 
 
 def tiledb_reader(read):
     """The reader script with `read` as its read expression."""
     return _READER.replace("READ", read)
+
+
+def memory_ratios(r):
+    """A comparison row's peak memory over the result, all of it and the
+    private part (without code and library pages), for both readers."""
+    return (f"peak memory / result: tilefmt {r['tilefmt_peak_over_result']:.2f}, "
+            f"TileDB-Py {r['tiledb_py_peak_over_result']:.2f}; private: tilefmt "
+            f"{r['tilefmt_private_peak_over_result']:.2f}, TileDB-Py {r['tiledb_py_private_peak_over_result']:.2f}")
 
 
 def warm(path):

@@ -35,7 +35,6 @@
 namespace {
 
 namespace fs = std::filesystem;
-using tilefmt::bench::resident_bytes;
 
 template <class T>
 std::vector<T> load(const fs::path& p) {
@@ -75,11 +74,11 @@ int main(int argc, char** argv) {
     const std::uint64_t bytes =
         a.size() * sizeof(a[0]) + b.size() * sizeof(b[0]) + x.size() * sizeof(x[0]) + y.size() * sizeof(y[0]);
     std::vector<double> seconds;
-    std::uint64_t before = 0;
+    tilefmt::bench::memory_mark before;
     for (int r = 0; r < repeats; ++r) {
       fs::remove_all(out);
       fs::copy(templ, out, fs::copy_options::recursive);
-      if (r == 0) before = resident_bytes();
+      if (r == 0) before = tilefmt::bench::memory_mark::now();
       const auto t0 = std::chrono::steady_clock::now();
       if (kind == "sparse") {
         ta::sparse_fragment f(out);

@@ -223,7 +223,8 @@ void unpack_into(cursor& c, storage::memory& st, const fs::path& root) {
 } // namespace
 
 /// Input: u8 flags | a packed array (harness.hpp). Flags: bit 0 skip
-/// damaged fragments, bit 1 skip checksum verification, bit 2 give the key.
+/// damaged fragments, bit 1 skip checksum verification, bit 2 give the key,
+/// bit 3 read every tile a piece at a time (open_options::tile_read_window).
 void whole_array(input in) {
   cursor c(in);
   const std::uint8_t flags = c.byte();
@@ -233,6 +234,7 @@ void whole_array(input in) {
   opt.skip_damaged_fragments = (flags & 1u) != 0;
   opt.verify_checksums = (flags & 2u) == 0;
   if (flags & 4u) opt.encryption_key.assign(fuzz_key.begin(), fuzz_key.end());
+  if (flags & 8u) opt.tile_read_window = 1;
   opt.threads = 1;
   opt.max_allocation = max_allocation;
   opt.storage = st;
@@ -595,8 +597,11 @@ void array_seeds(seed_writer& w, const fs::path& root) {
     if (!p.folder) p.bytes = read_file(e.path());
     entries.push_back(std::move(p));
   }
+  // Every other array's seed reads its tiles a piece at a time (flag 8).
+  static unsigned seeded = 0;
+  const unsigned piecewise = seeded++ % 2 ? 8u : 0u;
   auto add_packed = [&](const std::vector<packed_entry>& list) {
-    std::vector<std::byte> packed = prefix({if_keyed(4)});
+    std::vector<std::byte> packed = prefix({if_keyed(4) | piecewise});
     pack(list, packed);
     if (packed.size() <= (std::size_t{1} << 20)) w.add("array", packed);
   };

@@ -62,6 +62,43 @@ TEST_CASE("place_in_order: each task's output starts where the one before it end
     }
 }
 
+TEST_CASE("place_in_order: a task can learn where it starts, write, then say how much it wrote") {
+  // Tasks that write a number of items they learn while writing (every
+  // third one asks first), into one buffer: back to back, in task order.
+  for (unsigned threads : {1u, 2u, 3u, 8u}) {
+    const std::size_t n = 300;
+    std::vector<int> out(n * 5, -1);
+    place_in_order places(n);
+    parallel_for(n, threads, [&](std::size_t i) {
+      auto place = places.claim(i);
+      const std::size_t size = (i * 31) % 5;
+      if (i % 3 == 0) {
+        const auto start = place.start();
+        REQUIRE(start);
+        for (std::size_t k = 0; k < size; ++k) out[*start + k] = static_cast<int>(i);
+        CHECK(place(size) == start);
+      } else {
+        const auto where = place(size);
+        REQUIRE(where);
+        for (std::size_t k = 0; k < size; ++k) out[*where + k] = static_cast<int>(i);
+      }
+    });
+    REQUIRE(places.total());
+    std::vector<int> expect;
+    for (std::size_t i = 0; i < n; ++i) expect.insert(expect.end(), (i * 31) % 5, static_cast<int>(i));
+    out.resize(*places.total());
+    CHECK(out == expect);
+    // After a task gives up, the tasks after it learn so from start() too.
+    place_in_order quit(6);
+    parallel_for(6, threads, [&](std::size_t i) {
+      auto place = quit.claim(i);
+      if (i == 2) return;
+      CHECK(place.start().has_value() == (i < 2));
+      (void)place(1);
+    });
+  }
+}
+
 TEST_CASE("place_in_order: a task that fails or gives up releases the tasks after it") {
   for (unsigned threads : {1u, 2u, 4u}) {
     place_in_order places(100);

@@ -28,6 +28,13 @@ struct open_options {
   /// or hostile array cannot make the reader allocate more than this at
   /// once. Columns larger than this are read tile by tile (read_tile).
   std::uint64_t max_allocation = std::uint64_t{4} << 30;
+  /// The most of a tile's stored bytes a reader holds at once where the
+  /// storage takes many small requests well (local files, memory): a tile
+  /// stored in more is read a piece of about this size at a time, its
+  /// chunks decoded as they come, so that each decoding thread holds about
+  /// this much beside the result. Object stores read each tile whole, in one
+  /// request.
+  std::uint64_t tile_read_window = std::uint64_t{256} << 10;
   /// Where the array's files are; null: the local file system.
   std::shared_ptr<const storage::backend> storage{};
 };

@@ -123,6 +123,26 @@ public:
     detail::decode_tile(run, ctx, tile, out);
   }
 
+  /// Decodes stored chunks one at a time as they come (a tile read a
+  /// piece at a time), keeping the filters' scratch buffers from one chunk
+  /// to the next. Holds the pipeline and the context by reference.
+  class chunk_decoder {
+  public:
+    chunk_decoder(const runtime_pipeline& p, const tile_context& ctx) : seq_{p.stages_}, run_(seq_), ctx_(ctx) {
+      run_.set_input_type(p.type_);
+    }
+    chunk_decoder(const chunk_decoder&) = delete;
+    chunk_decoder& operator=(const chunk_decoder&) = delete;
+
+    /// One chunk's metadata and data into `dest`, exactly its original length.
+    void decode(bytes_view metadata, bytes_view data, std::span<std::byte> dest) { run_.reverse_chunk(ctx_, metadata, data, dest); }
+
+  private:
+    detail::vector_stages seq_;
+    detail::runner<detail::vector_stages> run_;
+    const tile_context& ctx_;
+  };
+
   /// Decodes the chunks of a parsed tile that `want` asks for, one at a
   /// time (detail::decode_tile_chunks).
   template <class Want, class Take>

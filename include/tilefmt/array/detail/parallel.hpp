@@ -74,6 +74,15 @@ public:
       if (!given_) owner_.abandon_after(j_);
     }
 
+    /// Where the task's items start, once every task before it has given
+    /// its size, for a task that writes its items before it knows how many
+    /// (then gives their number); nullopt when a task before it gave up.
+    std::optional<std::size_t> start() const {
+      const std::size_t at = owner_.wait(j_);
+      if (at == abandoned) return std::nullopt;
+      return at;
+    }
+
     /// Where the task's `size` items start, or nullopt when a task before
     /// it gave up (the whole result is being abandoned).
     std::optional<std::size_t> operator()(std::size_t size) {

@@ -5,9 +5,11 @@
 // domain misses the subarray are skipped, and so are tiles whose bounding
 // rectangle (the R-tree's leaves) does. The coordinate tiles of the rest
 // decide which cells are in; the attribute tiles are then read once each,
-// for the cells they give to the result (one-dimensional reads write the
-// cells that pass their condition straight into the result and keep the
-// var-size tiles it read rather than read them again). Sparse aggregates
+// for the cells they give to the result: fixed-size values decode straight
+// into it or a chunk at a time, not into a tile buffer (one-dimensional
+// reads write their coordinates, and the cells that pass their condition,
+// straight into the result too, and keep the var-size tiles the condition
+// read rather than read them again). Sparse aggregates
 // leave unread the whole tiles whose metadata answers them
 // (read_plan::answered).
 //
@@ -228,6 +230,7 @@ private:
     struct segment {
       tile_run run;
       key_range box;  // the tile's bounding rectangle inside the range
+      bool inside;    // all of it: every cell of the tile is in the range
       std::vector<tile_run> parts;  // the run, if any cell of it passes the condition
       std::vector<std::uint8_t> pass;  // which of the run's cells pass it (empty: all)
       std::map<std::string, tile_data, std::less<>> held;  // the condition's var-size tiles the result has
@@ -243,11 +246,13 @@ private:
       for (std::size_t t = 0; t < f.tile_num(); ++t) {
         if (mbrs[t].ranges.size() != 1 || !overlaps(sub, mbrs[t])) continue;
         key_range box;
+        bool inside = false;
         with_coordinate_type(dims_[0].type.value, [&]<class T>() {
           const auto [lo, hi] = mbrs[t].ranges[0].as<T>();
           box = {std::max(order_key(lo), range.lo), std::min(order_key(hi), range.hi)};
+          inside = box.lo == order_key(lo) && box.hi == order_key(hi);
         });
-        segs.push_back({{static_cast<std::uint32_t>(k), t, 0, 0, 0}, box, {}, {}, {}});
+        segs.push_back({{static_cast<std::uint32_t>(k), t, 0, 0, 0}, box, inside, {}, {}, {}});
       }
     }
     std::sort(segs.begin(), segs.end(), [](const segment& a, const segment& b) { return a.box.lo < b.box.lo; });
@@ -297,42 +302,97 @@ private:
         auto& s = segs[j];
         auto place = places.claim(j);
         const auto& f = frags[s.run.frag];
+        const auto cells = static_cast<std::size_t>(f.tile_cells(static_cast<std::size_t>(s.run.tile)));
+        // Whether the n coordinates at p are in order (the general reader
+        // decides else).
+        auto ordered = [&](const std::byte* p, std::size_t n) {
+          auto key = [p](std::size_t i) { return order_key(codec::load_le<T>(p + i * sizeof(T))); };
+          for (std::size_t i = 1; i < n; ++i)
+            if (strict ? key(i - 1) >= key(i) : key(i - 1) > key(i)) return false;
+          return true;
+        };
+        if (s.inside && !plan_.where) {
+          // Every cell is in (its bounding rectangle says so; checked): the
+          // tile decodes straight into its place in the result.
+          const auto out = place(cells);
+          if (!out) return;
+          std::byte* to = coords.values.data() + *out * size;
+          f.read_values_as_stored_into(f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile),
+                                       std::span(to, cells * size), ahead_of(coords_ahead, s.run.frag));
+          auto key = [to](std::size_t i) { return order_key(codec::load_le<T>(to + i * sizeof(T))); };
+          if (!ordered(to, cells) || (cells != 0 && (key(0) < range.lo || key(cells - 1) > range.hi))) {
+            in_order[j] = 0;
+            return;
+          }
+          s.run.count = cells;
+          s.parts.push_back(s.run);
+          s.parts.back().out = *out;
+          return;
+        }
+        // The cells [first, second) of the n in order at p that are in the range.
+        auto part_in_range = [&](const std::byte* p, std::size_t n) {
+          auto key = [p](std::size_t i) { return order_key(codec::load_le<T>(p + i * sizeof(T))); };
+          auto first = [&](std::size_t b, auto&& before) {
+            std::size_t e = n;
+            while (b < e) {
+              const std::size_t m = b + (e - b) / 2;
+              if (before(key(m))) b = m + 1;
+              else e = m;
+            }
+            return b;
+          };
+          const std::size_t lo = first(0, [&](std::uint64_t k) { return k < range.lo; });
+          return std::pair{lo, first(lo, [&](std::uint64_t k) { return k <= range.hi; })};
+        };
+        if (!plan_.where) {
+          // A chunk at a time, the cells in the range (one stretch: the tile
+          // is in order, checked across chunks too) straight into the
+          // result, once the tiles before this one have counted theirs.
+          const auto start = place.start();
+          if (!start) return;
+          std::byte* const to = coords.values.data() + *start * size;
+          std::size_t kept = 0;
+          std::optional<std::uint64_t> last;
+          f.read_values_in_chunks(
+              f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile),
+              [&](std::size_t, std::size_t) { return in_order[j] != 0; },
+              [&](std::size_t at, std::span<const std::byte> v) {
+                const std::size_t n = v.size() / sizeof(T);
+                if (n == 0 || !in_order[j]) return;
+                const std::uint64_t head = order_key(codec::load_le<T>(v.data()));
+                if (!ordered(v.data(), n) || (last && (strict ? *last >= head : *last > head))) {
+                  in_order[j] = 0;
+                  return;
+                }
+                last = order_key(codec::load_le<T>(v.data() + (n - 1) * sizeof(T)));
+                const auto [lo, hi] = part_in_range(v.data(), n);
+                if (lo == hi) return;
+                if (kept == 0) s.run.pos = at + lo;
+                std::memcpy(to + kept * size, v.data() + lo * size, (hi - lo) * size);
+                kept += hi - lo;
+              },
+              ahead_of(coords_ahead, s.run.frag));
+          if (!in_order[j]) return;
+          s.run.count = kept;
+          if (!place(kept) || kept == 0) return;
+          s.parts.push_back(s.run);
+          s.parts.back().out = *start;
+          return;
+        }
         const tile_data tile = f.read_tile(f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile),
                                            ahead_of(coords_ahead, s.run.frag));
-        const auto cells = static_cast<std::size_t>(f.tile_cells(static_cast<std::size_t>(s.run.tile)));
         if (tile.values.size() != cells * sizeof(T))
           throw format_error("fragment " + f.name().str() + ": a tile of dimension " + dims_[0].name.value +
                                  " holds " + std::to_string(tile.values.size()) + " bytes for " +
                                  std::to_string(cells) + " cells",
                              0);
-        const std::byte* p = tile.values.data();
-        auto key = [p](std::size_t i) { return order_key(codec::load_le<T>(p + i * sizeof(T))); };
-        for (std::size_t i = 1; i < cells; ++i)
-          if (strict ? key(i - 1) >= key(i) : key(i - 1) > key(i)) {
-            in_order[j] = 0;
-            return;
-          }
-        // The first cell at or after the range's start, the first after its end.
-        auto first = [&](std::size_t b, auto&& before) {
-          std::size_t e = cells;
-          while (b < e) {
-            const std::size_t m = b + (e - b) / 2;
-            if (before(key(m))) b = m + 1;
-            else e = m;
-          }
-          return b;
-        };
-        s.run.pos = first(0, [&](std::uint64_t k) { return k < range.lo; });
-        s.run.count = first(s.run.pos, [&](std::uint64_t k) { return k <= range.hi; }) - s.run.pos;
-        if (s.run.count == 0) return (void)place(0);
-        if (!plan_.where) {
-          const auto out = place(s.run.count);
-          if (!out) return;
-          s.parts.push_back(s.run);
-          s.parts.back().out = *out;
-          copy_run(coords.values.data() + *out * size, tile.values.data(), s.run, size);
+        if (!ordered(tile.values.data(), cells)) {
+          in_order[j] = 0;
           return;
         }
+        std::tie(s.run.pos, s.run.count) = part_in_range(tile.values.data(), cells);
+        s.run.count -= s.run.pos;
+        if (s.run.count == 0) return (void)place(0);
         // The condition, over the run's cells, from the tiles it names.
         std::map<std::string, tile_data, std::less<>> read;
         auto tile_of = [&](const std::string& name) -> const tile_data* {
@@ -846,6 +906,56 @@ private:
     return out;
   }
 
+  /// Fixed-size attribute `name`'s cells of `runs` (all from one tile of
+  /// fragment `frag`) into `out` (cells of `size` bytes), without a tile
+  /// buffer: straight into the result when the runs take the whole tile in
+  /// its order to one stretch of it, else a chunk at a time, only the
+  /// chunks that hold cells of the runs. False, with nothing read, for runs
+  /// that select cells (a condition's): their tile is read whole.
+  bool read_values_unbuffered(const fragment& frag, std::uint64_t tile, const std::string& name,
+                              std::span<const tile_run> runs, std::byte* out, std::size_t size,
+                              const fetched_tiles* ahead) const {
+    if (std::any_of(runs.begin(), runs.end(), [](const tile_run& r) { return r.select != nullptr; })) return false;
+    const auto& field = frag.field(name);
+    const std::uint64_t cells = frag.tile_cells(static_cast<std::size_t>(tile));
+    // Whole: the runs follow each other in the tile and in the result.
+    std::size_t next = 0;
+    for (const auto& r : runs) {
+      if (r.pos != next || r.out != runs.front().out + next) {
+        next = 0;  // not in order, or a cell twice (ranges that overlap)
+        break;
+      }
+      next += r.count;
+    }
+    if (next == cells && cells != 0) {
+      frag.read_values_as_stored_into(field, static_cast<std::size_t>(tile),
+                                      std::span(out + runs.front().out * size, static_cast<std::size_t>(cells) * size),
+                                      ahead);
+      return true;
+    }
+    for (const auto& r : runs)
+      if (r.pos + r.count > cells)
+        throw format_error("a tile of fragment " + frag.name().str() + ", field " + name + " holds fewer cells " +
+                               "than its coordinates",
+                           0);
+    frag.read_values_in_chunks(
+        field, static_cast<std::size_t>(tile),
+        [&](std::size_t first, std::size_t last) {
+          return std::any_of(runs.begin(), runs.end(),
+                             [&](const tile_run& r) { return r.pos < last && first < r.pos + r.count; });
+        },
+        [&](std::size_t first, std::span<const std::byte> values) {
+          const std::size_t end = first + values.size() / size;
+          for (const auto& r : runs) {
+            const std::size_t lo = std::max(r.pos, first), hi = std::min(r.pos + r.count, end);
+            if (lo < hi)
+              std::memcpy(out + (r.out + lo - r.pos) * size, values.data() + (lo - first) * size, (hi - lo) * size);
+          }
+        },
+        ahead);
+    return true;
+  }
+
   /// Appends each attribute's field of an `n`-cell result made of `runs`
   /// (grouped by tile): each tile read once, on the array's threads, and
   /// each result cell written by the thread that reads its tile. Tiles
@@ -901,6 +1011,10 @@ private:
         if (full[j] && plan_.answered(frag, first.tile, name)) return;
         std::optional<tile_data> read;
         const tile_data* t = held ? held(first.frag, first.tile, name) : nullptr;
+        const std::span<const tile_run> group_runs(runs.data() + group[j], group[j + 1] - group[j]);
+        if (!t && !r.var && !r.nullable && has_attribute(frag.schema(), name) &&
+            read_values_unbuffered(frag, first.tile, name, group_runs, r.values.data(), size, ahead_of(ahead, first.frag)))
+          return;
         if (!t && has_attribute(frag.schema(), name)) {
           read = frag.read_tile(frag.field(name), static_cast<std::size_t>(first.tile), ahead_of(ahead, first.frag));
           t = &*read;

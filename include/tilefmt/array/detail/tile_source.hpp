@@ -7,7 +7,11 @@
 // footer, its end); `fetch` reads those bytes and checks that the chunk
 // headers add up to the unfiltered size the caller expects, before that
 // much is allocated; `pipeline` runs the filters in reverse into the
-// caller's buffer.
+// caller's buffer. A tile stored in more than open_options::tile_read_window
+// bytes is not fetched whole where the storage takes small requests well:
+// `stream_chunks` reads it a window at a time and each chunk is decoded as
+// it comes, so that a decoding thread holds a window and a chunk, not the
+// stored tile beside the decoded one.
 //
 // Every member is const and safe to call from many threads: the section and
 // pipeline caches are once_maps.
@@ -278,6 +282,22 @@ public:
   std::vector<std::byte> read(const field_info& f, format::DataFile which, std::size_t i, std::uint64_t expected,
                               std::size_t cell_size, std::vector<std::uint64_t>* rebuilt_offsets = nullptr,
                               const fetched_tiles* ahead = nullptr) const {
+    if (!rebuilt_offsets) {  // (tiles whose offsets the var tile rebuilds are one chunk: read whole)
+      const auto ctx = decode_context(cell_size, nullptr);
+      std::optional<filter::runtime_pipeline::chunk_decoder> decoder;
+      std::vector<std::byte> out;
+      // Sized when the first chunk header has been checked (a tile of no
+      // chunks holds nothing, and fails stream_chunks' checks unless
+      // nothing is expected).
+      if (stream_chunks(f, which, i, expected, ahead, [&](std::uint64_t at, const stored_chunk& c) {
+            if (!decoder) {
+              decoder.emplace(pipeline(f, which), ctx);
+              out.resize(static_cast<std::size_t>(expected));
+            }
+            decode_chunk(*decoder, c, std::span(out).subspan(static_cast<std::size_t>(at), c.original_length));
+          }))
+        return out;
+    }
     auto t = fetch(f, which, i, expected, ahead);
     if (!t.view) return std::vector<std::byte>(t.bytes.begin(), t.bytes.end());
     std::vector<std::byte> out(static_cast<std::size_t>(expected));
@@ -288,6 +308,13 @@ public:
   /// Tile `i` of `f`'s fixed file, unfiltered straight into `out`, which
   /// holds exactly its cells.
   void read_into(const field_info& f, std::size_t i, std::span<std::byte> out, const fetched_tiles* ahead = nullptr) const {
+    const auto ctx = decode_context(f.cell_size(), nullptr);
+    std::optional<filter::runtime_pipeline::chunk_decoder> decoder;
+    if (stream_chunks(f, format::DataFile::fixed, i, out.size(), ahead, [&](std::uint64_t at, const stored_chunk& c) {
+          if (!decoder) decoder.emplace(pipeline(f, format::DataFile::fixed), ctx);
+          decode_chunk(*decoder, c, out.subspan(static_cast<std::size_t>(at), c.original_length));
+        }))
+      return;
     auto t = fetch(f, format::DataFile::fixed, i, out.size(), ahead);
     if (!t.view) {
       std::memcpy(out.data(), t.bytes.data(), t.bytes.size());
@@ -305,12 +332,36 @@ public:
   template <class Want, class Take>
   void read_chunks(const field_info& f, std::size_t i, std::uint64_t expected, const fetched_tiles* ahead, Want&& want,
                    Take&& take) const {
+    const std::size_t cell_size = f.cell_size();
+    {
+      const auto ctx = decode_context(cell_size, nullptr);
+      std::optional<filter::runtime_pipeline::chunk_decoder> decoder;
+      std::vector<std::byte> chunk, rest;  // rest: from a chunk that splits cells on, all of the tile
+      std::size_t rest_at = 0;
+      bool split = false;
+      if (stream_chunks(f, format::DataFile::fixed, i, expected, ahead, [&](std::uint64_t at, const stored_chunk& c) {
+            const auto begin = static_cast<std::size_t>(at);
+            // TileDB's writers split no cells; where a chunk does, the rest
+            // of the tile goes as one piece, which ends at a cell's end.
+            split = split || cell_size == 0 || c.original_length % cell_size != 0;
+            if (!split && !want(begin, begin + c.original_length)) return;
+            if (!decoder) decoder.emplace(pipeline(f, format::DataFile::fixed), ctx);
+            if (split && rest.empty()) rest_at = begin;
+            auto& to = split ? rest : chunk;
+            const std::size_t from = split ? to.size() : 0;
+            to.resize(from + c.original_length);
+            decode_chunk(*decoder, c, std::span(to).subspan(from));
+            if (!split) take(begin, std::span<const std::byte>(chunk));
+          })) {
+        if (!rest.empty()) take(rest_at, std::span<const std::byte>(rest));
+        return;
+      }
+    }
     auto t = fetch(f, format::DataFile::fixed, i, expected, ahead);
     if (!t.view) {
       take(std::size_t{0}, t.bytes);
       return;
     }
-    const std::size_t cell_size = f.cell_size();
     const bool whole_cells = cell_size != 0 && std::all_of(t.view->chunks.begin(), t.view->chunks.end(), [&](const auto& c) {
       return c.original_length % cell_size == 0;
     });
@@ -357,11 +408,10 @@ private:
     return sizes[f.footer_index];
   }
 
-  /// Tile i's stored bytes, checked: its chunk headers must add up to
-  /// `expected` unfiltered bytes before anything that size is allocated.
-  fetched_tile fetch(const field_info& f, format::DataFile which, std::size_t i, std::uint64_t expected,
-                     const fetched_tiles* ahead) const {
-    const fs::path file = file_path(f, which);
+  /// Where tile i's stored bytes are in its file, [first, second), checked
+  /// against the size limit (as `expected`, its unfiltered size).
+  std::pair<std::uint64_t, std::uint64_t> stored_range(const field_info& f, format::DataFile which, std::size_t i,
+                                                       std::uint64_t expected) const {
     const auto& offsets = offsets_of(f, which);
     if (i >= offsets.size()) throw format_error("tile " + std::to_string(i) + " has no offset", 0);
     if (expected > opt_.max_allocation)
@@ -369,14 +419,119 @@ private:
                              " bytes, more than the " + std::to_string(opt_.max_allocation) +
                              " a tile may claim (open_options::max_allocation)",
                          0);
-    fetched_tile t;
-    t.begin = offsets[i];
-    const std::uint64_t end = i + 1 < offsets.size() ? offsets[i + 1] : file_size_of(f, which);
-    if (end < t.begin) throw format_error("tile offsets decrease", 0);
-    if (end - t.begin > opt_.max_allocation)
-      throw format_error("tile " + std::to_string(i) + " is stored in " + std::to_string(end - t.begin) +
+    const std::uint64_t begin = offsets[i], end = i + 1 < offsets.size() ? offsets[i + 1] : file_size_of(f, which);
+    if (end < begin) throw format_error("tile offsets decrease", 0);
+    if (end - begin > opt_.max_allocation)
+      throw format_error("tile " + std::to_string(i) + " is stored in " + std::to_string(end - begin) +
                              " bytes, more than the " + std::to_string(opt_.max_allocation) + " a tile may claim",
                          0);
+    return {begin, end};
+  }
+
+  /// One chunk of a tile read a piece at a time: its header's original
+  /// length, its metadata and data (valid during the call that gets them),
+  /// its index and where its header is in the file.
+  struct stored_chunk {
+    std::size_t index;
+    std::uint64_t offset;
+    std::uint32_t original_length;
+    std::span<const std::byte> metadata, data;
+  };
+
+  /// Reads tile i's chunks through a buffer of about
+  /// open_options::tile_read_window bytes (or one chunk, if larger) and
+  /// hands each in order to `each(at, chunk)`, `at` being where its bytes
+  /// start in the unfiltered tile: a tile larger than the window is never
+  /// held whole. False, and nothing read, where the tile is read whole
+  /// instead: no larger than the window, fetched ahead, on storage that
+  /// prefers few requests, or stored without chunks (TileDB 1.3). The chunk
+  /// headers are checked as they come: none may decode past `expected`
+  /// bytes, and they must add up to it.
+  template <class Each>
+  bool stream_chunks(const field_info& f, format::DataFile which, std::size_t i, std::uint64_t expected,
+                     const fetched_tiles* ahead, Each&& each) const {
+    if (files_.version == 0 || files_.storage->prefers_merged_reads() || (ahead && ahead->find(which, i))) return false;
+    const auto range = stored_range(f, which, i, expected);
+    const std::uint64_t begin = range.first, end = range.second;  // (lambdas below capture them)
+    const std::uint64_t window = std::max<std::uint64_t>(opt_.tile_read_window, 1);
+    if (end - begin <= window) return false;
+    const fs::path file = file_path(f, which);
+    column<std::byte> buf;
+    std::uint64_t buf_at = 0, buf_len = 0;
+    // Bytes [at, at + n) of the file, n <= end - at (checked by the caller).
+    auto bytes = [&](std::uint64_t at, std::uint64_t n) -> const std::byte* {
+      if (at >= buf_at && at + n <= buf_at + buf_len) return buf.data() + (at - buf_at);
+      const std::uint64_t len = std::max(n, std::min(window, end - at));
+      if (buf.size() < len) buf = column<std::byte>(static_cast<std::size_t>(len));
+      try {
+        files_.storage->read_range_into(file, at, std::span(buf.data(), static_cast<std::size_t>(len)));
+      } catch (const io_error& e) {
+        throw format_error(e.what(), static_cast<std::size_t>(at));
+      }
+      buf_at = at;
+      buf_len = len;
+      return buf.data();
+    };
+    naming_file(file, [&] {
+      std::uint64_t pos = begin;
+      if (end - begin < 8) throw format_error("the tile has no chunk count", static_cast<std::size_t>(begin));
+      const auto count = codec::load_le<std::uint64_t>(bytes(pos, 8));
+      pos += 8;
+      if (count > (end - pos) / 12)
+        throw format_error("the tile claims " + std::to_string(count) + " chunks, more than its " +
+                               std::to_string(end - begin) + " bytes hold",
+                           static_cast<std::size_t>(begin));
+      std::uint64_t at = 0;
+      for (std::uint64_t k = 0; k < count; ++k) {
+        if (end - pos < 12)
+          throw format_error("chunk " + std::to_string(k) + "'s header runs past the tile's end", static_cast<std::size_t>(pos));
+        const std::byte* h = bytes(pos, 12);
+        const auto original = codec::load_le<std::uint32_t>(h), filtered = codec::load_le<std::uint32_t>(h + 4),
+                   metadata = codec::load_le<std::uint32_t>(h + 8);
+        if (original > expected - at)
+          throw format_error("chunk " + std::to_string(k) + " decodes past the tile's size (" + std::to_string(expected) +
+                                 " bytes)",
+                             static_cast<std::size_t>(pos));
+        const std::uint64_t body = std::uint64_t{filtered} + metadata;
+        if (body > end - pos - 12)
+          throw format_error("chunk " + std::to_string(k) + " runs past the tile's end", static_cast<std::size_t>(pos));
+        const std::byte* b = bytes(pos + 12, body);
+        each(at, stored_chunk{static_cast<std::size_t>(k), pos, original, std::span(b, metadata),
+                              std::span(b + metadata, filtered)});
+        at += original;
+        pos += 12 + body;
+      }
+      if (at != expected)
+        throw format_error("tile holds " + std::to_string(at) + " bytes, expected " + std::to_string(expected),
+                           static_cast<std::size_t>(begin));
+      if (pos != end)
+        throw format_error(std::to_string(end - pos) + " trailing bytes after the tile's last chunk",
+                           static_cast<std::size_t>(pos));
+      return 0;
+    });
+    return true;
+  }
+
+  /// Decodes a chunk of stream_chunks into `dest`; errors name the chunk
+  /// and its place in the file.
+  static void decode_chunk(filter::runtime_pipeline::chunk_decoder& d, const stored_chunk& c, std::span<std::byte> dest) {
+    try {
+      d.decode(c.metadata, c.data, dest);
+    } catch (format_error& e) {
+      e.prepend_field("chunk " + std::to_string(c.index));
+      e.add_offset(static_cast<std::size_t>(c.offset));
+      throw;
+    }
+  }
+
+  /// Tile i's stored bytes, checked: its chunk headers must add up to
+  /// `expected` unfiltered bytes before anything that size is allocated.
+  fetched_tile fetch(const field_info& f, format::DataFile which, std::size_t i, std::uint64_t expected,
+                     const fetched_tiles* ahead) const {
+    const fs::path file = file_path(f, which);
+    fetched_tile t;
+    const auto [begin, end] = stored_range(f, which, i, expected);
+    t.begin = begin;
     // A data file shorter than the footer says is a format_error (not an
     // io_error), so that the caller can name the fragment, field and tile.
     try {
