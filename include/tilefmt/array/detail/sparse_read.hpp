@@ -880,13 +880,23 @@ private:
       }
       out.push_back(std::move(r));
     }
-    // Result cells grouped by the tile they come from, so that each tile is read once.
+    // Result cells grouped by the tile they come from, so that each tile is
+    // read once, in result order within a tile. The hits are in storage
+    // order (fragment, then tile): a counting sort on the rank of each
+    // hit's tile among them does it in linear time.
     std::vector<std::size_t> by_tile(n);
-    std::iota(by_tile.begin(), by_tile.end(), std::size_t{0});
-    sort_stably(by_tile.begin(), by_tile.end(), [&](std::size_t a, std::size_t b) {
-      const auto &x = hits_[order[a]], &y = hits_[order[b]];
-      return x.frag != y.frag ? x.frag < y.frag : x.tile < y.tile;
-    });
+    {
+      std::vector<std::size_t> rank(hits_.size());
+      std::size_t tiles = 0;
+      for (std::size_t i = 0; i < hits_.size(); ++i) {
+        if (i > 0 && (hits_[i].frag != hits_[i - 1].frag || hits_[i].tile != hits_[i - 1].tile)) ++tiles;
+        rank[i] = tiles;
+      }
+      std::vector<std::size_t> start(tiles + 2, 0);
+      for (std::size_t c = 0; c < n; ++c) ++start[rank[order[c]] + 1];
+      std::partial_sum(start.begin(), start.end(), start.begin());
+      for (std::size_t c = 0; c < n; ++c) by_tile[start[rank[order[c]]]++] = c;
+    }
     // Runs of result cells that are consecutive cells of one tile.
     runs.clear();
     for (std::size_t b = 0; b < n; ++b) {
@@ -1051,7 +1061,7 @@ private:
   const read_plan& plan_;
   const std::vector<format::Dimension>& dims_;
   std::vector<delete_commit> deletes_;
-  std::vector<hit> hits_;
+  std::vector<hit> hits_;  // in storage order: fragment, then tile (materialize relies on it)
   cell_keys keys_;
   std::vector<std::vector<std::byte>> coords_;  // per fixed-size dimension: each hit's coordinate as stored
   std::vector<std::vector<std::string>> strings_;  // per string dimension: each hit's coordinate
