@@ -63,6 +63,9 @@ if [ -n "$VENV" ]; then
   say "tilefmt sparse queries vs TileDB-Py (bench/compare_sparse_query.py; SPARSE_CELLS=100000000 for 10^8 cells)"
   "$VENV/bin/python" bench/compare_sparse_query.py --reader build/bench/bench/bench-read-query --dir build/bench/arrays \
     --cells "${SPARSE_CELLS:-10000000}" || status=1
+  say "tilefmt 2-D sparse boxes vs TileDB-Py (bench/compare_sparse_box.py, 2 * 10^7 cells)"
+  "$VENV/bin/python" bench/compare_sparse_box.py --reader build/bench/bench/bench-read-query --dir build/bench/arrays \
+    || status=1
 else
   echo "TileDB-Py could not be installed: comparison skipped"
 fi
