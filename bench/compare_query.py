@@ -29,10 +29,9 @@ read: the two times differ by what the metadata saves.
 import json
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timing import memory_ratios, parse_comparison_args, run_json, tiledb_reader, warm  # noqa: E402
+from timing import made, memory_ratios, parse_comparison_args, reader_row, run_json, tiledb_reader, warm  # noqa: E402
 
 TILE = 512
 
@@ -81,11 +80,7 @@ def main():
     os.makedirs(args.dir, exist_ok=True)
     print(f"TileDB-Py {tiledb.__version__}, libtiledb {'.'.join(map(str, tiledb.libtiledb.version()))}, "
           f"{cores} cores", flush=True)
-    if not os.path.isdir(path):
-        t0 = time.time()
-        print(f"writing {path} ({side * side * 4 >> 20} MiB, 10 fragments, [byteshuffle, zstd(1)])...", flush=True)
-        create(path, side)
-        print(f"  written in {time.time() - t0:.1f} s", flush=True)
+    made(path, f"{side * side * 4 >> 20} MiB, 10 fragments, [byteshuffle, zstd(1)]", lambda: create(path, side))
     warm(path)
     def centred(fraction):
         w = max(1, int(side * fraction ** 0.5))
@@ -100,16 +95,8 @@ def main():
                               [str(x) for x in box])
             if ours["bytes"] != theirs["bytes"]:
                 raise SystemExit(f"{label}: tilefmt read {ours['bytes']} bytes, TileDB-Py {theirs['bytes']}")
-            mib = ours["bytes"] / (1 << 20)
-            r = {
-                "region": label, "threads": threads, "mib": mib,
-                "tilefmt_mib_s": mib / ours["best_s"], "tiledb_py_mib_s": mib / theirs["best_s"],
-                "ratio": theirs["best_s"] / ours["best_s"],
-                "tilefmt_peak_over_result": ours["peak_added_bytes"] / ours["bytes"],
-                "tiledb_py_peak_over_result": theirs["peak_added_bytes"] / theirs["bytes"],
-                "tilefmt_private_peak_over_result": ours["peak_private_added_bytes"] / ours["bytes"],
-                "tiledb_py_private_peak_over_result": theirs["peak_private_added_bytes"] / theirs["bytes"],
-            }
+            r = reader_row(ours, theirs, ours["bytes"], region=label, threads=threads)
+            mib = r["mib"]
             results.append(r)
             print(f"{label:6} ({mib:7.1f} MiB) threads={threads}: tilefmt {r['tilefmt_mib_s']:8.0f} MiB/s, "
                   f"TileDB-Py {r['tiledb_py_mib_s']:8.0f} MiB/s, ratio {r['ratio']:.2f}x; {memory_ratios(r)}",

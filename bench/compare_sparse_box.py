@@ -23,10 +23,9 @@ part); with --json, the same as JSON on stdout's last line.
 import json
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timing import memory_ratios, parse_comparison_args, run_json, tiledb_reader, warm  # noqa: E402
+from timing import made, memory_ratios, parse_comparison_args, reader_row, run_json, tiledb_reader, warm  # noqa: E402
 
 FRAGMENTS = 4
 SIDE = 10_000
@@ -63,11 +62,7 @@ def main():
     os.makedirs(args.dir, exist_ok=True)
     print(f"TileDB-Py {tiledb.__version__}, libtiledb {'.'.join(map(str, tiledb.libtiledb.version()))}, "
           f"{os.cpu_count() or 1} cores", flush=True)
-    if not os.path.isdir(path):
-        t0 = time.time()
-        print(f"writing {path} ({args.cells} cells, {FRAGMENTS} fragments)...", flush=True)
-        create(path, args.cells)
-        print(f"  written in {time.time() - t0:.1f} s", flush=True)
+    made(path, f"{args.cells} cells, {FRAGMENTS} fragments", lambda: create(path, args.cells))
     warm(path)
     results = []
     for label, fraction in (("1%", 0.01), ("10%", 0.10)):
@@ -79,17 +74,8 @@ def main():
             theirs = run_json([sys.executable, "-c", TILEDB_READ, path, str(threads), str(args.repeats)] + box)
             if ours["bytes"] != theirs["bytes"]:
                 raise SystemExit(f"{label}: tilefmt read {ours['bytes']} bytes, TileDB-Py {theirs['bytes']}")
-            mib = ours["bytes"] / (1 << 20)
-            result_bytes = 3 * ours["bytes"]  # the values and two int64 coordinates
-            r = {
-                "region": label, "threads": threads, "cells": ours["bytes"] // 8, "mib": mib,
-                "tilefmt_mib_s": mib / ours["best_s"], "tiledb_py_mib_s": mib / theirs["best_s"],
-                "ratio": theirs["best_s"] / ours["best_s"],
-                "tilefmt_peak_over_result": ours["peak_added_bytes"] / result_bytes,
-                "tiledb_py_peak_over_result": theirs["peak_added_bytes"] / result_bytes,
-                "tilefmt_private_peak_over_result": ours["peak_private_added_bytes"] / result_bytes,
-                "tiledb_py_private_peak_over_result": theirs["peak_private_added_bytes"] / result_bytes,
-            }
+            # The result: the values and two int64 coordinates.
+            r = reader_row(ours, theirs, 3 * ours["bytes"], region=label, threads=threads, cells=ours["bytes"] // 8)
             results.append(r)
             print(f"{label:4} box ({r['cells']} cells) threads={threads}: tilefmt {r['tilefmt_mib_s']:7.1f} MiB/s, "
                   f"TileDB-Py {r['tiledb_py_mib_s']:7.1f} MiB/s, ratio {r['ratio']:.2f}x; {memory_ratios(r)}",

@@ -23,10 +23,9 @@ condition, evaluated by each reader).
 import json
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timing import memory_ratios, parse_comparison_args, run_json, tiledb_reader, warm  # noqa: E402
+from timing import made, memory_ratios, parse_comparison_args, reader_row, run_json, tiledb_reader, warm  # noqa: E402
 
 FRAGMENTS = 10
 
@@ -70,11 +69,7 @@ def main():
     print(f"TileDB-Py {tiledb.__version__}, libtiledb {'.'.join(map(str, tiledb.libtiledb.version()))}, "
           f"{cores} cores", flush=True)
     span = args.cells // FRAGMENTS * 10 * FRAGMENTS
-    if not os.path.isdir(path):
-        t0 = time.time()
-        print(f"writing {path} ({args.cells} cells, {FRAGMENTS} fragments, [byteshuffle, zstd(1)])...", flush=True)
-        create(path, args.cells)
-        print(f"  written in {time.time() - t0:.1f} s", flush=True)
+    made(path, f"{args.cells} cells, {FRAGMENTS} fragments, [byteshuffle, zstd(1)]", lambda: create(path, args.cells))
     warm(path)
     lo = span // 2
     hi = lo + span // 100 - 1
@@ -90,17 +85,11 @@ def main():
                                str(lo), str(hi), x])
         if ours["bytes"] != theirs["bytes"]:
             raise SystemExit(f"tilefmt read {ours['bytes']} bytes, TileDB-Py {theirs['bytes']}")
-        mib = ours["bytes"] / (1 << 20)
-        result_bytes = 2 * ours["bytes"]  # the values and the int64 coordinates
-        r = {
-            "region": "1% time" + ("" if args.where_gt is None else f", a > {args.where_gt}"), "threads": threads, "mib": mib, "cells": ours["bytes"] // 8,
-            "tilefmt_mib_s": mib / ours["best_s"], "tiledb_py_mib_s": mib / theirs["best_s"],
-            "ratio": theirs["best_s"] / ours["best_s"],
-            "tilefmt_peak_over_result": ours["peak_added_bytes"] / result_bytes,
-            "tiledb_py_peak_over_result": theirs["peak_added_bytes"] / result_bytes,
-            "tilefmt_private_peak_over_result": ours["peak_private_added_bytes"] / result_bytes,
-            "tiledb_py_private_peak_over_result": theirs["peak_private_added_bytes"] / result_bytes,
-        }
+        # The result: the values and the int64 coordinates.
+        r = reader_row(ours, theirs, 2 * ours["bytes"],
+                       region="1% time" + ("" if args.where_gt is None else f", a > {args.where_gt}"),
+                       threads=threads, cells=ours["bytes"] // 8)
+        mib = r["mib"]
         results.append(r)
         print(f"{r['region']} ({r['cells']} cells, {mib:.1f} MiB of values) threads={threads}: tilefmt "
               f"{r['tilefmt_mib_s']:8.0f} MiB/s, TileDB-Py {r['tiledb_py_mib_s']:8.0f} MiB/s, ratio {r['ratio']:.2f}x; "

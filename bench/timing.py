@@ -4,6 +4,7 @@ process of its own, the page-cache warm-up, and reading a reader's JSON."""
 import json
 import os
 import subprocess
+import time
 
 # A TileDB-Py reader: argv is PATH THREADS REPEATS [ARGS...]; READ is an
 # expression of `A` and `args` (the extra arguments) giving the numpy result.
@@ -48,6 +49,33 @@ print(json.dumps({"best_s": times[0], "median_s": times[len(times) // 2], "bytes
 def tiledb_reader(read):
     """The reader script with `read` as its read expression."""
     return _READER.replace("READ", read)
+
+
+def reader_row(ours, theirs, result_bytes, **fields):
+    """A comparison row of two readers' JSON (tilefmt's, TileDB-Py's) that
+    read the same values (`ours["bytes"]` of them; `result_bytes` with the
+    coordinates): `fields`, then MiB of values, both throughputs, their
+    ratio and each one's peak memory over the result, all of it and the
+    private part."""
+    mib = ours["bytes"] / (1 << 20)
+    return dict(fields, **{
+        "mib": mib, "tilefmt_mib_s": mib / ours["best_s"], "tiledb_py_mib_s": mib / theirs["best_s"],
+        "ratio": theirs["best_s"] / ours["best_s"],
+        "tilefmt_peak_over_result": ours["peak_added_bytes"] / result_bytes,
+        "tiledb_py_peak_over_result": theirs["peak_added_bytes"] / result_bytes,
+        "tilefmt_private_peak_over_result": ours["peak_private_added_bytes"] / result_bytes,
+        "tiledb_py_private_peak_over_result": theirs["peak_private_added_bytes"] / result_bytes,
+    })
+
+
+def made(path, what, create):
+    """Calls create() unless `path` exists, saying what it writes and how long it took."""
+    if os.path.isdir(path):
+        return
+    t0 = time.time()
+    print(f"writing {path} ({what})...", flush=True)
+    create()
+    print(f"  written in {time.time() - t0:.1f} s", flush=True)
 
 
 def memory_ratios(r):
