@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "../support/all_tiles.hpp"
 #include "../support/forwarding_backend.hpp"
 #include "../support/result_rows.hpp"
 #include "../support/testing.hpp"
@@ -23,17 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 const fs::path data = fs::path(TILEFMT_TEST_DATA);
-
-std::vector<std::vector<std::byte>> columns(const array::array_reader& arr) {
-  std::vector<std::vector<std::byte>> out;
-  for (const auto& frag : arr.fragments())
-    for (const auto& f : frag.fields())
-      for (std::size_t t = 0; t < frag.tile_num(); ++t) {
-        auto tile = frag.read_tile(f, t);
-        out.push_back(tile.values);
-      }
-  return out;
-}
 
 /// Memory that prefers merged reads, as an object store does (or not,
 /// when `merge` is false), and counts the reads of data files.
@@ -65,7 +55,7 @@ TEST_CASE("every test array reads the same from memory as from disk") {
       auto from_memory = array::open("mem/array", {.encryption_key = key, .storage = st});
       CHECK(from_memory.fragments().size() == from_disk.fragments().size());
       CHECK(from_memory.metadata().entries() == from_disk.metadata().entries());
-      CHECK(columns(from_memory) == columns(from_disk));
+      CHECK(testing::all_tiles(from_memory) == testing::all_tiles(from_disk));
       // And a whole-array query where tiles are fetched in merged runs.
       auto merging = std::make_shared<merging_memory>(true);
       storage::copy_tree(storage::local{}, e.path() / "array", *merging, "mem/array");

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/all_tiles.hpp"
 #include "../support/result_rows.hpp"
 #include "../support/testing.hpp"
 #include "tilefmt/array/query.hpp"
@@ -148,18 +149,6 @@ TEST_CASE("every test array reads the same a piece at a time") {
   // and a whole-array query, with a window of one byte: each tile is read
   // header by header, chunk by chunk.
   const auto data = std::filesystem::path(TILEFMT_TEST_DATA);
-  auto tiles = [](const array::array_reader& arr) {
-    std::vector<std::vector<std::byte>> out;
-    for (const auto& frag : arr.fragments())
-      for (const auto& f : frag.fields())
-        for (std::size_t t = 0; t < frag.tile_num(); ++t) {
-          auto tile = frag.read_tile(f, t);
-          out.push_back(tile.values);
-          for (const auto o : tile.offsets) out.back().push_back(static_cast<std::byte>(o));
-          for (const auto v : tile.validity) out.back().push_back(static_cast<std::byte>(v));
-        }
-    return out;
-  };
   auto outcome = [](const array::array_reader& arr) {
     try {
       return testing::rows(arr.query().read());
@@ -175,7 +164,7 @@ TEST_CASE("every test array reads the same a piece at a time") {
       const auto key = testing::test_array_key(e.path());
       const auto read_whole = array::open(e.path() / "array", {.encryption_key = key, .tile_read_window = whole});
       const auto piecewise = array::open(e.path() / "array", {.encryption_key = key, .tile_read_window = 1});
-      CHECK(tiles(piecewise) == tiles(read_whole));
+      CHECK(testing::all_tiles(piecewise) == testing::all_tiles(read_whole));
       CHECK(outcome(piecewise) == outcome(read_whole));
       ++arrays;
     }
