@@ -73,6 +73,7 @@
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/detail/consolidation_steps.hpp"
 #include "tilefmt/array/detail/consolidator.hpp"
+#include "tilefmt/array/detail/metadata_files.hpp"
 #include "tilefmt/array/metadata_writer.hpp"
 #include "tilefmt/array/vacuum.hpp"
 #include "tilefmt/format/commit_files.hpp"

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "tilefmt/array/directory.hpp"
-#include "tilefmt/filter/generic_tile.hpp"
 #include "tilefmt/format/array_metadata.hpp"
 #include "tilefmt/format/array_schema.hpp"
 #include "tilefmt/format/print.hpp"
@@ -71,20 +70,5 @@ public:
 private:
   std::map<std::string, format::MetadataEntry> entries_;
 };
-
-/// Reads and merges metadata files (oldest first, as list_array orders them).
-inline metadata_map read_metadata_files(const storage::backend& st, const std::vector<timestamped_path>& files,
-                                        const filter::generic_tile_options& opt = {}) {
-  metadata_map m;
-  for (const auto& f : files) {
-    naming_file(f.path, [&] {
-      auto bytes = st.read(f.path, opt.max_tile_size);
-      auto g = filter::read_generic_tile(bytes, opt);
-      m.apply(codec::decode<format::ArrayMetadata>(g.payload));
-      return 0;
-    });
-  }
-  return m;
-}
 
 } // namespace tilefmt::array

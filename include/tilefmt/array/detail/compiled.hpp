@@ -10,14 +10,27 @@
 // dependency and the pkg-config file add it) sees those entry points as
 // declarations only and links their one compiled copy from the library.
 //
-// The entry points stay inline functions in the headers; each is written
+// Two ways a header keeps its code out of such a program:
 //
-//   #ifdef TILEFMT_DECLARE_ONLY
-//     std::string commit(const write_options& opt = {});   // the same declaration
-//   #else
-//     TILEFMT_EMIT
-//     std::string commit(const write_options& opt = {}) { ... }
-//   #endif
+// - The reader's public classes (fragment.hpp, array.hpp, query.hpp) are
+//   declared in their header and defined in a `-inl.hpp` beside it, as
+//   {fmt}'s format.h and format-inl.h: the header includes its -inl.hpp at
+//   its end unless TILEFMT_DECLARE_ONLY. A program built with
+//   TILEFMT_COMPILED then parses only the declarations (and the light
+//   headers they name: format/, column.hpp, query_result.hpp), not the
+//   filter pipeline, the tile source or the query readers. Each definition
+//   there is written `TILEFMT_FUNC`, that is `inline` (and emitted by the
+//   compiled component). The member templates that take a callable
+//   (fragment::read_values_in_chunks, for_each_tile) are defined only in the
+//   -inl.hpp: a compiled-mode program that calls them includes it.
+// - Elsewhere (the writer, directory listing) an entry point is written
+//
+//     #ifdef TILEFMT_DECLARE_ONLY
+//       std::string commit(const write_options& opt = {});   // the same declaration
+//     #else
+//       TILEFMT_EMIT
+//       std::string commit(const write_options& opt = {}) { ... }
+//     #endif
 //
 // src/compiled/ includes the headers with TILEFMT_COMPILED_BUILD, where
 // TILEFMT_EMIT is [[gnu::used]]: g++ and clang++ then emit an out-of-line
@@ -26,9 +39,11 @@
 // translation units built with and without TILEFMT_COMPILED may share a
 // program: each symbol has one definition, or identical weak ones.
 //
-// Constructors are not among them: clang emits only the base-object
-// constructor of a [[gnu::used]] one, and programs call the complete-object
-// one; the functions a constructor calls are listed instead.
+// Constructors a program calls are not emitted this way: clang emits only
+// the base-object constructor of a [[gnu::used]] one, and programs call the
+// complete-object one. The classes a program constructs itself (query,
+// dense_fragment) keep their constructors in the header; array_reader and
+// fragment are made by array::open, inside the component.
 //
 // The compile-time filter::pipeline<...> and every other template stay in
 // the headers: set<P>() encodes with P in the including translation unit.
@@ -43,3 +58,6 @@
 #else
 #define TILEFMT_EMIT
 #endif
+
+// A definition in a -inl.hpp header (see above).
+#define TILEFMT_FUNC TILEFMT_EMIT inline

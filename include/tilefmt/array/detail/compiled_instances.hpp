@@ -11,7 +11,8 @@
 // see nothing here. Only non-inline function templates can be listed: an
 // inline one would still be instantiated where it is used.
 //
-// The array headers include this file last, after the templates' definitions.
+// The headers that define those templates' callers (detail/tile_source.hpp,
+// create.hpp) include this file last, after the templates' definitions.
 #pragma once
 
 #include "tilefmt/array/detail/compiled.hpp"

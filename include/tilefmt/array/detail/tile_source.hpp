@@ -617,3 +617,6 @@ private:
 };
 
 } // namespace tilefmt::array::detail
+
+// The compiled component's extern templates (with TILEFMT_COMPILED).
+#include "tilefmt/array/detail/compiled_instances.hpp"
