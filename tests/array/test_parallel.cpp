@@ -25,10 +25,19 @@ TEST_CASE("parallel_for: every index exactly once") {
     }
 }
 
-TEST_CASE("parallel_for: one thread runs on the caller's thread; errors come back") {
+TEST_CASE("parallel_for: the caller's thread takes a share; errors come back") {
   std::set<std::thread::id> ids;
   parallel_for(10, 1, [&](std::size_t) { ids.insert(std::this_thread::get_id()); });
   CHECK(ids == std::set<std::thread::id>{std::this_thread::get_id()});
+  // With more, the caller takes the first share (indices 0, T, 2T, ...) and
+  // T - 1 threads start for the rest.
+  std::vector<std::thread::id> by_index(12);
+  parallel_for(12, 3, [&](std::size_t i) { by_index[i] = std::this_thread::get_id(); });
+  for (std::size_t i = 0; i < 12; ++i) {
+    CHECK((by_index[i] == std::this_thread::get_id()) == (i % 3 == 0));
+    CHECK(by_index[i] == by_index[i % 3]);
+  }
+  CHECK(std::set<std::thread::id>(by_index.begin(), by_index.end()).size() == 3);
   std::atomic<int> ran{0};
   CHECK_THROWS_AS(parallel_for(100, 4,
                                [&](std::size_t i) {

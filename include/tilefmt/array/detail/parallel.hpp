@@ -30,16 +30,19 @@ void parallel_for(std::size_t n, unsigned threads, Fn&& fn) {
     return;
   }
   std::vector<std::exception_ptr> errors(threads);
+  auto work = [&](unsigned w) {
+    try {
+      for (std::size_t i = w; i < n; i += threads) fn(i);
+    } catch (...) {
+      errors[w] = std::current_exception();
+    }
+  };
+  // The calling thread does a share too: one thread fewer to start, and
+  // its scratch buffers (decoder contexts, a tile being read) serve.
   std::vector<std::thread> pool;
-  pool.reserve(threads);
-  for (unsigned w = 0; w < threads; ++w)
-    pool.emplace_back([&, w] {
-      try {
-        for (std::size_t i = w; i < n; i += threads) fn(i);
-      } catch (...) {
-        errors[w] = std::current_exception();
-      }
-    });
+  pool.reserve(threads - 1);
+  for (unsigned w = 1; w < threads; ++w) pool.emplace_back(work, w);
+  work(0);
   for (auto& t : pool) t.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
