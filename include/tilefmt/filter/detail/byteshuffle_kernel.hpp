@@ -147,10 +147,12 @@ inline void byteshuffle(const std::byte* in, std::size_t n, std::size_t type_siz
   const std::size_t count = n / type_size;
   std::size_t done = 0;
 #if TILEFMT_WITH_AVX512VBMI_GFNI
+  // 4-byte elements take the interleaves below: on Zen 4 they beat the
+  // permutes by 10% (bench/RESULTS.md, "Byte shuffle kernels by level").
   if constexpr (simd::has_vbmi_gfni<Arch>) {
     switch (type_size) {
       case 2: done = byteshuffle_impl::shuffle_vbmi<2>(in, count, out); break;
-      case 4: done = byteshuffle_impl::shuffle_vbmi<4>(in, count, out); break;
+      case 4: done = byteshuffle_impl::shuffle_simd<4, Arch>(in, count, out); break;
       case 8: done = byteshuffle_impl::shuffle_vbmi<8>(in, count, out); break;
       case 16: done = byteshuffle_impl::shuffle_vbmi<16>(in, count, out); break;
       default: break;
@@ -180,11 +182,15 @@ inline void byteunshuffle(const std::byte* in, std::size_t n, std::size_t type_s
   const std::size_t count = n / type_size;
   std::size_t done = 0;
 #if TILEFMT_WITH_AVX512VBMI_GFNI
+  // 4- and 8-byte elements take the interleaves below: on Zen 4 they beat
+  // the permutes by 5% and 30% (bench/RESULTS.md, "Byte shuffle kernels by
+  // level"), the permutes' two sources costing more there than the
+  // interleaves' extra round.
   if constexpr (simd::has_vbmi_gfni<Arch>) {
     switch (type_size) {
       case 2: done = byteshuffle_impl::unshuffle_vbmi<2>(in, count, out); break;
-      case 4: done = byteshuffle_impl::unshuffle_vbmi<4>(in, count, out); break;
-      case 8: done = byteshuffle_impl::unshuffle_vbmi<8>(in, count, out); break;
+      case 4: done = byteshuffle_impl::unshuffle_simd<4, Arch>(in, count, out); break;
+      case 8: done = byteshuffle_impl::unshuffle_simd<8, Arch>(in, count, out); break;
       case 16: done = byteshuffle_impl::unshuffle_vbmi<16>(in, count, out); break;
       default: break;
     }
