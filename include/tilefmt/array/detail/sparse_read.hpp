@@ -97,6 +97,10 @@ public:
     rank_strings();
     if (!legacy && plan_.schema().cell_order == format::Layout::HILBERT) hilbert_values();
     const auto order = legacy ? legacy_order() : merged_order();
+    // The keys only order the cells: their memory goes before the result's comes.
+    for (auto& k : keys_.cell) std::vector<std::uint64_t>().swap(k);
+    for (auto& k : keys_.tile) std::vector<std::uint64_t>().swap(k);
+    std::vector<std::uint64_t>().swap(hilbert_);
     read_output out{{}, order.size(), {}, {}, {}};
     std::vector<tile_run> runs;
     // A cell of several ranges is there once a range: its tile is not whole.
@@ -107,13 +111,13 @@ public:
   }
 
 private:
+  // 24 bytes a cell read: what only some reads need (the ND range, a
+  // timestamp per cell) is kept beside it, in ranges_ and stamps_.
   struct hit {
-    std::uint32_t frag;
-    bool filtered;  // dropped after the newest cells are chosen (dropped())
     std::uint64_t tile;
     std::uint64_t pos;
-    std::uint64_t range;  // ND range (row- and column-major reads)
-    std::uint64_t stamp;  // when it was written: the cell's timestamp, or its fragment's first
+    std::uint32_t frag;
+    bool filtered;  // dropped after the newest cells are chosen (dropped())
 
   };
 
@@ -537,17 +541,32 @@ private:
     }
     std::vector<std::vector<std::uint64_t>> cell_key(nd), tile_key(nd);
     std::vector<std::vector<std::size_t>> in_ranges(nd);
+    with_ranges_ = per_range && sub.nd_range_num() > 1;
+    with_stamps_ = std::any_of(frags.begin(), frags.end(), [](const fragment& f) { return f.has_timestamps(); });
+    // The R-trees, and room for every cell of the tiles they let in, taken
+    // at once: grown a cell at a time, the per-cell vectors would each hold
+    // up to twice their cells at the last doubling, old and new copies at once.
+    std::vector<std::vector<format::MBR>> tree(frags.size());
+    std::uint64_t bound = 0;
     for (std::size_t k = 0; k < frags.size(); ++k) {
       const auto& f = frags[k];
       plan_.check_fragment(f);
       if (f.dense())
         throw std::invalid_argument("tilefmt: query: fragment " + f.name().str() + " of a sparse array is dense");
       if (f.tile_num() == 0 || !overlaps(sub, f.non_empty_domain())) continue;
+      tree[k] = f.mbrs();
+      for (std::size_t t = 0; t < f.tile_num(); ++t)
+        if (tree[k].empty() || overlaps(sub, tree[k][t])) bound += f.tile_cells(t);
+    }
+    reserve(bound);
+    for (std::size_t k = 0; k < frags.size(); ++k) {
+      const auto& f = frags[k];
+      if (f.tile_num() == 0 || !overlaps(sub, f.non_empty_domain())) continue;
       std::vector<field_info> dim_fields;
       for (const auto& dim : dims_) dim_fields.push_back(f.field(dim.name.value));
       std::optional<field_info> deleted_at;
       if (f.has_delete_meta()) deleted_at = f.field("__delete_timestamps");
-      const auto mbrs = f.mbrs();
+      const auto& mbrs = tree[k];
       // The coordinate tiles the subarray meets, fetched together where the
       // storage prefers few requests (the loop below reads them one by one).
       std::vector<fetched_tiles> ahead;
@@ -583,9 +602,10 @@ private:
         const auto gone = dropped(f, t, cells, coords, in_sub, deleted_at);
         for (std::size_t x = 0; x < in_sub.size(); ++x) {
           const auto i = static_cast<std::size_t>(in_sub[x]);
-          hit h{static_cast<std::uint32_t>(k), gone[x] != 0, t, i, 0, written.empty() ? f.timestamp_start() : written[i]};
-          if (!per_range) {
-            add(h, coords, cell_key, tile_key, i);
+          const hit h{t, i, static_cast<std::uint32_t>(k), gone[x] != 0};
+          const std::uint64_t stamp = written.empty() ? f.timestamp_start() : written[i];
+          if (!with_ranges_) {
+            add(h, coords, cell_key, tile_key, i, 0, stamp);
             continue;
           }
           // One hit per ND range the cell is in: every combination of its per-dimension ranges.
@@ -598,9 +618,9 @@ private:
           }
           std::vector<std::size_t> which(nd, 0);
           for (;;) {
-            h.range = 0;
-            for (std::size_t d = 0; d < nd; ++d) h.range += in_ranges[d][which[d]] * stride[d];
-            add(h, coords, cell_key, tile_key, i);
+            std::uint64_t range = 0;
+            for (std::size_t d = 0; d < nd; ++d) range += in_ranges[d][which[d]] * stride[d];
+            add(h, coords, cell_key, tile_key, i, range, stamp);
             std::size_t d = nd;
             while (d > 0 && ++which[d - 1] == in_ranges[d - 1].size()) which[--d] = 0;
             if (d == 0) break;
@@ -709,9 +729,32 @@ private:
     return out;
   }
 
+  /// Room for `cells` hits in every per-hit vector, where the reader may
+  /// hold that many (open_options::max_allocation); pages not written stay
+  /// unused, so a bound above the cells found costs address space only.
+  void reserve(std::uint64_t cells) {
+    std::uint64_t per_cell = sizeof(hit) + (with_ranges_ ? 8 : 0) + (with_stamps_ ? 8 : 0);
+    for (std::size_t d = 0; d < dims_.size(); ++d)
+      if (!text(d)) per_cell += format::datatype_size(dims_[d].type.value) + 8 + (keys_.tiled[d] ? 8 : 0);
+    if (cells == 0 || cells > plan_.arr.options().max_allocation / per_cell) return;
+    const auto n = static_cast<std::size_t>(cells);
+    hits_.reserve(n);
+    if (with_ranges_) ranges_.reserve(n);
+    if (with_stamps_) stamps_.reserve(n);
+    for (std::size_t d = 0; d < dims_.size(); ++d) {
+      if (text(d)) continue;
+      coords_[d].reserve(n * format::datatype_size(dims_[d].type.value));
+      keys_.cell[d].reserve(n);
+      if (keys_.tiled[d]) keys_.tile[d].reserve(n);
+    }
+  }
+
   void add(const hit& h, const std::vector<tile_data>& coords, const std::vector<std::vector<std::uint64_t>>& cell_key,
-           const std::vector<std::vector<std::uint64_t>>& tile_key, std::size_t i) {
+           const std::vector<std::vector<std::uint64_t>>& tile_key, std::size_t i, std::uint64_t range,
+           std::uint64_t stamp) {
     hits_.push_back(h);
+    if (with_ranges_) ranges_.push_back(range);
+    if (with_stamps_) stamps_.push_back(stamp);
     for (std::size_t d = 0; d < dims_.size(); ++d) {
       if (text(d)) {
         strings_[d].emplace_back(text_cell(coords[d], i));
@@ -744,14 +787,21 @@ private:
     }
   }
 
+  /// Hit `i`'s ND range (row- and column-major reads), and when it was
+  /// written: the cell's timestamp, or its fragment's first.
+  std::uint64_t range(std::size_t i) const { return with_ranges_ ? ranges_[i] : 0; }
+  std::uint64_t stamp(std::size_t i) const {
+    return with_stamps_ ? stamps_[i] : plan_.arr.fragments()[hits_[i].frag].timestamp_start();
+  }
+
   /// Of each run of equal coordinates in `idx[b, e)` (sorted), the cell
   /// written last (the first of them on a tie).
   void keep_newest(std::vector<std::size_t>& idx, std::size_t b, std::size_t e, std::vector<bool>& dropped) const {
     for (std::size_t i = b; i < e;) {
       std::size_t j = i + 1, best = i;
       while (j < e && keys_.same_coordinates(idx[i], idx[j])) {
-        const auto &x = hits_[idx[j]], &y = hits_[idx[best]];
-        if (x.stamp > y.stamp || (x.stamp == y.stamp && x.frag > y.frag)) best = j;
+        const std::uint64_t sx = stamp(idx[j]), sy = stamp(idx[best]);
+        if (sx > sy || (sx == sy && hits_[idx[j]].frag > hits_[idx[best]].frag)) best = j;
         ++j;
       }
       for (std::size_t x = i; x < j; ++x)
@@ -764,14 +814,14 @@ private:
     std::vector<std::size_t> idx(hits_.size());
     std::iota(idx.begin(), idx.end(), std::size_t{0});
     // Range by range, each in storage order.
-    sort_stably(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return hits_[a].range < hits_[b].range; });
+    sort_stably(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return range(a) < range(b); });
     const bool row = row_major();
     auto layout_less = [&](std::size_t a, std::size_t b) { return keys_.layout_less(a, b, row); };
     std::vector<bool> dropped(hits_.size(), false);
     for (std::size_t b = 0; b < idx.size();) {
       std::size_t e = b;
       bool several = false;
-      while (e < idx.size() && hits_[idx[e]].range == hits_[idx[b]].range) {
+      while (e < idx.size() && range(idx[e]) == range(idx[b])) {
         // Cells of several writes: several fragments, or one consolidated with timestamps.
         several = several || hits_[idx[e]].frag != hits_[idx[b]].frag ||
                   plan_.arr.fragments()[hits_[idx[e]].frag].has_timestamps();
@@ -789,17 +839,21 @@ private:
     // reader judges it (Reader::compute_subarray_coords, then
     // apply_query_condition): a condition that leaves one fragment's cells
     // still gets them sorted.
-    std::vector<std::size_t> out;
+    // The cells kept are compacted in place: a second index would cost 8
+    // bytes a cell more at the peak.
     bool one_fragment = true;
     std::optional<std::uint32_t> first;
-    for (auto i : idx) {
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < idx.size(); ++k) {
+      const std::size_t i = idx[k];
       if (dropped[i]) continue;
       if (!first) first = hits_[i].frag;
       else if (hits_[i].frag != *first) one_fragment = false;
-      if (!hits_[i].filtered) out.push_back(i);
+      if (!hits_[i].filtered) idx[kept++] = i;
     }
-    if (dims_.size() > 1 || !one_fragment) sort_stably(out.begin(), out.end(), layout_less);
-    return out;
+    idx.resize(kept);
+    if (dims_.size() > 1 || !one_fragment) sort_stably(idx.begin(), idx.end(), layout_less);
+    return idx;
   }
 
   /// Each hit's place on the Hilbert curve (detail/hilbert.hpp), which is
@@ -842,10 +896,11 @@ private:
                   [&](std::size_t a, std::size_t b) { return keys_.global_less(a, b, tile_row, cell_row); });
       if (!dups()) keep_newest(idx, 0, idx.size(), dropped);
     }
-    std::vector<std::size_t> out;
-    for (auto i : idx)
-      if (!dropped[i] && !hits_[i].filtered) out.push_back(i);
-    return out;
+    std::size_t kept = 0;  // compacted in place, as in legacy_order
+    for (std::size_t k = 0; k < idx.size(); ++k)
+      if (!dropped[idx[k]] && !hits_[idx[k]].filtered) idx[kept++] = idx[k];
+    idx.resize(kept);
+    return idx;
   }
 
   /// The result's columns: coordinates, then each attribute, cell `c` from
@@ -1062,6 +1117,10 @@ private:
   const std::vector<format::Dimension>& dims_;
   std::vector<delete_commit> deletes_;
   std::vector<hit> hits_;  // in storage order: fragment, then tile (materialize relies on it)
+  bool with_ranges_ = false;          // a row- or column-major read of several ND ranges
+  bool with_stamps_ = false;          // a fragment stores a timestamp per cell
+  std::vector<std::uint64_t> ranges_;  // with_ranges_: each hit's ND range
+  std::vector<std::uint64_t> stamps_;  // with_stamps_: when each hit was written
   cell_keys keys_;
   std::vector<std::vector<std::byte>> coords_;  // per fixed-size dimension: each hit's coordinate as stored
   std::vector<std::vector<std::string>> strings_;  // per string dimension: each hit's coordinate
