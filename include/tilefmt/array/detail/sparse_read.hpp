@@ -543,30 +543,21 @@ private:
     std::vector<std::vector<std::size_t>> in_ranges(nd);
     with_ranges_ = per_range && sub.nd_range_num() > 1;
     with_stamps_ = std::any_of(frags.begin(), frags.end(), [](const fragment& f) { return f.has_timestamps(); });
-    // The R-trees, and room for every cell of the tiles they let in, taken
-    // at once: grown a cell at a time, the per-cell vectors would each hold
-    // up to twice their cells at the last doubling, old and new copies at once.
-    std::vector<std::vector<format::MBR>> tree(frags.size());
-    std::uint64_t bound = 0;
+    // The vectors grow as the cells come, not reserved for every cell of the
+    // tiles the R-trees let in: that bound is many times the cells of a small
+    // box, and reused heap pages under the reserve are resident (a 1% box of
+    // bench/compare_sparse_box.py: 45 MB grown, 73 MB reserved).
     for (std::size_t k = 0; k < frags.size(); ++k) {
       const auto& f = frags[k];
       plan_.check_fragment(f);
       if (f.dense())
         throw std::invalid_argument("tilefmt: query: fragment " + f.name().str() + " of a sparse array is dense");
       if (f.tile_num() == 0 || !overlaps(sub, f.non_empty_domain())) continue;
-      tree[k] = f.mbrs();
-      for (std::size_t t = 0; t < f.tile_num(); ++t)
-        if (tree[k].empty() || overlaps(sub, tree[k][t])) bound += f.tile_cells(t);
-    }
-    reserve(bound);
-    for (std::size_t k = 0; k < frags.size(); ++k) {
-      const auto& f = frags[k];
-      if (f.tile_num() == 0 || !overlaps(sub, f.non_empty_domain())) continue;
       std::vector<field_info> dim_fields;
       for (const auto& dim : dims_) dim_fields.push_back(f.field(dim.name.value));
       std::optional<field_info> deleted_at;
       if (f.has_delete_meta()) deleted_at = f.field("__delete_timestamps");
-      const auto& mbrs = tree[k];
+      const auto mbrs = f.mbrs();
       // The coordinate tiles the subarray meets, fetched together where the
       // storage prefers few requests (the loop below reads them one by one).
       std::vector<fetched_tiles> ahead;
@@ -727,26 +718,6 @@ private:
     std::vector<std::uint64_t> out(cells);
     codec::load_le_array(bytes.data(), out.data(), cells);
     return out;
-  }
-
-  /// Room for `cells` hits in every per-hit vector, where the reader may
-  /// hold that many (open_options::max_allocation); pages not written stay
-  /// unused, so a bound above the cells found costs address space only.
-  void reserve(std::uint64_t cells) {
-    std::uint64_t per_cell = sizeof(hit) + (with_ranges_ ? 8 : 0) + (with_stamps_ ? 8 : 0);
-    for (std::size_t d = 0; d < dims_.size(); ++d)
-      if (!text(d)) per_cell += format::datatype_size(dims_[d].type.value) + 8 + (keys_.tiled[d] ? 8 : 0);
-    if (cells == 0 || cells > plan_.arr.options().max_allocation / per_cell) return;
-    const auto n = static_cast<std::size_t>(cells);
-    hits_.reserve(n);
-    if (with_ranges_) ranges_.reserve(n);
-    if (with_stamps_) stamps_.reserve(n);
-    for (std::size_t d = 0; d < dims_.size(); ++d) {
-      if (text(d)) continue;
-      coords_[d].reserve(n * format::datatype_size(dims_[d].type.value));
-      keys_.cell[d].reserve(n);
-      if (keys_.tiled[d]) keys_.tile[d].reserve(n);
-    }
   }
 
   void add(const hit& h, const std::vector<tile_data>& coords, const std::vector<std::vector<std::uint64_t>>& cell_key,
