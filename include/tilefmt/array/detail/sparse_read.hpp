@@ -118,7 +118,6 @@ private:
     std::uint64_t pos;
     std::uint32_t frag;
     bool filtered;  // dropped after the newest cells are chosen (dropped())
-
   };
 
   /// Cells `pos .. pos + count` of tile `tile` of fragment `frag` are the
