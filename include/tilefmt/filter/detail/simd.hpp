@@ -422,6 +422,24 @@ struct ops<Arch, family::avx512bw> {
     }
   }
 
+  // Unit s (of Unit bytes) to lane s % 4, slot s / 4: one VPERMQ, VPERMD or
+  // VPERMW.
+  template <std::size_t Unit>
+  static reg deal_units(reg v) noexcept {
+    if constexpr (Unit == 8) {
+      return _mm512_permutexvar_epi64(_mm512_set_epi64(7, 3, 6, 2, 5, 1, 4, 0), v);
+    } else if constexpr (Unit == 4) {
+      return _mm512_permutexvar_epi32(
+          _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0), v);
+    } else {
+      static_assert(Unit == 2);
+      return _mm512_permutexvar_epi16(
+          _mm512_set_epi16(31, 27, 23, 19, 15, 11, 7, 3, 30, 26, 22, 18, 14, 10, 6, 2, 29, 25, 21, 17, 13,
+                           9, 5, 1, 28, 24, 20, 16, 12, 8, 4, 0),
+          v);
+    }
+  }
+
   template <std::size_t Unit>
   static reg interleave_lo(reg a, reg b) noexcept {
     if constexpr (Unit == 1) return _mm512_unpacklo_epi8(a, b);
@@ -522,6 +540,16 @@ inline std::array<bytes<Arch>, K> load_lane_groups(const std::byte* p) noexcept 
 template <std::size_t K, class Arch>
 inline void store_lane_groups(std::byte* p, const std::array<bytes<Arch>, K>& x) noexcept {
   ops<Arch>::template store_lane_groups<K>(p, x);
+}
+
+// Where has_deal_units<Arch> (AVX-512): the Unit-byte units of v dealt to the
+// lanes in turn, unit s to lane s % lanes, slot s / lanes (Unit 2, 4 or 8).
+template <class Arch>
+inline constexpr bool has_deal_units = family_v<Arch> == family::avx512bw;
+
+template <std::size_t Unit, class Arch>
+inline bytes<Arch> deal_units(const bytes<Arch>& v) noexcept {
+  return ops<Arch>::template deal_units<Unit>(v);
 }
 
 // Within each lane: the low halves of a and b interleaved in Unit-byte pieces
