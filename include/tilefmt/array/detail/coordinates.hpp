@@ -52,6 +52,23 @@ std::uint64_t order_key(T v) {
   }
 }
 
+/// The coordinate whose order_key is `key`.
+template <class T>
+T from_order_key(std::uint64_t key) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const std::uint64_t sign = std::uint64_t{1} << (8 * sizeof(T) - 1);
+    const std::uint64_t bits = (key & sign) ? key & ~sign : ~key & (sign | (sign - 1));
+    if constexpr (sizeof(T) == 4)
+      return std::bit_cast<T>(static_cast<std::uint32_t>(bits));
+    else
+      return std::bit_cast<T>(bits);
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<T>(static_cast<std::int64_t>(key ^ (std::uint64_t{1} << 63)));
+  } else {
+    return static_cast<T>(key);
+  }
+}
+
 /// The space tile of coordinate `v` along a dimension whose domain starts at
 /// `lo` with tile extent `ext` (Dimension::tile_idx: unsigned arithmetic for
 /// integers, the type's own for floats, truncated).

@@ -77,9 +77,11 @@ public:
       : plan_(plan),
         dims_(plan.schema().domain.dimensions.value),
         keys_(dims_.size()),
-        coords_(dims_.size()),
         strings_(dims_.size()) {
-    for (std::size_t d = 0; d < dims_.size(); ++d) keys_.tiled[d] = dims_[d].has_tile_extent();
+    // Row- and column-major reads order cells by their coordinates alone:
+    // no space tile keys.
+    const bool legacy = plan.layout == query_layout::row_major || plan.layout == query_layout::col_major;
+    for (std::size_t d = 0; d < dims_.size(); ++d) keys_.tiled[d] = !legacy && dims_[d].has_tile_extent();
   }
 
   read_output read() {
@@ -97,16 +99,18 @@ public:
     rank_strings();
     if (!legacy && plan_.schema().cell_order == format::Layout::HILBERT) hilbert_values();
     const auto order = legacy ? legacy_order() : merged_order();
-    // The keys only order the cells: their memory goes before the result's comes.
-    for (auto& k : keys_.cell) std::vector<std::uint64_t>().swap(k);
+    // What only orders the cells goes before the result comes; the cell keys
+    // give the coordinates back, and go once those are in the result.
     for (auto& k : keys_.tile) std::vector<std::uint64_t>().swap(k);
     std::vector<std::uint64_t>().swap(hilbert_);
-    read_output out{{}, order.size(), {}, {}, {}};
-    std::vector<tile_run> runs;
+    read_output out{coordinate_fields(order), order.size(), {}, {}, {}};
+    for (auto& k : keys_.cell) std::vector<std::uint64_t>().swap(k);
+    for (auto& c : strings_) std::vector<std::string>().swap(c);
+    const run_groups groups = group_by_tile(order);
     // A cell of several ranges is there once a range: its tile is not whole.
     const bool whole = !legacy || merged.nd_range_num() <= 1;
-    out.fields = materialize(order, runs, whole);
-    if (whole) out.whole_tiles = whole_tiles(runs);
+    read_attributes(out.fields, order.size(), groups, whole);
+    if (whole) out.whole_tiles = whole_tiles(groups);
     return out;
   }
 
@@ -131,6 +135,64 @@ private:
     std::size_t span = 0;
     /// The tile cells the run covers.
     std::size_t covered() const noexcept { return select ? span : count; }
+  };
+
+  /// A result's runs grouped by the tile they come from: either made already
+  /// (read_runs: few and long), or made a tile at a time, when that tile is
+  /// read, from the result's cells grouped by tile (the general reader: in a
+  /// row-major read of a 2-D box most runs are one cell, and made at once
+  /// they took 56 bytes a cell, more than twice the result).
+  class run_groups {
+  public:
+    /// Runs grouped by tile.
+    explicit run_groups(std::vector<tile_run> runs) : runs_(std::move(runs)) {
+      for (std::size_t b = 0; b < runs_.size(); ++b)
+        if (b == 0 || runs_[b].frag != runs_[b - 1].frag || runs_[b].tile != runs_[b - 1].tile) bound_.push_back(b);
+      bound_.push_back(runs_.size());
+    }
+    /// Result cells `cells[bound[j], bound[j + 1])` come from one tile, in
+    /// result order; result cell `c` is hit `order[c]` of `hits`.
+    run_groups(const std::vector<hit>& hits, const std::vector<std::size_t>& order, std::vector<std::size_t> cells,
+               std::vector<std::size_t> bound)
+        : bound_(std::move(bound)), hits_(&hits), order_(&order), cells_(std::move(cells)) {}
+
+    std::size_t size() const noexcept { return bound_.empty() ? 0 : bound_.size() - 1; }
+    std::uint32_t frag(std::size_t j) const { return hits_ ? first_hit(j).frag : runs_[bound_[j]].frag; }
+    std::uint64_t tile(std::size_t j) const { return hits_ ? first_hit(j).tile : runs_[bound_[j]].tile; }
+    /// The result cells group `j` gives.
+    std::uint64_t cells(std::size_t j) const {
+      if (hits_) return bound_[j + 1] - bound_[j];
+      std::uint64_t n = 0;
+      for (std::size_t x = bound_[j]; x < bound_[j + 1]; ++x) n += runs_[x].count;
+      return n;
+    }
+    /// Group `j`'s runs, made in `scratch` if they are not made already.
+    std::span<const tile_run> runs(std::size_t j, std::vector<tile_run>& scratch) const {
+      if (!hits_) return {runs_.data() + bound_[j], bound_[j + 1] - bound_[j]};
+      scratch.clear();
+      for (std::size_t b = bound_[j]; b < bound_[j + 1]; ++b) {
+        const std::size_t c = cells_[b];
+        const hit& h = (*hits_)[(*order_)[c]];
+        if (!scratch.empty()) {
+          auto& last = scratch.back();
+          if (last.pos + last.count == h.pos && last.out + last.count == c) {
+            ++last.count;
+            continue;
+          }
+        }
+        scratch.push_back({h.frag, h.tile, static_cast<std::size_t>(h.pos), c, 1});
+      }
+      return scratch;
+    }
+
+  private:
+    const hit& first_hit(std::size_t j) const { return (*hits_)[(*order_)[cells_[bound_[j]]]]; }
+
+    std::vector<tile_run> runs_;
+    std::vector<std::size_t> bound_;  // group j: runs_ or cells_ [bound_[j], bound_[j + 1])
+    const std::vector<hit>* hits_ = nullptr;
+    const std::vector<std::size_t>* order_ = nullptr;
+    std::vector<std::size_t> cells_;
   };
 
   /// Copies the `size`-byte values of `src` whose select byte is set (of
@@ -471,8 +533,9 @@ private:
     });
     std::vector<result_field> out;
     out.push_back(std::move(coords));
+    const run_groups groups(std::move(runs));
     read_attributes(
-        out, n, runs, true,
+        out, n, groups, true,
         [&](std::uint32_t frag, std::uint64_t tile, const std::string& name) -> const tile_data* {
           const auto it = by_tile.find({frag, tile});
           if (it == by_tile.end()) return nullptr;
@@ -480,26 +543,21 @@ private:
           return t == it->second->held.end() ? nullptr : &t->second;
         },
         &ready);
-    return read_output{std::move(out), n, {}, {}, whole_tiles(runs)};
+    return read_output{std::move(out), n, {}, {}, whole_tiles(groups)};
   }
 
-  /// For aggregates: the tiles of `runs` (grouped by tile) all of whose
-  /// cells are in the result.
-  std::vector<read_output::whole_tile> whole_tiles(const std::vector<tile_run>& runs) const {
+  /// For aggregates: the tiles of `groups` all of whose cells are in the
+  /// result.
+  std::vector<read_output::whole_tile> whole_tiles(const run_groups& groups) const {
     std::vector<read_output::whole_tile> out;
     if (!plan_.aggregating) return out;
     const auto& frags = plan_.arr.fragments();
-    for (std::size_t b = 0; b < runs.size();) {
-      std::size_t e = b;
-      std::uint64_t cells = 0;
-      for (; e < runs.size() && runs[e].frag == runs[b].frag && runs[e].tile == runs[b].tile; ++e)
-        cells += runs[e].count;
-      if (cells == frags[runs[b].frag].tile_cells(static_cast<std::size_t>(runs[b].tile))) {
-        read_output::whole_tile w{runs[b].frag, runs[b].tile, {}};
-        for (std::size_t x = b; x < e; ++x) w.runs.emplace_back(runs[x].out, runs[x].count);
-        out.push_back(std::move(w));
-      }
-      b = e;
+    std::vector<tile_run> scratch;
+    for (std::size_t j = 0; j < groups.size(); ++j) {
+      if (groups.cells(j) != frags[groups.frag(j)].tile_cells(static_cast<std::size_t>(groups.tile(j)))) continue;
+      read_output::whole_tile w{groups.frag(j), groups.tile(j), {}};
+      for (const auto& r : groups.runs(j, scratch)) w.runs.emplace_back(r.out, r.count);
+      out.push_back(std::move(w));
     }
     return out;
   }
@@ -731,9 +789,6 @@ private:
         keys_.cell[d].push_back(0);
         continue;
       }
-      const std::size_t size = format::datatype_size(dims_[d].type.value);
-      const auto* at = coords[d].values.data() + i * size;
-      coords_[d].insert(coords_[d].end(), at, at + size);
       keys_.cell[d].push_back(cell_key[d][i]);
       if (keys_.tiled[d]) keys_.tile[d].push_back(tile_key[d][i]);
     }
@@ -840,7 +895,7 @@ private:
         }
         with_coordinate_type(dims_[d].type.value, [&]<class T>() {
           const auto [lo, hi] = dims_[d].domain_as<T>();
-          x[d] = hilbert_bucket(codec::load_le<T>(coords_[d].data() + i * sizeof(T)), lo, hi, bits);
+          x[d] = hilbert_bucket(from_order_key<T>(keys_.cell[d][i]), lo, hi, bits);
         });
       }
       hilbert_[i] = hilbert_value(x, bits);
@@ -873,10 +928,8 @@ private:
     return idx;
   }
 
-  /// The result's columns: coordinates, then each attribute, cell `c` from
-  /// hit `order[c]`; `runs`: where the cells came from, grouped by tile.
-  std::vector<result_field> materialize(const std::vector<std::size_t>& order, std::vector<tile_run>& runs,
-                                        bool whole) const {
+  /// The result's coordinate columns, cell `c` from hit `order[c]`.
+  std::vector<result_field> coordinate_fields(const std::vector<std::size_t>& order) const {
     const std::size_t n = order.size();
     std::uint64_t coord_bytes = 0;
     for (std::size_t d = 0; d < dims_.size(); ++d)
@@ -895,50 +948,40 @@ private:
         out.push_back(std::move(r));
         continue;
       }
-      const std::size_t size = format::datatype_size(r.type);
-      r.values.resize(n * size);
-      for (std::size_t c = 0; c < n;) {  // hits taken in order are copied at once
-        std::size_t e = c + 1;
-        while (e < n && order[e] == order[e - 1] + 1) ++e;
-        std::memcpy(r.values.data() + c * size, coords_[d].data() + order[c] * size, (e - c) * size);
-        c = e;
-      }
+      // The coordinates as stored (little-endian), from their keys.
+      with_coordinate_type(r.type, [&]<class T>() {
+        r.values.resize(n * sizeof(T));
+        const auto& key = keys_.cell[d];
+        for (std::size_t c = 0; c < n; ++c) codec::store_le(r.values.data() + c * sizeof(T), from_order_key<T>(key[order[c]]));
+      });
       out.push_back(std::move(r));
     }
-    // Result cells grouped by the tile they come from, so that each tile is
-    // read once, in result order within a tile. The hits are in storage
-    // order (fragment, then tile): a counting sort on the rank of each
-    // hit's tile among them does it in linear time.
-    std::vector<std::size_t> by_tile(n);
-    {
-      std::vector<std::size_t> rank(hits_.size());
-      std::size_t tiles = 0;
-      for (std::size_t i = 0; i < hits_.size(); ++i) {
-        if (i > 0 && (hits_[i].frag != hits_[i - 1].frag || hits_[i].tile != hits_[i - 1].tile)) ++tiles;
-        rank[i] = tiles;
-      }
-      std::vector<std::size_t> start(tiles + 2, 0);
-      for (std::size_t c = 0; c < n; ++c) ++start[rank[order[c]] + 1];
-      std::partial_sum(start.begin(), start.end(), start.begin());
-      for (std::size_t c = 0; c < n; ++c) by_tile[start[rank[order[c]]]++] = c;
-    }
-    // Runs of result cells that are consecutive cells of one tile.
-    runs.clear();
-    for (std::size_t b = 0; b < n; ++b) {
-      const std::size_t c = by_tile[b];
-      const hit& h = hits_[order[c]];
-      if (!runs.empty()) {
-        auto& last = runs.back();
-        if (last.frag == h.frag && last.tile == h.tile && last.pos + last.count == h.pos &&
-            last.out + last.count == c) {
-          ++last.count;
-          continue;
-        }
-      }
-      runs.push_back({h.frag, h.tile, static_cast<std::size_t>(h.pos), c, 1});
-    }
-    read_attributes(out, n, runs, whole);
     return out;
+  }
+
+  /// The result's cells (hits `order`) grouped by the tile they come from,
+  /// so that each tile is read once, in result order within a tile. The
+  /// hits are in storage order (fragment, then tile): a counting sort on the
+  /// rank of each hit's tile among them does it in linear time.
+  run_groups group_by_tile(const std::vector<std::size_t>& order) const {
+    const std::size_t n = order.size();
+    std::vector<std::size_t> rank(hits_.size());
+    std::size_t tiles = 0;
+    for (std::size_t i = 0; i < hits_.size(); ++i) {
+      if (i > 0 && (hits_[i].frag != hits_[i - 1].frag || hits_[i].tile != hits_[i - 1].tile)) ++tiles;
+      rank[i] = tiles;
+    }
+    std::vector<std::size_t> start(tiles + 2, 0);
+    for (std::size_t c = 0; c < n; ++c) ++start[rank[order[c]] + 1];
+    std::partial_sum(start.begin(), start.end(), start.begin());
+    std::vector<std::size_t> by_tile(n);
+    for (std::size_t c = 0; c < n; ++c) by_tile[start[rank[order[c]]]++] = c;
+    // start[k] is now where tile k's cells end: the groups' bounds, less the
+    // tiles none of whose cells are left.
+    std::vector<std::size_t> bound{0};
+    for (std::size_t k = 0; k + 1 < start.size(); ++k)
+      if (start[k] != bound.back()) bound.push_back(start[k]);
+    return run_groups(hits_, order, std::move(by_tile), std::move(bound));
   }
 
   /// Fixed-size attribute `name`'s cells of `runs` (all from one tile of
@@ -991,30 +1034,22 @@ private:
     return true;
   }
 
-  /// Appends each attribute's field of an `n`-cell result made of `runs`
-  /// (grouped by tile): each tile read once, on the array's threads, and
+  /// Appends each attribute's field of an `n`-cell result made of the runs
+  /// of `groups`: each tile read once, on the array's threads, and
   /// each result cell written by the thread that reads its tile. Tiles
   /// `held` has are taken from it, fields `ready` has as they are. With
   /// `whole` (the groups of runs are read_output::whole_tiles when they
   /// cover their tile), a whole tile the plan's aggregates answer from its
   /// metadata (read_plan::answered) is not read: its cells keep zero bytes,
   /// which the aggregates leave out.
-  void read_attributes(std::vector<result_field>& out, std::size_t n, const std::vector<tile_run>& runs,
+  void read_attributes(std::vector<result_field>& out, std::size_t n, const run_groups& groups,
                        bool whole = false, const held_tiles& held = {}, ready_fields* ready = nullptr) const {
-    // The groups' bounds: runs [group[j], group[j + 1]) come from one tile.
-    std::vector<std::size_t> group;
-    for (std::size_t b = 0; b < runs.size(); ++b)
-      if (b == 0 || runs[b].frag != runs[b - 1].frag || runs[b].tile != runs[b - 1].tile) group.push_back(b);
-    group.push_back(runs.size());
     const auto& frags = plan_.arr.fragments();
     // Which groups are whole tiles (every cell in the result).
-    std::vector<std::uint8_t> full(group.size() - 1, 0);
+    std::vector<std::uint8_t> full(groups.size(), 0);
     if (whole && plan_.aggregating && plan_.answered)
-      for (std::size_t j = 0; j + 1 < group.size(); ++j) {
-        std::uint64_t cells = 0;
-        for (std::size_t x = group[j]; x < group[j + 1]; ++x) cells += runs[x].count;
-        full[j] = cells == frags[runs[group[j]].frag].tile_cells(static_cast<std::size_t>(runs[group[j]].tile));
-      }
+      for (std::size_t j = 0; j < groups.size(); ++j)
+        full[j] = groups.cells(j) == frags[groups.frag(j)].tile_cells(static_cast<std::size_t>(groups.tile(j)));
     for (const auto& name : plan_.names) {
       if (ready) {
         if (const auto it = ready->find(name); it != ready->end()) {
@@ -1029,33 +1064,35 @@ private:
       if (r.nullable) r.validity.assign(n, attr.fill_value_validity.value);
       if (!r.var) r.values.resize(n * size);
       std::vector<std::span<const std::byte>> var_cells(r.var ? n : 0, std::span<const std::byte>(fill));
-      std::vector<std::optional<tile_data>> kept(r.var ? group.size() - 1 : 0);  // var-size cells point into these
+      std::vector<std::optional<tile_data>> kept(r.var ? groups.size() : 0);  // var-size cells point into these
       // The tiles read below (not answered from metadata, not held).
       std::vector<std::pair<std::uint32_t, std::uint64_t>> to_read;
       if (plan_.arr.storage().prefers_merged_reads())
-        for (std::size_t j = 0; j + 1 < group.size(); ++j) {
-          const auto& first = runs[group[j]];
-          if (full[j] && plan_.answered(frags[first.frag], first.tile, name)) continue;
-          if (held && held(first.frag, first.tile, name)) continue;
-          to_read.emplace_back(first.frag, first.tile);
+        for (std::size_t j = 0; j < groups.size(); ++j) {
+          const std::uint32_t f = groups.frag(j);
+          const std::uint64_t t = groups.tile(j);
+          if (full[j] && plan_.answered(frags[f], t, name)) continue;
+          if (held && held(f, t, name)) continue;
+          to_read.emplace_back(f, t);
         }
       const auto ahead = fetch_ahead(to_read, name);
-      parallel_for(group.size() - 1, threads(), [&](std::size_t j) {
-        const auto& first = runs[group[j]];
-        const auto& frag = frags[first.frag];
-        if (full[j] && plan_.answered(frag, first.tile, name)) return;
+      parallel_for(groups.size(), threads(), [&](std::size_t j) {
+        const std::uint32_t f = groups.frag(j);
+        const std::uint64_t tile = groups.tile(j);
+        const auto& frag = frags[f];
+        if (full[j] && plan_.answered(frag, tile, name)) return;
         std::optional<tile_data> read;
-        const tile_data* t = held ? held(first.frag, first.tile, name) : nullptr;
-        const std::span<const tile_run> group_runs(runs.data() + group[j], group[j + 1] - group[j]);
+        const tile_data* t = held ? held(f, tile, name) : nullptr;
+        std::vector<tile_run> scratch;
+        const std::span<const tile_run> group_runs = groups.runs(j, scratch);
         if (!t && !r.var && !r.nullable && has_attribute(frag.schema(), name) &&
-            read_values_unbuffered(frag, first.tile, name, group_runs, r.values.data(), size, ahead_of(ahead, first.frag)))
+            read_values_unbuffered(frag, tile, name, group_runs, r.values.data(), size, ahead_of(ahead, f)))
           return;
         if (!t && has_attribute(frag.schema(), name)) {
-          read = frag.read_tile(frag.field(name), static_cast<std::size_t>(first.tile), ahead_of(ahead, first.frag));
+          read = frag.read_tile(frag.field(name), static_cast<std::size_t>(tile), ahead_of(ahead, f));
           t = &*read;
         }
-        for (std::size_t x = group[j]; x < group[j + 1]; ++x) {
-          const tile_run& run = runs[x];
+        for (const tile_run& run : group_runs) {
           if (!t) {  // the fragment's schema predates the attribute: its fill value
             if (!r.var)
               for (std::size_t c = run.out; c < run.out + run.count; ++c)
@@ -1092,7 +1129,6 @@ private:
   std::vector<std::uint64_t> ranges_;  // with_ranges_: each hit's ND range
   std::vector<std::uint64_t> stamps_;  // with_stamps_: when each hit was written
   cell_keys keys_;
-  std::vector<std::vector<std::byte>> coords_;  // per fixed-size dimension: each hit's coordinate as stored
   std::vector<std::vector<std::string>> strings_;  // per string dimension: each hit's coordinate
   std::vector<std::uint64_t> hilbert_;             // Hilbert cell order, global and unordered reads: each hit's value
 };
