@@ -1,9 +1,13 @@
 // parallel_for: every index once, on the threads asked for, errors rethrown;
+// parallel_stable_sort: std::stable_sort's result on any number of threads;
 // place_in_order: outputs back to back in task order, and no wait for ever
 // when a task fails.
 #include "tilefmt/array/detail/parallel.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -14,6 +18,7 @@
 namespace test_parallel {
 
 using tilefmt::array::detail::parallel_for;
+using tilefmt::array::detail::parallel_stable_sort;
 using tilefmt::array::detail::place_in_order;
 
 TEST_CASE("parallel_for: every index exactly once") {
@@ -46,6 +51,25 @@ TEST_CASE("parallel_for: the caller's thread takes a share; errors come back") {
                                }),
                   std::runtime_error);
   CHECK(ran >= 1);
+}
+
+TEST_CASE("parallel_stable_sort: std::stable_sort's order, equal keys kept in place, on any number of threads") {
+  std::mt19937_64 rng(11);
+  // Sizes below and above the 2^15 elements a piece needs, odd ones included.
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{65536},
+                        std::size_t{200003}}) {
+    // (key, original index): few distinct keys, so most elements tie.
+    std::vector<std::pair<std::uint32_t, std::size_t>> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = {static_cast<std::uint32_t>(rng() % 97), i};
+    const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+    auto expected = v;
+    std::stable_sort(expected.begin(), expected.end(), by_key);
+    for (unsigned threads : {1u, 2u, 3u, 5u, 8u}) {
+      auto got = v;
+      parallel_stable_sort(got.begin(), got.end(), by_key, threads);
+      CHECK(got == expected);
+    }
+  }
 }
 
 TEST_CASE("place_in_order: each task's output starts where the one before it ends, whatever order they finish in") {

@@ -48,6 +48,30 @@ void parallel_for(std::size_t n, unsigned threads, Fn&& fn) {
     if (e) std::rethrow_exception(e);
 }
 
+/// std::stable_sort on up to `threads` threads, with the same result: pieces
+/// sorted at once, then neighbours merged pairwise (std::inplace_merge keeps
+/// equal elements in order), each round's merges at once. Its buffers are
+/// std::stable_sort's: half the elements at most. Pieces under 2^15
+/// elements are not worth a thread.
+template <class It, class Less>
+void parallel_stable_sort(It first, It last, Less less, unsigned threads) {
+  const auto n = static_cast<std::size_t>(last - first);
+  const std::size_t parts = std::min<std::size_t>(thread_count(threads), n >> 15);
+  if (parts <= 1) {
+    std::stable_sort(first, last, less);
+    return;
+  }
+  std::vector<It> bound(parts + 1);
+  for (std::size_t k = 0; k <= parts; ++k) bound[k] = first + static_cast<std::ptrdiff_t>(n * k / parts);
+  parallel_for(parts, threads, [&](std::size_t k) { std::stable_sort(bound[k], bound[k + 1], less); });
+  for (std::size_t width = 1; width < parts; width *= 2) {
+    parallel_for((parts + 2 * width - 1) / (2 * width), threads, [&](std::size_t j) {
+      const std::size_t lo = 2 * j * width, mid = lo + width;
+      if (mid < parts) std::inplace_merge(bound[lo], bound[mid], bound[std::min(mid + width, parts)], less);
+    });
+  }
+}
+
 /// Where each of the `n` tasks of a parallel_for puts its output when the
 /// outputs go back to back in task order but each task's size is known only
 /// once it has run: task j's output starts where task j - 1's ends. A task

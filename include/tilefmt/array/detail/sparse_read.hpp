@@ -63,12 +63,13 @@
 
 namespace tilefmt::array::detail {
 
-/// std::stable_sort, skipped when [first, last) is in order already (the
-/// same result): cells come fragment by fragment in global order, so appends
-/// whose fragments follow each other need no sort at all.
+/// A stable sort on up to `threads` threads, skipped when [first, last) is
+/// in order already (the same result): cells come fragment by fragment in
+/// global order, so appends whose fragments follow each other need no sort
+/// at all.
 template <class It, class Less>
-void sort_stably(It first, It last, Less less) {
-  if (!std::is_sorted(first, last, less)) std::stable_sort(first, last, less);
+void sort_stably(It first, It last, Less less, unsigned threads) {
+  if (!std::is_sorted(first, last, less)) parallel_stable_sort(first, last, less, threads);
 }
 
 class sparse_reader {
@@ -139,40 +140,48 @@ private:
 
   /// A result's runs grouped by the tile they come from: either made already
   /// (read_runs: few and long), or made a tile at a time, when that tile is
-  /// read, from the result's cells grouped by tile (the general reader: in a
-  /// row-major read of a 2-D box most runs are one cell, and made at once
-  /// they took 56 bytes a cell, more than twice the result).
+  /// read, from the hits and each hit's place in the result (the general
+  /// reader: in a row-major read of a 2-D box most runs are one cell, and
+  /// made at once they took 56 bytes a cell, more than twice the result).
   class run_groups {
   public:
+    static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+
     /// Runs grouped by tile.
     explicit run_groups(std::vector<tile_run> runs) : runs_(std::move(runs)) {
-      for (std::size_t b = 0; b < runs_.size(); ++b)
-        if (b == 0 || runs_[b].frag != runs_[b - 1].frag || runs_[b].tile != runs_[b - 1].tile) bound_.push_back(b);
-      bound_.push_back(runs_.size());
+      for (std::size_t b = 0; b < runs_.size();) {
+        group g{b, b, 0};
+        for (; g.end < runs_.size() && same_tile(runs_[g.end], runs_[b]); ++g.end) g.cells += runs_[g.end].count;
+        groups_.push_back(g);
+        b = g.end;
+      }
     }
-    /// Result cells `cells[bound[j], bound[j + 1])` come from one tile, in
-    /// result order; result cell `c` is hit `order[c]` of `hits`.
-    run_groups(const std::vector<hit>& hits, const std::vector<std::size_t>& order, std::vector<std::size_t> cells,
-               std::vector<std::size_t> bound)
-        : bound_(std::move(bound)), hits_(&hits), order_(&order), cells_(std::move(cells)) {}
+    /// Hit `i` of `hits` (in storage order) is result cell `place[i]`, or
+    /// left out (`none`).
+    run_groups(const std::vector<hit>& hits, std::vector<std::size_t> place) : hits_(&hits), place_(std::move(place)) {
+      for (std::size_t b = 0; b < hits.size();) {
+        group g{b, b, 0};
+        for (; g.end < hits.size() && same_tile(hits[g.end], hits[b]); ++g.end) g.cells += place_[g.end] != none;
+        if (g.cells != 0) groups_.push_back(g);
+        b = g.end;
+      }
+    }
 
-    std::size_t size() const noexcept { return bound_.empty() ? 0 : bound_.size() - 1; }
-    std::uint32_t frag(std::size_t j) const { return hits_ ? first_hit(j).frag : runs_[bound_[j]].frag; }
-    std::uint64_t tile(std::size_t j) const { return hits_ ? first_hit(j).tile : runs_[bound_[j]].tile; }
+    std::size_t size() const noexcept { return groups_.size(); }
+    std::uint32_t frag(std::size_t j) const { return hits_ ? (*hits_)[groups_[j].begin].frag : runs_[groups_[j].begin].frag; }
+    std::uint64_t tile(std::size_t j) const { return hits_ ? (*hits_)[groups_[j].begin].tile : runs_[groups_[j].begin].tile; }
     /// The result cells group `j` gives.
-    std::uint64_t cells(std::size_t j) const {
-      if (hits_) return bound_[j + 1] - bound_[j];
-      std::uint64_t n = 0;
-      for (std::size_t x = bound_[j]; x < bound_[j + 1]; ++x) n += runs_[x].count;
-      return n;
-    }
-    /// Group `j`'s runs, made in `scratch` if they are not made already.
+    std::uint64_t cells(std::size_t j) const { return groups_[j].cells; }
+    /// Group `j`'s runs, made in `scratch` if they are not made already (in
+    /// tile order then: a tile's hits come in it).
     std::span<const tile_run> runs(std::size_t j, std::vector<tile_run>& scratch) const {
-      if (!hits_) return {runs_.data() + bound_[j], bound_[j + 1] - bound_[j]};
+      const group& g = groups_[j];
+      if (!hits_) return {runs_.data() + g.begin, g.end - g.begin};
       scratch.clear();
-      for (std::size_t b = bound_[j]; b < bound_[j + 1]; ++b) {
-        const std::size_t c = cells_[b];
-        const hit& h = (*hits_)[(*order_)[c]];
+      for (std::size_t i = g.begin; i < g.end; ++i) {
+        const std::size_t c = place_[i];
+        if (c == none) continue;
+        const hit& h = (*hits_)[i];
         if (!scratch.empty()) {
           auto& last = scratch.back();
           if (last.pos + last.count == h.pos && last.out + last.count == c) {
@@ -186,13 +195,19 @@ private:
     }
 
   private:
-    const hit& first_hit(std::size_t j) const { return (*hits_)[(*order_)[cells_[bound_[j]]]]; }
+    struct group {
+      std::size_t begin, end;  // runs_ or hits [begin, end)
+      std::uint64_t cells;
+    };
+    template <class T>
+    static bool same_tile(const T& a, const T& b) noexcept {
+      return a.frag == b.frag && a.tile == b.tile;
+    }
 
     std::vector<tile_run> runs_;
-    std::vector<std::size_t> bound_;  // group j: runs_ or cells_ [bound_[j], bound_[j + 1])
     const std::vector<hit>* hits_ = nullptr;
-    const std::vector<std::size_t>* order_ = nullptr;
-    std::vector<std::size_t> cells_;
+    std::vector<std::size_t> place_;
+    std::vector<group> groups_;
   };
 
   /// Copies the `size`-byte values of `src` whose select byte is set (of
@@ -839,7 +854,7 @@ private:
     std::vector<std::size_t> idx(hits_.size());
     std::iota(idx.begin(), idx.end(), std::size_t{0});
     // Range by range, each in storage order.
-    sort_stably(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return range(a) < range(b); });
+    sort_stably(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return range(a) < range(b); }, threads());
     const bool row = row_major();
     auto layout_less = [&](std::size_t a, std::size_t b) { return keys_.layout_less(a, b, row); };
     std::vector<bool> dropped(hits_.size(), false);
@@ -854,7 +869,7 @@ private:
       }
       if (several && !dups()) {
         sort_stably(idx.begin() + static_cast<std::ptrdiff_t>(b), idx.begin() + static_cast<std::ptrdiff_t>(e),
-                    layout_less);
+                    layout_less, threads());
         keep_newest(idx, b, e, dropped);
       }
       b = e;
@@ -877,7 +892,7 @@ private:
       if (!hits_[i].filtered) idx[kept++] = i;
     }
     idx.resize(kept);
-    if (dims_.size() > 1 || !one_fragment) sort_stably(idx.begin(), idx.end(), layout_less);
+    if (dims_.size() > 1 || !one_fragment) sort_stably(idx.begin(), idx.end(), layout_less, threads());
     return idx;
   }
 
@@ -912,13 +927,14 @@ private:
       sort_stably(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
         if (hilbert_[a] != hilbert_[b]) return hilbert_[a] < hilbert_[b];
         return keys_.layout_less(a, b, true);
-      });
+      }, threads());
       if (!dups()) keep_newest(idx, 0, idx.size(), dropped);
     } else if (sorted && hilbert_.empty()) {
       const bool tile_row = plan_.schema().tile_order != format::Layout::COL_MAJOR;
       const bool cell_row = plan_.schema().cell_order != format::Layout::COL_MAJOR;
       sort_stably(idx.begin(), idx.end(),
-                  [&](std::size_t a, std::size_t b) { return keys_.global_less(a, b, tile_row, cell_row); });
+                  [&](std::size_t a, std::size_t b) { return keys_.global_less(a, b, tile_row, cell_row); },
+                  threads());
       if (!dups()) keep_newest(idx, 0, idx.size(), dropped);
     }
     std::size_t kept = 0;  // compacted in place, as in legacy_order
@@ -960,28 +976,12 @@ private:
   }
 
   /// The result's cells (hits `order`) grouped by the tile they come from,
-  /// so that each tile is read once, in result order within a tile. The
-  /// hits are in storage order (fragment, then tile): a counting sort on the
-  /// rank of each hit's tile among them does it in linear time.
+  /// so that each tile is read once: the hits are in storage order
+  /// (fragment, then tile), so each hit's place in the result is all it takes.
   run_groups group_by_tile(const std::vector<std::size_t>& order) const {
-    const std::size_t n = order.size();
-    std::vector<std::size_t> rank(hits_.size());
-    std::size_t tiles = 0;
-    for (std::size_t i = 0; i < hits_.size(); ++i) {
-      if (i > 0 && (hits_[i].frag != hits_[i - 1].frag || hits_[i].tile != hits_[i - 1].tile)) ++tiles;
-      rank[i] = tiles;
-    }
-    std::vector<std::size_t> start(tiles + 2, 0);
-    for (std::size_t c = 0; c < n; ++c) ++start[rank[order[c]] + 1];
-    std::partial_sum(start.begin(), start.end(), start.begin());
-    std::vector<std::size_t> by_tile(n);
-    for (std::size_t c = 0; c < n; ++c) by_tile[start[rank[order[c]]]++] = c;
-    // start[k] is now where tile k's cells end: the groups' bounds, less the
-    // tiles none of whose cells are left.
-    std::vector<std::size_t> bound{0};
-    for (std::size_t k = 0; k + 1 < start.size(); ++k)
-      if (start[k] != bound.back()) bound.push_back(start[k]);
-    return run_groups(hits_, order, std::move(by_tile), std::move(bound));
+    std::vector<std::size_t> place(hits_.size(), run_groups::none);
+    for (std::size_t c = 0; c < order.size(); ++c) place[order[c]] = c;
+    return run_groups(hits_, std::move(place));
   }
 
   /// Fixed-size attribute `name`'s cells of `runs` (all from one tile of
@@ -1016,18 +1016,37 @@ private:
         throw format_error("a tile of fragment " + frag.name().str() + ", field " + name + " holds fewer cells " +
                                "than its coordinates",
                            0);
+    // The runs come in result order; sorted by tile position, each chunk
+    // visits only the runs that meet it (a row-major read of a 2-D box has
+    // thousands of one-cell runs a tile).
+    const auto pos_less = [](const tile_run& a, const tile_run& b) { return a.pos < b.pos; };
+    std::vector<tile_run> sorted;
+    std::span<const tile_run> by_pos = runs;
+    if (!std::is_sorted(runs.begin(), runs.end(), pos_less)) {
+      sorted.assign(runs.begin(), runs.end());
+      std::sort(sorted.begin(), sorted.end(), pos_less);
+      by_pos = sorted;
+    }
+    std::size_t longest = 1;
+    for (const auto& r : by_pos) longest = std::max(longest, r.count);
+    // The first run that can reach cell `first`: none starting before first - longest does.
+    const auto meeting = [&](std::size_t first) {
+      const std::size_t from = first >= longest ? first - longest + 1 : 0;
+      return std::partition_point(by_pos.begin(), by_pos.end(), [from](const tile_run& r) { return r.pos < from; });
+    };
     frag.read_values_in_chunks(
         field, static_cast<std::size_t>(tile),
         [&](std::size_t first, std::size_t last) {
-          return std::any_of(runs.begin(), runs.end(),
-                             [&](const tile_run& r) { return r.pos < last && first < r.pos + r.count; });
+          for (auto it = meeting(first); it != by_pos.end() && it->pos < last; ++it)
+            if (first < it->pos + it->count) return true;
+          return false;
         },
         [&](std::size_t first, std::span<const std::byte> values) {
           const std::size_t end = first + values.size() / size;
-          for (const auto& r : runs) {
-            const std::size_t lo = std::max(r.pos, first), hi = std::min(r.pos + r.count, end);
+          for (auto it = meeting(first); it != by_pos.end() && it->pos < end; ++it) {
+            const std::size_t lo = std::max(it->pos, first), hi = std::min(it->pos + it->count, end);
             if (lo < hi)
-              std::memcpy(out + (r.out + lo - r.pos) * size, values.data() + (lo - first) * size, (hi - lo) * size);
+              std::memcpy(out + (it->out + lo - it->pos) * size, values.data() + (lo - first) * size, (hi - lo) * size);
           }
         },
         ahead);
