@@ -168,8 +168,12 @@ private:
     }
 
     std::size_t size() const noexcept { return groups_.size(); }
-    std::uint32_t frag(std::size_t j) const { return hits_ ? (*hits_)[groups_[j].begin].frag : runs_[groups_[j].begin].frag; }
-    std::uint64_t tile(std::size_t j) const { return hits_ ? (*hits_)[groups_[j].begin].tile : runs_[groups_[j].begin].tile; }
+    std::uint32_t frag(std::size_t j) const {
+      return hits_ ? (*hits_)[groups_[j].begin].frag : runs_[groups_[j].begin].frag;
+    }
+    std::uint64_t tile(std::size_t j) const {
+      return hits_ ? (*hits_)[groups_[j].begin].tile : runs_[groups_[j].begin].tile;
+    }
     /// The result cells group `j` gives.
     std::uint64_t cells(std::size_t j) const { return groups_[j].cells; }
     /// Group `j`'s runs, made in `scratch` if they are not made already (in
@@ -968,7 +972,8 @@ private:
       with_coordinate_type(r.type, [&]<class T>() {
         r.values.resize(n * sizeof(T));
         const auto& key = keys_.cell[d];
-        for (std::size_t c = 0; c < n; ++c) codec::store_le(r.values.data() + c * sizeof(T), from_order_key<T>(key[order[c]]));
+        for (std::size_t c = 0; c < n; ++c)
+          codec::store_le(r.values.data() + c * sizeof(T), from_order_key<T>(key[order[c]]));
       });
       out.push_back(std::move(r));
     }
@@ -1142,7 +1147,7 @@ private:
   const read_plan& plan_;
   const std::vector<format::Dimension>& dims_;
   std::vector<delete_commit> deletes_;
-  std::vector<hit> hits_;  // in storage order: fragment, then tile (materialize relies on it)
+  std::vector<hit> hits_;  // in storage order: fragment, then tile (run_groups relies on it)
   bool with_ranges_ = false;          // a row- or column-major read of several ND ranges
   bool with_stamps_ = false;          // a fragment stores a timestamp per cell
   std::vector<std::uint64_t> ranges_;  // with_ranges_: each hit's ND range
