@@ -39,6 +39,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -59,6 +60,7 @@
 #include "tilefmt/array/detail/delete_commits.hpp"
 #include "tilefmt/array/detail/hilbert.hpp"
 #include "tilefmt/array/detail/parallel.hpp"
+#include "tilefmt/array/detail/radix_sort.hpp"
 #include "tilefmt/array/detail/read_plan.hpp"
 
 namespace tilefmt::array::detail {
@@ -896,8 +898,49 @@ private:
       if (!hits_[i].filtered) idx[kept++] = i;
     }
     idx.resize(kept);
-    if (dims_.size() > 1 || !one_fragment) sort_stably(idx.begin(), idx.end(), layout_less, threads());
+    if (dims_.size() > 1 || !one_fragment) sort_by_layout(idx, row);
     return idx;
+  }
+
+  /// Sorts hits `idx` stably by their coordinates in the row- or
+  /// column-major layout. When `idx` is in increasing order (one range: the
+  /// hits in storage order) and the keys' spread among the hits fits beside
+  /// the hit index in 64 bits, by a radix sort of the keys packed above it
+  /// (equal keys stay in index order, as in a stable sort); else by
+  /// comparisons. A 2-D box of 2 million cells: 28 key bits, three passes.
+  void sort_by_layout(std::vector<std::size_t>& idx, bool row) const {
+    const auto less = [&](std::size_t a, std::size_t b) { return keys_.layout_less(a, b, row); };
+    if (std::is_sorted(idx.begin(), idx.end(), less)) return;
+    const std::size_t nd = dims_.size();
+    const int index_bits = std::bit_width(hits_.size() - 1);  // idx has two hits or more
+    std::vector<std::uint64_t> lo(nd, 0);
+    std::vector<int> width(nd, 0);
+    int key_bits = 0;
+    for (std::size_t d = 0; d < nd; ++d) {
+      const auto& key = keys_.cell[d];
+      const auto [mn, mx] = std::minmax_element(idx.begin(), idx.end(),
+                                                [&](std::size_t a, std::size_t b) { return key[a] < key[b]; });
+      lo[d] = key[*mn];
+      width[d] = std::bit_width(key[*mx] - lo[d]);
+      key_bits += width[d];
+    }
+    if constexpr (std::is_same_v<std::size_t, std::uint64_t>) {
+      if (index_bits + key_bits <= 64 && std::is_sorted(idx.begin(), idx.end())) {
+        for (auto& i : idx) {
+          std::uint64_t packed = 0;
+          for (std::size_t k = 0; k < nd; ++k) {
+            const std::size_t d = row ? k : nd - 1 - k;
+            packed = (packed << width[d]) | (keys_.cell[d][i] - lo[d]);
+          }
+          i |= key_bits == 0 ? 0 : packed << index_bits;
+        }
+        radix_sort(idx, index_bits, index_bits + key_bits, threads());
+        const std::uint64_t mask = (std::uint64_t{1} << index_bits) - 1;
+        for (auto& i : idx) i &= mask;
+        return;
+      }
+    }
+    sort_stably(idx.begin(), idx.end(), less, threads());
   }
 
   /// Each hit's place on the Hilbert curve (detail/hilbert.hpp), which is
