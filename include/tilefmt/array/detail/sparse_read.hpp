@@ -932,7 +932,7 @@ private:
             const std::size_t d = row ? k : nd - 1 - k;
             packed = (packed << width[d]) | (keys_.cell[d][i] - lo[d]);
           }
-          i |= key_bits == 0 ? 0 : packed << index_bits;
+          i |= packed << index_bits;
         }
         radix_sort(idx, index_bits, index_bits + key_bits, threads());
         const std::uint64_t mask = (std::uint64_t{1} << index_bits) - 1;
@@ -940,7 +940,7 @@ private:
         return;
       }
     }
-    sort_stably(idx.begin(), idx.end(), less, threads());
+    parallel_stable_sort(idx.begin(), idx.end(), less, threads());  // not in order: checked above
   }
 
   /// Each hit's place on the Hilbert curve (detail/hilbert.hpp), which is
