@@ -1,17 +1,25 @@
-// parallel_for: every index once, on the threads asked for, errors rethrown;
-// parallel_stable_sort: std::stable_sort's result on any number of threads;
-// place_in_order: outputs back to back in task order, and no wait for ever
-// when a task fails.
+// parallel_for: every index once, on the threads asked for, errors rethrown,
+// the pool's threads kept from call to call, nested and concurrent calls
+// finishing; parallel_stable_sort: std::stable_sort's result on any number
+// of threads; place_in_order: outputs back to back in task order, and no wait
+// for ever when a task fails.
 #include "tilefmt/array/detail/parallel.hpp"
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../support/testing.hpp"
 
@@ -20,6 +28,7 @@ namespace test_parallel {
 using tilefmt::array::detail::parallel_for;
 using tilefmt::array::detail::parallel_stable_sort;
 using tilefmt::array::detail::place_in_order;
+using tilefmt::array::detail::thread_pool;
 
 TEST_CASE("parallel_for: every index exactly once") {
   for (unsigned threads : {0u, 1u, 2u, 3u, 16u})
@@ -34,15 +43,24 @@ TEST_CASE("parallel_for: the caller's thread takes a share; errors come back") {
   std::set<std::thread::id> ids;
   parallel_for(10, 1, [&](std::size_t) { ids.insert(std::this_thread::get_id()); });
   CHECK(ids == std::set<std::thread::id>{std::this_thread::get_id()});
-  // With more, the caller takes the first share (indices 0, T, 2T, ...) and
-  // T - 1 threads start for the rest.
+  // With more, the caller runs task 0 and at most T - 1 other threads
+  // (the pool's) run the rest; each thread claims its tasks in increasing order.
+  std::mutex m;
   std::vector<std::thread::id> by_index(12);
-  parallel_for(12, 3, [&](std::size_t i) { by_index[i] = std::this_thread::get_id(); });
-  for (std::size_t i = 0; i < 12; ++i) {
-    CHECK((by_index[i] == std::this_thread::get_id()) == (i % 3 == 0));
-    CHECK(by_index[i] == by_index[i % 3]);
-  }
-  CHECK(std::set<std::thread::id>(by_index.begin(), by_index.end()).size() == 3);
+  std::vector<std::pair<std::thread::id, std::size_t>> order;  // (thread, task) as each task started
+  parallel_for(12, 3, [&](std::size_t i) {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      by_index[i] = std::this_thread::get_id();
+      order.emplace_back(by_index[i], i);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  });
+  CHECK(by_index[0] == std::this_thread::get_id());
+  CHECK(std::set<std::thread::id>(by_index.begin(), by_index.end()).size() <= 3);
+  for (std::size_t a = 0; a < order.size(); ++a)
+    for (std::size_t b = a + 1; b < order.size(); ++b)
+      if (order[a].first == order[b].first) CHECK(order[a].second < order[b].second);
   std::atomic<int> ran{0};
   CHECK_THROWS_AS(parallel_for(100, 4,
                                [&](std::size_t i) {
@@ -52,6 +70,104 @@ TEST_CASE("parallel_for: the caller's thread takes a share; errors come back") {
                   std::runtime_error);
   CHECK(ran >= 1);
 }
+
+TEST_CASE("parallel_for: the pool's threads are kept from call to call") {
+  const auto burst = [](unsigned threads) {
+    std::set<std::thread::id> ids;
+    std::mutex m;
+    parallel_for(64, threads, [&](std::size_t) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+      std::lock_guard<std::mutex> lock(m);
+      ids.insert(std::this_thread::get_id());
+    });
+    return ids;
+  };
+  auto& pool = thread_pool::shared();
+  burst(3);
+  const unsigned started = pool.threads_started();
+  CHECK(started >= 2);
+  // Its two helpers are idle again: calls asking for as many start none.
+  for (int k = 0; k < 5; ++k) burst(3);
+  CHECK(pool.threads_started() == started);
+  // Asking for more starts only the ones missing.
+  burst(6);
+  CHECK(pool.threads_started() >= 5);
+  CHECK(pool.threads_started() <= std::max(started, 5u));
+}
+
+TEST_CASE("parallel_for inside parallel_for, and from many threads at once, finishes") {
+  // Every pool thread busy in an outer task while inner ones wait for
+  // places in order: the callers run what no pool thread takes.
+  for (unsigned threads : {2u, 4u, 8u}) {
+    std::atomic<std::size_t> sum{0};
+    parallel_for(8, threads, [&](std::size_t i) {
+      place_in_order places(50);
+      std::vector<std::size_t> at(50);
+      parallel_for(50, threads, [&](std::size_t j) {
+        auto place = places.claim(j);
+        at[j] = place(i + 1).value();
+      });
+      for (std::size_t j = 0; j < 50; ++j) CHECK(at[j] == j * (i + 1));
+      sum += *places.total();
+    });
+    CHECK(sum == 50 * (8 * 9 / 2));
+  }
+  std::vector<std::thread> callers;
+  std::atomic<int> done{0};
+  for (int c = 0; c < 6; ++c)
+    callers.emplace_back([&] {
+      for (int r = 0; r < 20; ++r) {
+        std::vector<std::atomic<int>> hits(100);
+        parallel_for(100, 3, [&](std::size_t i) { ++hits[i]; });
+        bool once = true;
+        for (auto& h : hits) once = once && h == 1;
+        if (once) ++done;
+      }
+    });
+  for (auto& t : callers) t.join();
+  CHECK(done == 6 * 20);
+}
+
+#if defined(__SANITIZE_THREAD__)
+#define TEST_PARALLEL_FORK 0  // ThreadSanitizer does not follow threads across fork()
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TEST_PARALLEL_FORK 0
+#endif
+#endif
+#ifndef TEST_PARALLEL_FORK
+#define TEST_PARALLEL_FORK 1
+#endif
+
+#if TEST_PARALLEL_FORK
+TEST_CASE("parallel_for in a child made by fork() runs on threads of its own") {
+  // The parent's pool threads are not in the child: the child's pool must
+  // start threads of its own, not count the parent's as idle (the caller
+  // would then run every task alone).
+  parallel_for(16, 3, [](std::size_t) { std::this_thread::sleep_for(std::chrono::microseconds(100)); });
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::alarm(30);
+    std::mutex m;
+    std::set<std::thread::id> ids;
+    place_in_order places(200);
+    parallel_for(200, 3, [&](std::size_t i) {
+      auto place = places.claim(i);
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      (void)place(1);
+      std::lock_guard<std::mutex> lock(m);
+      ids.insert(std::this_thread::get_id());
+    });
+    const bool ok = places.total() == std::optional<std::size_t>(200) && ids.size() >= 2;
+    std::_Exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+#endif
 
 TEST_CASE("parallel_stable_sort: std::stable_sort's order, equal keys kept in place, on any number of threads") {
   std::mt19937_64 rng(11);

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "tilefmt/array/detail/thread_pool.hpp"
+
 namespace tilefmt::array::detail {
 
 /// The threads to use for `requested` (0: one per core).
@@ -17,11 +19,12 @@ inline unsigned thread_count(unsigned requested) {
   return requested ? requested : std::max(1u, std::thread::hardware_concurrency());
 }
 
-/// Runs fn(i) for every i in [0, n) on up to `threads` threads (i goes to
-/// thread i mod threads, which keeps neighbouring tiles on different cores
-/// and needs no shared counter; each thread takes its i in increasing
-/// order, which place_in_order relies on); rethrows the first error once all threads
-/// have stopped.
+/// Runs fn(i) for every i in [0, n) on up to `threads` threads: this one
+/// and threads of the process's pool (thread_pool.hpp). Each thread claims
+/// the next task when it is free, in increasing order (place_in_order relies
+/// on it), this thread task 0; a thread the system stalls holds up no one
+/// else. Rethrows the first error once every thread has left; after it no
+/// task is started.
 template <class Fn>
 void parallel_for(std::size_t n, unsigned threads, Fn&& fn) {
   threads = static_cast<unsigned>(std::min<std::size_t>(thread_count(threads), n));
@@ -29,23 +32,7 @@ void parallel_for(std::size_t n, unsigned threads, Fn&& fn) {
     for (std::size_t i = 0; i < n; ++i) fn(i);
     return;
   }
-  std::vector<std::exception_ptr> errors(threads);
-  auto work = [&](unsigned w) {
-    try {
-      for (std::size_t i = w; i < n; i += threads) fn(i);
-    } catch (...) {
-      errors[w] = std::current_exception();
-    }
-  };
-  // The calling thread does a share too: one thread fewer to start, and
-  // its scratch buffers (decoder contexts, a tile being read) serve.
-  std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  for (unsigned w = 1; w < threads; ++w) pool.emplace_back(work, w);
-  work(0);
-  for (auto& t : pool) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  thread_pool::shared().run(n, threads - 1, fn);
 }
 
 /// std::stable_sort on up to `threads` threads, with the same result: pieces
@@ -76,12 +63,12 @@ void parallel_stable_sort(It first, It last, Less less, unsigned threads) {
 /// outputs go back to back in task order but each task's size is known only
 /// once it has run: task j's output starts where task j - 1's ends. A task
 /// gives its size to its claim, which waits for the task before it and
-/// answers where its own output starts. The lowest task still waiting has
-/// every task before it done (parallel_for hands each thread its tasks in
-/// increasing order), so no wait is circular. A claim dropped unused (an
-/// error, or a task that gives up) makes every later claim answer nullopt
-/// at once: after an error parallel_for's thread runs no more tasks, so
-/// later ones cannot wait for their predecessors' claims.
+/// answers where its own output starts. parallel_for's threads claim tasks
+/// in increasing order and run each to its end, so every task before the
+/// lowest one still waiting has run (no wait is circular). A claim dropped
+/// unused (an error, or a task that gives up) makes every later claim
+/// answer nullopt at once: after an error parallel_for starts no more
+/// tasks, so later ones cannot wait for their predecessors' claims.
 class place_in_order {
   static constexpr std::size_t unknown = std::numeric_limits<std::size_t>::max();
   static constexpr std::size_t abandoned = unknown - 1;

@@ -1,0 +1,179 @@
+// tilefmt — the threads behind parallel_for, started once and kept.
+//
+// A read of a small box decodes a few tiles per fragment batch; starting a
+// thread for each batch (a clone, a fresh stack, a fresh zstd context that
+// its first tile allocates) cost more than the tiles. The pool's threads
+// wait for work between calls, and their thread_local decoder state stays
+// warm from one query to the next.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#endif
+
+namespace tilefmt::array::detail {
+
+/// Threads shared by every parallel_for of the process. A job's tasks
+/// [0, n) are claimed one at a time, in increasing order, by its caller and
+/// by whichever pool threads are free; the caller claims until none are
+/// left, so a job finishes even when every pool thread is busy (a
+/// parallel_for inside a task, or from many threads at once, cannot
+/// deadlock). Threads start when a job asks for more than are idle, up to
+/// `most_threads`, and never stop; they hold nothing but their stacks and
+/// thread_local scratch while idle.
+class thread_pool {
+public:
+  static constexpr unsigned most_threads = 256;
+
+  /// The process's pool. A child made by fork() has none of its parent's
+  /// threads, so it gets a pool of its own (the parent's is left as it was:
+  /// its mutex may have been held at the fork).
+  static thread_pool& shared() {
+    static std::atomic<thread_pool*> pool{nullptr};
+#if defined(__unix__) || defined(__APPLE__)
+    [[maybe_unused]] static const int registered =
+        ::pthread_atfork(nullptr, nullptr, [] { pool.store(nullptr, std::memory_order_relaxed); });
+#endif
+    thread_pool* p = pool.load(std::memory_order_acquire);
+    if (p) return *p;
+    // Never deleted: detached threads wait on its members until the
+    // process ends.
+    auto* fresh = new thread_pool;
+    if (pool.compare_exchange_strong(p, fresh, std::memory_order_acq_rel)) return *fresh;
+    delete fresh;  // another thread made one first; this one started nothing
+    return *p;
+  }
+
+  /// Runs fn(i) for every i in [0, n) on this thread and up to `helpers`
+  /// pool threads; tasks are claimed in increasing order, the first by this
+  /// thread. After a task throws no more are claimed; the first error is
+  /// rethrown once every thread has left the job.
+  template <class Fn>
+  void run(std::size_t n, unsigned helpers, Fn& fn) {
+    job_of<Fn> j(n, fn);
+    if (helpers > 0 && n > 1) {
+      j.wanted = helpers;
+      post(j);
+    }
+    j.work(0);
+    if (j.wanted_at_post) retire(j);
+    if (j.error) std::rethrow_exception(j.error);
+  }
+
+  /// Threads started so far (for tests: calls that find enough idle
+  /// threads start none).
+  unsigned threads_started() const {
+    std::lock_guard<std::mutex> lock(m_);
+    return started_;
+  }
+
+private:
+  struct job {
+    void (*run)(job&) = nullptr;
+    unsigned wanted = 0;          // pool threads it may still take (under m_)
+    unsigned wanted_at_post = 0;  // nonzero once posted
+    unsigned active = 0;          // pool threads inside run (under m_)
+  };
+
+  template <class Fn>
+  struct job_of : job {
+    job_of(std::size_t n_, Fn& fn_) : n(n_), fn(fn_) {
+      run = [](job& self) {
+        auto& me = static_cast<job_of&>(self);
+        me.work(me.next.fetch_add(1, std::memory_order_relaxed));
+      };
+    }
+    job_of(const job_of&) = delete;
+    job_of& operator=(const job_of&) = delete;
+
+    // Runs task i, then the next unclaimed ones, until none are left or
+    // one has failed.
+    void work(std::size_t i) {
+      for (; i < n && !failed.load(std::memory_order_relaxed); i = next.fetch_add(1, std::memory_order_relaxed)) {
+        try {
+          fn(i);
+        } catch (...) {
+          if (!failed.exchange(true, std::memory_order_relaxed)) error = std::current_exception();
+          return;
+        }
+      }
+    }
+
+    std::size_t n;
+    Fn& fn;
+    std::atomic<std::size_t> next{1};  // task 0 is the caller's
+    std::atomic<bool> failed{false};
+    std::exception_ptr error;  // written by the first to fail, read after all have left
+  };
+
+  thread_pool() = default;
+
+  void post(job& j) {
+    unsigned start = 0;
+    const unsigned wanted = j.wanted;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      queue_.push_back(&j);
+      j.wanted_at_post = wanted;
+      if (wanted > idle_) start = std::min(wanted - idle_, most_threads - started_);
+      started_ += start;
+      idle_ += start;
+    }
+    for (unsigned k = 0; k < start; ++k) {
+      try {
+        std::thread([this] { serve(); }).detach();
+      } catch (const std::system_error&) {
+        // No thread to be had: the caller and the threads there are do the work.
+        std::lock_guard<std::mutex> lock(m_);
+        started_ -= start - k;
+        idle_ -= start - k;
+        break;
+      }
+    }
+    if (wanted == 1) work_cv_.notify_one();
+    else work_cv_.notify_all();
+  }
+
+  // Takes the job off the queue if no pool thread took all its places,
+  // then waits for the pool threads inside it to leave.
+  void retire(job& j) {
+    std::unique_lock<std::mutex> lock(m_);
+    if (j.wanted > 0) queue_.erase(std::find(queue_.begin(), queue_.end(), &j));
+    done_cv_.wait(lock, [&] { return j.active == 0; });
+  }
+
+  [[noreturn]] void serve() {
+    std::unique_lock<std::mutex> lock(m_);
+    for (;;) {
+      work_cv_.wait(lock, [&] { return !queue_.empty(); });
+      job* j = queue_.front();
+      if (--j->wanted == 0) queue_.pop_front();
+      ++j->active;
+      --idle_;
+      lock.unlock();
+      j->run(*j);
+      lock.lock();
+      ++idle_;
+      // The caller may return (and its job end) as soon as it sees this,
+      // so j is not touched after the lock is let go.
+      if (--j->active == 0) done_cv_.notify_all();
+    }
+  }
+
+  mutable std::mutex m_;
+  std::condition_variable work_cv_, done_cv_;
+  std::deque<job*> queue_;  // jobs with places left, oldest first
+  unsigned started_ = 0, idle_ = 0;
+};
+
+} // namespace tilefmt::array::detail
