@@ -7,6 +7,11 @@
 // increasing slowly, and a smooth float64 signal. The windowed filters run
 // with TileDB's default windows (bit-width reduction 256 bytes, positive
 // delta 1024 bytes) and call the kernels per window as the filter does.
+// The byte unshuffle also runs as the reader runs it when it decodes tiles
+// larger than a core's L2 straight into the result ("into a result": the
+// form with non-temporal stores, tile_context::stream_destination), on the
+// 16 MiB shape, the one that models it; c-blosc2 has no such form, and
+// TileDB calls its ordinary one.
 //
 // Each benchmark times its kernel and memcpy of the same bytes (same input,
 // same output buffer) alternately, iteration by iteration, and reports the
@@ -391,19 +396,23 @@ void register_all() {
     double goal;
     blosc2_library::shuffle_fn blosc2_library::*reference;
     double reference_goal;  // in cache; 0: none
+    // The form the reader runs when the output goes straight into a result
+    // larger than the caches (tile_context::stream_destination); nullptr:
+    // none. Measured on the 16 MiB shape only, where the reader uses it.
+    byte_kernel kernel_table::*into_result = nullptr;
   };
   // Against c-blosc2: the byte shuffles 1.25x on both shapes, the bit
   // shuffles 3x in cache (16 MiB is bound by memory, not by the kernel).
   const byte_case byte_cases[] = {
       {"byteshuffle", &kernel_table::byteshuffle, nullptr, 4, 0.5, &blosc2_library::shuffle, 1.25},
       {"byteunshuffle", &kernel_table::byteunshuffle, &kernel_table::byteshuffle, 4, 0.65,
-       &blosc2_library::unshuffle, 1.25},
+       &blosc2_library::unshuffle, 1.25, &kernel_table::byteunshuffle_stream},
       {"bitshuffle", &kernel_table::bitshuffle, nullptr, 4, 0.25, &blosc2_library::bitshuffle, 3.0},
       {"bitunshuffle", &kernel_table::bitunshuffle, &kernel_table::bitshuffle, 4, 0.25,
        &blosc2_library::bitunshuffle, 3.0},
       {"byteshuffle", &kernel_table::byteshuffle, nullptr, 8, 0.5, &blosc2_library::shuffle, 1.25},
       {"byteunshuffle", &kernel_table::byteunshuffle, &kernel_table::byteshuffle, 8, 0.65,
-       &blosc2_library::unshuffle, 1.25},
+       &blosc2_library::unshuffle, 1.25, &kernel_table::byteunshuffle_stream},
       {"bitshuffle", &kernel_table::bitshuffle, nullptr, 8, 0.25, &blosc2_library::bitshuffle, 3.0},
       {"bitunshuffle", &kernel_table::bitunshuffle, &kernel_table::bitshuffle, 8, 0.25,
        &blosc2_library::bitunshuffle, 3.0},
@@ -421,6 +430,12 @@ void register_all() {
                       benchmark::RegisterBenchmark(name.c_str(), run_byte_kernel, t->*(c.kernel), std::cref(*in),
                                                    c.type_size, s.bytes));
       }
+      if (c.into_result != nullptr) {
+        const std::string name = row + " into a result/" + t->name + "/" + shapes[1].name;
+        register_case(name, c.goal,
+                      benchmark::RegisterBenchmark(name.c_str(), run_byte_kernel, t->*(c.into_result), std::cref(*in),
+                                                   c.type_size, shapes[1].bytes));
+      }
     }
     if (blosc2().loaded()) {
       const bool bit_blocks = std::string_view(c.name).starts_with("bit");  // TileDB's 8 KiB blocks
@@ -432,6 +447,14 @@ void register_all() {
             ->Unit(benchmark::kMicrosecond)
             ->UseManualTime();
         blosc2_goals.emplace_back(name, goal);
+      }
+      if (c.into_result != nullptr) {
+        const std::string name = row + " into a result/" + widest.name + " vs c-blosc2/" + shapes[1].name;
+        benchmark::RegisterBenchmark(name.c_str(), run_vs_blosc2, widest.*(c.into_result), blosc2().*(c.reference),
+                                     false, std::cref(*in), c.type_size, shapes[1].bytes)
+            ->Unit(benchmark::kMicrosecond)
+            ->UseManualTime();
+        blosc2_goals.emplace_back(name, c.reference_goal);
       }
     }
   }

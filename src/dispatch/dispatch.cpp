@@ -49,6 +49,7 @@ constinit const kernel_table reference_kernels = {
     0,
     &d::byteshuffle_scalar<>,
     &d::byteunshuffle_scalar<>,
+    &d::byteunshuffle_scalar<>,
     &d::bitshuffle_block_scalar<>,
     &d::bitunshuffle_block_scalar<>,
     &reference_bitshuffle_part<false>,

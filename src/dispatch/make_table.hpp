@@ -35,6 +35,7 @@ consteval kernel_table make_kernel_table(const char* name) {
           vector_bytes,
           &d::byteshuffle<Arch>,
           &d::byteunshuffle<Arch>,
+          &d::byteunshuffle_stream<Arch>,
           &d::bitshuffle_block<Arch>,
           &d::bitunshuffle_block<Arch>,
           &d::bitshuffle<Arch>,

@@ -6,15 +6,20 @@
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/writer.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include <sys/mman.h>
+
 #include "../support/all_tiles.hpp"
 #include "../support/result_rows.hpp"
 #include "../support/testing.hpp"
+#include "tilefmt/array/detail/resident.hpp"
 #include "tilefmt/array/query.hpp"
 #include "tilefmt/storage/memory.hpp"
 
@@ -113,6 +118,70 @@ TEST_CASE("tiles read a piece at a time answer as tiles read whole") {
   CHECK(expected.size() > 20'000);
   for (const std::uint64_t window : {std::uint64_t{1}, std::uint64_t{70'000}})
     CHECK(rows(st, window, 2, 1'000, 45'000, false, 150'000, 150'100) == expected);
+}
+
+TEST_CASE("tiles larger than a core's L2 decode around the caches into a buffer in memory, with the same values") {
+  // 2^18 float64 cells a tile (2 MiB, over tile_source::streamed_tile_bytes):
+  // a column read into a buffer already in memory decodes whole tiles
+  // straight into it, and the byteshuffle stage writes them with
+  // non-temporal stores; piece-at-a-time reads (window) take the same path
+  // per chunk. A buffer in memory at an offset not aligned to 64 bytes, a
+  // fresh result (ordinary stores), and a box starting mid-tile (through a
+  // tile buffer) must all agree.
+  using Z = filter::pipeline<filter::byteshuffle, filter::zstd<1>>;
+  constexpr std::int64_t extent = std::int64_t{1} << 18, cells = 3 * extent;
+  auto st = std::make_shared<storage::memory>();
+  array::create("/big",
+                format::make_array_schema(
+                    {.type = format::ArrayType::DENSE,
+                     .dimensions = {format::make_dimension<std::int64_t>("d", 0, cells - 1, extent)},
+                     .attributes = {format::make_attribute(
+                         {.name = "a", .type = format::Datatype::FLOAT64, .filters = Z::descriptor()})}}),
+                {.storage = st});
+  std::vector<double> a(static_cast<std::size_t>(cells));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(i % 1000) * 0.25 - static_cast<double>(i >> 12);
+  array::dense_fragment f("/big", {{0, cells - 1}}, array::cell_layout::row_major, st);
+  f.set("a", a).commit({.timestamp = 1});
+  for (const std::uint64_t window : {whole, std::uint64_t{100'000}})
+    for (const unsigned threads : {1u, 2u}) {
+      CAPTURE(window);
+      CAPTURE(threads);
+      auto arr = array::open("/big", {.threads = threads, .tile_read_window = window, .storage = st});
+      std::vector<double> into(a.size() + 3, -1.0);  // in memory: written when made
+      for (const std::size_t at : {0u, 3u}) {
+        REQUIRE(array::detail::resident(std::as_bytes(std::span(into))));
+        arr.fragments().at(0).read_into<double>("a", std::span(into).subspan(at, a.size()));
+        CHECK(std::equal(a.begin(), a.end(), into.begin() + static_cast<std::ptrdiff_t>(at)));
+      }
+      const auto column = arr.fragments().at(0).read<double>("a");
+      CHECK(std::equal(column.begin(), column.end(), a.begin(), a.end()));
+      const auto result = arr.query().subarray({{std::int64_t{0}, cells - 1}}).attributes({"a"}).read();
+      const auto& got = result.bytes("a");
+      REQUIRE(got.size() == a.size() * 8);
+      CHECK(std::memcmp(got.data(), a.data(), got.size()) == 0);
+      const auto part = arr.query().subarray({{std::int64_t{1000}, extent + 5}}).attributes({"a"}).read();
+      REQUIRE(part.bytes("a").size() == static_cast<std::size_t>(extent + 5 - 1000 + 1) * 8);
+      CHECK(std::memcmp(part.bytes("a").data(), a.data() + 1000, part.bytes("a").size()) == 0);
+    }
+}
+
+TEST_CASE("resident: a fresh mapping is not in memory until written") {
+  const std::size_t n = std::size_t{4} << 20;
+  void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(p != MAP_FAILED);
+  // Small pages only: a transparent huge page faulted for the first half
+  // could take in the start of the second.
+  (void)::madvise(p, n, MADV_NOHUGEPAGE);
+  const std::span<std::byte> s(static_cast<std::byte*>(p), n);
+  CHECK_FALSE(array::detail::resident(s));
+  std::memset(p, 1, n / 2);
+  CHECK(array::detail::resident(s.first(n / 2)));
+  CHECK_FALSE(array::detail::resident(s));  // the second half never touched
+  CHECK_FALSE(array::detail::resident(s.subspan(n / 2 - 1, 2)));  // one byte on each side
+  std::memset(p, 1, n);
+  CHECK(array::detail::resident(s.subspan(1, n - 2)));
+  CHECK_FALSE(array::detail::resident({}));
+  ::munmap(p, n);
 }
 
 TEST_CASE("a damaged tile read a piece at a time fails as it does read whole, naming the file") {

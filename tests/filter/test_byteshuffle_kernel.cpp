@@ -1,6 +1,9 @@
 #include "tilefmt/filter/detail/byteshuffle_kernel.hpp"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "kernel_test_support.hpp"
 
@@ -64,6 +67,36 @@ TEST_CASE("byteshuffle: every architecture matches the reference and round-trips
         const bytes shuffled = run(k.byteshuffle, in, type_size);
         CHECK(first_mismatch(shuffled, expected) == no_mismatch);
         CHECK(first_mismatch(run(k.byteunshuffle, expected, type_size), in) == no_mismatch);
+      });
+    }
+  }
+}
+
+TEST_CASE("byte unshuffle around the caches: the reference's bytes at every output alignment") {
+  // byteunshuffle_stream aligns its output for non-temporal stores: the
+  // first elements one at a time, the rest in whole steps, then the tail.
+  // Outputs at every offset from a 64-byte boundary that a type size allows
+  // (and some it does not, which take the ordinary kernel), bytes around the
+  // output untouched.
+  for (std::size_t type_size : {1u, 2u, 3u, 4u, 8u, 12u, 16u}) {
+    for (std::size_t n : all_test_lengths(type_size, 1)) {
+      const bytes in = random_bytes(n, 77 * n + type_size);
+      const bytes shuffled = run(reference_kernels.byteshuffle, in, type_size);
+      for_each_table([&](const kernel_table& k) {
+        for (std::size_t offset : {0u, 1u, 2u, 4u, 8u, 16u, 24u, 32u, 48u, 56u}) {
+          INFO("type size ", type_size, ", ", n, " bytes, output at 64 k + ", offset);
+          std::vector<std::byte> out(n + 192, std::byte{0xA5});
+          const auto base = reinterpret_cast<std::uintptr_t>(out.data());
+          const std::size_t at = (64 - base % 64) % 64 + offset;
+          k.byteunshuffle_stream(shuffled.data(), n, type_size, out.data() + at);
+          CHECK(first_mismatch(bytes(out.begin() + static_cast<std::ptrdiff_t>(at),
+                                     out.begin() + static_cast<std::ptrdiff_t>(at + n)),
+                               in) == no_mismatch);
+          CHECK(std::all_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(at),
+                            [](std::byte b) { return b == std::byte{0xA5}; }));
+          CHECK(std::all_of(out.begin() + static_cast<std::ptrdiff_t>(at + n), out.end(),
+                            [](std::byte b) { return b == std::byte{0xA5}; }));
+        }
       });
     }
   }

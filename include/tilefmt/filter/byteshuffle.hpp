@@ -38,9 +38,11 @@ struct byteshuffle {
     std::size_t used = detail::read_part_lengths(filter_type, io.metadata, io.data.size(), io.buf.lengths);
     auto out = io.output(io.data.size());
     const detail::shuffle_kernels kernels;
+    const bool stream = io.ctx.stream_destination && out.data() == io.destination.data();
     std::size_t at = 0;
     for (std::uint32_t len : io.buf.lengths) {
-      kernels.byteunshuffle(io.data.data() + at, len, s, out.data() + at);
+      if (stream) kernels.byteunshuffle_stream(io.data.data() + at, len, s, out.data() + at);
+      else kernels.byteunshuffle(io.data.data() + at, len, s, out.data() + at);
       at += len;
     }
     io.out_metadata = io.metadata.subspan(used);

@@ -60,6 +60,7 @@ struct kernel_table {
   std::size_t vector_bytes;  // register width; 0 for the scalar tables
   byte_kernel byteshuffle;
   byte_kernel byteunshuffle;
+  byte_kernel byteunshuffle_stream;  // output around the caches (detail::byteunshuffle_stream)
   byte_kernel bitshuffle_block;    // one block of at most 8 KiB
   byte_kernel bitunshuffle_block;
   byte_kernel bitshuffle;          // a whole part, in TileDB's blocks

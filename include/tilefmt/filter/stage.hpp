@@ -83,6 +83,12 @@ struct tile_context {
   /// are checked against it before anything is allocated. The array reader
   /// passes open_options::max_allocation, read_generic_tile max_tile_size.
   std::uint64_t max_part_size = std::uint64_t{4} << 30;
+
+  /// Reading: the tile decodes straight into a result larger than a core's
+  /// caches, which the caller hands back without reading it again: the
+  /// filter that writes the final bytes may write them around the caches
+  /// (non-temporal stores), saving the read of each line before its write.
+  bool stream_destination = false;
 };
 
 /// A filter the stored pipeline names that this build cannot run.

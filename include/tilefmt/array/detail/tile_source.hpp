@@ -30,6 +30,7 @@
 #include "tilefmt/array/column.hpp"
 #include "tilefmt/array/detail/once_map.hpp"
 #include "tilefmt/array/detail/parallel.hpp"
+#include "tilefmt/array/detail/resident.hpp"
 #include "tilefmt/array/fetched_tiles.hpp"
 #include "tilefmt/array/field.hpp"
 #include "tilefmt/array/io.hpp"
@@ -305,10 +306,19 @@ public:
     return out;
   }
 
+  /// Tiles from this size on that decode straight into a buffer already in
+  /// memory (resident.hpp: a result buffer reused from read to read) are
+  /// written around the caches where the last filter can
+  /// (tile_context::stream_destination): larger than a core's L2, so that
+  /// a tile's first chunks are out of it by the time its last is decoded
+  /// anyway, and the stores skip reading each line before writing it.
+  static constexpr std::size_t streamed_tile_bytes = std::size_t{1} << 20;
+
   /// Tile `i` of `f`'s fixed file, unfiltered straight into `out`, which
   /// holds exactly its cells.
   void read_into(const field_info& f, std::size_t i, std::span<std::byte> out, const fetched_tiles* ahead = nullptr) const {
-    const auto ctx = decode_context(f.cell_size(), nullptr);
+    auto ctx = decode_context(f.cell_size(), nullptr);
+    ctx.stream_destination = out.size() >= streamed_tile_bytes && resident(out);
     std::optional<filter::runtime_pipeline::chunk_decoder> decoder;
     if (stream_chunks(f, format::DataFile::fixed, i, out.size(), ahead, [&](std::uint64_t at, const stored_chunk& c) {
           if (!decoder) decoder.emplace(pipeline(f, format::DataFile::fixed), ctx);
@@ -320,7 +330,7 @@ public:
       std::memcpy(out.data(), t.bytes.data(), t.bytes.size());
       return;
     }
-    unfilter(f, format::DataFile::fixed, t, out, f.cell_size(), nullptr);
+    decoding(f, format::DataFile::fixed, t, [&] { pipeline(f, format::DataFile::fixed).decode_into(*t.view, out, ctx); });
   }
 
   /// Tile `i` of `f`'s fixed file (`expected` bytes), unfiltered a chunk at

@@ -11,6 +11,7 @@
 #include <array>
 #include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 
 #include "tilefmt/filter/detail/simd.hpp"
@@ -33,8 +34,8 @@ inline void shuffle_range(const std::byte* in, std::size_t count, std::size_t ty
 
 template <class Arch>
 inline void unshuffle_range(const std::byte* in, std::size_t count, std::size_t type_size,
-                            std::byte* out, std::size_t first) noexcept {
-  for (std::size_t i = first; i < count; ++i) {
+                            std::byte* out, std::size_t first, std::size_t last) noexcept {
+  for (std::size_t i = first; i < last; ++i) {
     for (std::size_t j = 0; j < type_size; ++j) {
       out[i * type_size + j] = in[j * count + i];
     }
@@ -77,22 +78,26 @@ inline std::array<simd::bytes<Arch>, S> load_dealt_rows(const std::byte* in, std
 // lane l of consecutive output registers: one permute per row replaces the
 // two rounds of lane transposes before the stores (S = 8 in cache: 0.78x ->
 // 0.9x memcpy on Zen 4, bench/RESULTS.md "Byte shuffle kernels by level").
-template <std::size_t S, class Arch>
-inline std::size_t unshuffle_simd(const std::byte* in, std::size_t count, std::byte* out) noexcept {
+// Elements from `first` on, as far as whole steps go; returns where they
+// stopped. Stream: non-temporal stores, out + first * S aligned to
+// simd::stream_alignment<Arch> (each step keeps it so).
+template <std::size_t S, class Arch, bool Stream = false>
+inline std::size_t unshuffle_simd(const std::byte* in, std::size_t count, std::byte* out,
+                                  std::size_t first = 0) noexcept {
   constexpr std::size_t step = 16 * simd::lanes<Arch>;
   constexpr int rounds = std::countr_zero(S);
-  std::size_t i = 0;
+  std::size_t i = first;
   if constexpr (simd::has_deal_units<Arch> && S <= 8) {
     for (; i + step <= count; i += step) {
       const auto x = simd::rotate_left<rounds, Arch>(
           load_dealt_rows<S, Arch>(in, count, i, std::make_index_sequence<S>{}));
       for (std::size_t k = 0; k < S; ++k) {
-        simd::store(out + i * S + k * simd::width<Arch>, x[k]);
+        simd::put<Stream>(out + i * S + k * simd::width<Arch>, x[k]);
       }
     }
   } else {
     for (; i + step <= count; i += step) {
-      simd::store_lane_groups<S, Arch>(
+      simd::store_lane_groups<S, Arch, Stream>(
           out + i * S,
           simd::rotate_left<rounds, Arch>(load_rows<S, Arch>(in, count, i, std::make_index_sequence<S>{})));
     }
@@ -117,15 +122,19 @@ inline std::size_t shuffle_vbmi(const std::byte* in, std::size_t count, std::byt
   return i;
 }
 
-template <std::size_t S>
-inline std::size_t unshuffle_vbmi(const std::byte* in, std::size_t count, std::byte* out) noexcept {
+template <std::size_t S, bool Stream = false>
+inline std::size_t unshuffle_vbmi(const std::byte* in, std::size_t count, std::byte* out,
+                                  std::size_t first = 0) noexcept {
   namespace v = simd::vbmi;
-  std::size_t i = 0;
+  std::size_t i = first;
   for (; i + 64 <= count; i += 64) {
     v::regs<S> x;
     for (std::size_t j = 0; j < S; ++j) x[j] = v::load(in + j * count + i);
     const v::regs<S> elements = v::from_planes<S>(x);
-    for (std::size_t m = 0; m < S; ++m) v::store(out + i * S + 64 * m, elements[m]);
+    for (std::size_t m = 0; m < S; ++m) {
+      if constexpr (Stream) _mm512_stream_si512(reinterpret_cast<__m512i*>(out + i * S + 64 * m), elements[m]);
+      else v::store(out + i * S + 64 * m, elements[m]);
+    }
   }
   return i;
 }
@@ -154,7 +163,7 @@ inline void byteunshuffle_scalar(const std::byte* in, std::size_t n, std::size_t
     return;
   }
   const std::size_t count = n / type_size;
-  byteshuffle_impl::unshuffle_range<Arch>(in, count, type_size, out, 0);
+  byteshuffle_impl::unshuffle_range<Arch>(in, count, type_size, out, 0, count);
   copy_bytes(out + count * type_size, in + count * type_size, n - count * type_size);
 }
 
@@ -194,6 +203,42 @@ inline void byteshuffle(const std::byte* in, std::size_t n, std::size_t type_siz
   copy_bytes(out + count * type_size, in + count * type_size, n - count * type_size);
 }
 
+namespace byteshuffle_impl {
+
+// The SIMD part of byteunshuffle from element `first` on; returns where it
+// stopped (`first` where there is no kernel for the type size).
+template <class Arch, bool Stream>
+inline std::size_t unshuffle_kernel(const std::byte* in, std::size_t count, std::size_t type_size,
+                                    std::byte* out, std::size_t first) noexcept {
+#if TILEFMT_WITH_AVX512VBMI_GFNI
+  // 4- and 8-byte elements take the interleaves below: on Zen 4 they beat
+  // the permutes by 5% and 30% (bench/RESULTS.md, "Byte shuffle kernels by
+  // level"), the permutes' two sources costing more there than the
+  // interleaves' extra round.
+  if constexpr (simd::has_vbmi_gfni<Arch>) {
+    switch (type_size) {
+      case 2: return unshuffle_vbmi<2, Stream>(in, count, out, first);
+      case 4: return unshuffle_simd<4, Arch, Stream>(in, count, out, first);
+      case 8: return unshuffle_simd<8, Arch, Stream>(in, count, out, first);
+      case 16: return unshuffle_vbmi<16, Stream>(in, count, out, first);
+      default: return first;
+    }
+  } else
+#endif
+  if constexpr (simd::accelerated<Arch>) {
+    switch (type_size) {
+      case 2: return unshuffle_simd<2, Arch, Stream>(in, count, out, first);
+      case 4: return unshuffle_simd<4, Arch, Stream>(in, count, out, first);
+      case 8: return unshuffle_simd<8, Arch, Stream>(in, count, out, first);
+      case 16: return unshuffle_simd<16, Arch, Stream>(in, count, out, first);
+      default: return first;
+    }
+  }
+  return first;
+}
+
+}  // namespace byteshuffle_impl
+
 template <class Arch = default_arch>
 inline void byteunshuffle(const std::byte* in, std::size_t n, std::size_t type_size,
                           std::byte* out) noexcept {
@@ -202,33 +247,38 @@ inline void byteunshuffle(const std::byte* in, std::size_t n, std::size_t type_s
     return;
   }
   const std::size_t count = n / type_size;
-  std::size_t done = 0;
-#if TILEFMT_WITH_AVX512VBMI_GFNI
-  // 4- and 8-byte elements take the interleaves below: on Zen 4 they beat
-  // the permutes by 5% and 30% (bench/RESULTS.md, "Byte shuffle kernels by
-  // level"), the permutes' two sources costing more there than the
-  // interleaves' extra round.
-  if constexpr (simd::has_vbmi_gfni<Arch>) {
-    switch (type_size) {
-      case 2: done = byteshuffle_impl::unshuffle_vbmi<2>(in, count, out); break;
-      case 4: done = byteshuffle_impl::unshuffle_simd<4, Arch>(in, count, out); break;
-      case 8: done = byteshuffle_impl::unshuffle_simd<8, Arch>(in, count, out); break;
-      case 16: done = byteshuffle_impl::unshuffle_vbmi<16>(in, count, out); break;
-      default: break;
-    }
-  } else
-#endif
+  const std::size_t done = byteshuffle_impl::unshuffle_kernel<Arch, false>(in, count, type_size, out, 0);
+  byteshuffle_impl::unshuffle_range<Arch>(in, count, type_size, out, done, count);
+  copy_bytes(out + count * type_size, in + count * type_size, n - count * type_size);
+}
+
+// byteunshuffle with the output written around the caches (non-temporal
+// stores, then a store fence), for output that goes straight into a result
+// larger than the caches: the stores skip reading each line before writing
+// it, which in a stream of 64 KiB chunks is a third of the memory traffic.
+// In cache it is slower (the caller's next read of the output goes to
+// memory). Where the output cannot be aligned for such stores (out not a
+// multiple of the type size), or there is no kernel, it is byteunshuffle.
+template <class Arch = default_arch>
+inline void byteunshuffle_stream(const std::byte* in, std::size_t n, std::size_t type_size,
+                                 std::byte* out) noexcept {
   if constexpr (simd::accelerated<Arch>) {
-    switch (type_size) {
-      case 2: done = byteshuffle_impl::unshuffle_simd<2, Arch>(in, count, out); break;
-      case 4: done = byteshuffle_impl::unshuffle_simd<4, Arch>(in, count, out); break;
-      case 8: done = byteshuffle_impl::unshuffle_simd<8, Arch>(in, count, out); break;
-      case 16: done = byteshuffle_impl::unshuffle_simd<16, Arch>(in, count, out); break;
-      default: break;
+    const std::size_t s = type_size;
+    const auto addr = reinterpret_cast<std::uintptr_t>(out);
+    constexpr std::size_t align = simd::stream_alignment<Arch>;
+    if ((s == 2 || s == 4 || s == 8 || s == 16) && addr % s == 0 && n >= 4 * align * s) {
+      const std::size_t count = n / s;
+      // The first elements, one at a time, up to where the output is aligned.
+      const std::size_t head = ((align - addr % align) % align) / s;
+      byteshuffle_impl::unshuffle_range<Arch>(in, count, s, out, 0, head);
+      const std::size_t done = byteshuffle_impl::unshuffle_kernel<Arch, true>(in, count, s, out, head);
+      simd::stream_fence<Arch>();
+      byteshuffle_impl::unshuffle_range<Arch>(in, count, s, out, done, count);
+      copy_bytes(out + count * s, in + count * s, n - count * s);
+      return;
     }
   }
-  byteshuffle_impl::unshuffle_range<Arch>(in, count, type_size, out, done);
-  copy_bytes(out + count * type_size, in + count * type_size, n - count * type_size);
+  byteunshuffle<Arch>(in, n, type_size, out);
 }
 
 }  // namespace tilefmt::filter::detail

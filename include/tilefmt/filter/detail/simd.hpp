@@ -200,13 +200,20 @@ struct ops<Arch, family::sse2> {
   static void store(std::byte* p, reg v) noexcept {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
   }
+  // Stream: a non-temporal store, p 16-byte aligned.
+  template <bool Stream>
+  static void put(std::byte* p, __m128i v) noexcept {
+    if constexpr (Stream) _mm_stream_si128(reinterpret_cast<__m128i*>(p), v);
+    else _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
+  }
+  static constexpr std::size_t stream_alignment = 16;
   template <std::size_t K, class V>
   static void load_lane_groups(const std::byte* p, std::array<V, K>& x) noexcept {
     for (std::size_t k = 0; k < K; ++k) x[k] = load(p + 16 * k);
   }
-  template <std::size_t K, class V>
+  template <std::size_t K, bool Stream, class V>
   static void store_lane_groups(std::byte* p, const std::array<V, K>& x) noexcept {
-    for (std::size_t k = 0; k < K; ++k) store(p + 16 * k, x[k]);
+    for (std::size_t k = 0; k < K; ++k) put<Stream>(p + 16 * k, x[k]);
   }
 
   template <std::size_t Unit>
@@ -269,6 +276,19 @@ struct ops<Arch, family::avx2> {
   static void store(std::byte* p, reg v) noexcept {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
   }
+  // Stream: a non-temporal store, p aligned to the register (32 bytes), or
+  // to 16 for a 128-bit half.
+  template <bool Stream>
+  static void put(std::byte* p, reg v) noexcept {
+    if constexpr (Stream) _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v);
+    else store(p, v);
+  }
+  template <bool Stream>
+  static void put(std::byte* p, __m128i v) noexcept {
+    if constexpr (Stream) _mm_stream_si128(reinterpret_cast<__m128i*>(p), v);
+    else _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
+  }
+  static constexpr std::size_t stream_alignment = 32;
   // Register k = the 16-byte units k and K + k.
   template <std::size_t K, class V>
   static void load_lane_groups(const std::byte* p, std::array<V, K>& x) noexcept {
@@ -278,12 +298,12 @@ struct ops<Arch, family::avx2> {
       x[k] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
     }
   }
-  template <std::size_t K, class V>
+  template <std::size_t K, bool Stream, class V>
   static void store_lane_groups(std::byte* p, const std::array<V, K>& x) noexcept {
     for (std::size_t k = 0; k < K; ++k) {
       const reg v = x[k];
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 16 * k), _mm256_castsi256_si128(v));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 16 * (K + k)), _mm256_extracti128_si256(v, 1));
+      put<Stream>(p + 16 * k, _mm256_castsi256_si128(v));
+      put<Stream>(p + 16 * (K + k), _mm256_extracti128_si256(v, 1));
     }
   }
 
@@ -345,6 +365,13 @@ struct ops<Arch, family::avx512bw> {
 
   static reg load(const std::byte* p) noexcept { return _mm512_loadu_si512(p); }
   static void store(std::byte* p, reg v) noexcept { _mm512_storeu_si512(p, v); }
+  // Stream: a non-temporal store, p 64-byte aligned.
+  template <bool Stream>
+  static void put(std::byte* p, reg v) noexcept {
+    if constexpr (Stream) _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v);
+    else store(p, v);
+  }
+  static constexpr std::size_t stream_alignment = 64;
   // The masked forms with every lane selected: GCC 12's unmasked
   // _mm512_shuffle_i64x2, _mm512_extracti32x4_epi32 and _mm512_alignr_epi32/64
   // pass an "undefined"
@@ -396,15 +423,15 @@ struct ops<Arch, family::avx512bw> {
       }
     }
   }
-  template <std::size_t K, class V>
+  template <std::size_t K, bool Stream, class V>
   static void store_lane_groups(std::byte* p, const std::array<V, K>& x) noexcept {
     if constexpr (K == 1) {
-      store(p, x[0]);
+      put<Stream>(p, x[0]);
     } else if constexpr (K == 2) {
       const reg x0 = x[0];
       const reg x1 = x[1];
-      store(p, _mm512_permutex2var_epi64(x0, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), x1));
-      store(p + 64, _mm512_permutex2var_epi64(x0, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), x1));
+      put<Stream>(p, _mm512_permutex2var_epi64(x0, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), x1));
+      put<Stream>(p + 64, _mm512_permutex2var_epi64(x0, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), x1));
     } else {
       static_assert(K % 4 == 0);
       constexpr std::size_t Q = K / 4;
@@ -414,26 +441,27 @@ struct ops<Arch, family::avx512bw> {
         reg c = x[4 * q + 2];
         reg d = x[4 * q + 3];
         transpose_lanes(a, b, c, d);
-        store(p + 64 * q, a);
-        store(p + 64 * (Q + q), b);
-        store(p + 64 * (2 * Q + q), c);
-        store(p + 64 * (3 * Q + q), d);
+        put<Stream>(p + 64 * q, a);
+        put<Stream>(p + 64 * (Q + q), b);
+        put<Stream>(p + 64 * (2 * Q + q), c);
+        put<Stream>(p + 64 * (3 * Q + q), d);
       }
     }
   }
 
   // Unit s (of Unit bytes) to lane s % 4, slot s / 4: one VPERMQ, VPERMD or
-  // VPERMW.
+  // VPERMW (the masked forms, for GCC bug 105593 as above).
   template <std::size_t Unit>
   static reg deal_units(reg v) noexcept {
     if constexpr (Unit == 8) {
-      return _mm512_permutexvar_epi64(_mm512_set_epi64(7, 3, 6, 2, 5, 1, 4, 0), v);
+      return _mm512_mask_permutexvar_epi64(v, static_cast<__mmask8>(0xFF), _mm512_set_epi64(7, 3, 6, 2, 5, 1, 4, 0), v);
     } else if constexpr (Unit == 4) {
-      return _mm512_permutexvar_epi32(
-          _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0), v);
+      return _mm512_mask_permutexvar_epi32(
+          v, static_cast<__mmask16>(0xFFFF), _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0), v);
     } else {
       static_assert(Unit == 2);
-      return _mm512_permutexvar_epi16(
+      return _mm512_mask_permutexvar_epi16(
+          v, static_cast<__mmask32>(0xFFFFFFFFu),
           _mm512_set_epi16(31, 27, 23, 19, 15, 11, 7, 3, 30, 26, 22, 18, 14, 10, 6, 2, 29, 25, 21, 17, 13,
                            9, 5, 1, 28, 24, 20, 16, 12, 8, 4, 0),
           v);
@@ -536,10 +564,30 @@ inline std::array<bytes<Arch>, K> load_lane_groups(const std::byte* p) noexcept 
   return x;
 }
 
-// The inverse of load_lane_groups.
-template <std::size_t K, class Arch>
+// The inverse of load_lane_groups. Stream: non-temporal stores, p aligned to
+// stream_alignment<Arch>.
+template <std::size_t K, class Arch, bool Stream = false>
 inline void store_lane_groups(std::byte* p, const std::array<bytes<Arch>, K>& x) noexcept {
-  ops<Arch>::template store_lane_groups<K>(p, x);
+  ops<Arch>::template store_lane_groups<K, Stream>(p, x);
+}
+
+// A store that goes around the caches (non-temporal) when Stream, for output
+// the caller will not read again soon: it skips reading each line before
+// writing it. p aligned to stream_alignment<Arch>; stream_fence() after the
+// last one, before other threads may read the bytes.
+template <bool Stream, class Arch, class T>
+inline void put(std::byte* p, const batch<T, Arch>& v) noexcept {
+  ops<Arch>::template put<Stream>(p, static_cast<typename ops<Arch>::reg>(cast<std::uint8_t>(v)));
+}
+
+template <class Arch>
+inline constexpr std::size_t stream_alignment = ops<Arch>::stream_alignment;
+
+// Orders the non-temporal stores before this thread's later stores (their
+// release to other threads among them); a no-op without SIMD.
+template <class Arch>
+inline void stream_fence() noexcept {
+  if constexpr (accelerated<Arch>) _mm_sfence();
 }
 
 // Where has_deal_units<Arch> (AVX-512): the Unit-byte units of v dealt to the

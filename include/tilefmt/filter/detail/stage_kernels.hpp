@@ -31,6 +31,9 @@ struct shuffle_kernels {
   void byteunshuffle(const std::byte* in, std::size_t n, std::size_t s, std::byte* out) const noexcept {
     k.byteunshuffle(in, n, s, out);
   }
+  void byteunshuffle_stream(const std::byte* in, std::size_t n, std::size_t s, std::byte* out) const noexcept {
+    k.byteunshuffle_stream(in, n, s, out);
+  }
   void bitshuffle(const std::byte* in, std::size_t n, std::size_t s, std::byte* out) const noexcept {
     k.bitshuffle(in, n, s, out);
   }
@@ -70,6 +73,9 @@ struct shuffle_kernels {
   }
   void byteunshuffle(const std::byte* in, std::size_t n, std::size_t s, std::byte* out) const noexcept {
     detail::byteunshuffle(in, n, s, out);
+  }
+  void byteunshuffle_stream(const std::byte* in, std::size_t n, std::size_t s, std::byte* out) const noexcept {
+    detail::byteunshuffle_stream(in, n, s, out);
   }
   void bitshuffle(const std::byte* in, std::size_t n, std::size_t s, std::byte* out) const noexcept {
     detail::bitshuffle(in, n, s, out);
