@@ -584,10 +584,13 @@ template <class Arch>
 inline constexpr std::size_t stream_alignment = ops<Arch>::stream_alignment;
 
 // Orders the non-temporal stores before this thread's later stores (their
-// release to other threads among them); a no-op without SIMD.
+// release to other threads among them); a no-op without SIMD. Every
+// accelerated family is x86's, and only there is SFENCE declared.
 template <class Arch>
 inline void stream_fence() noexcept {
+#if XSIMD_WITH_SSE2
   if constexpr (accelerated<Arch>) _mm_sfence();
+#endif
 }
 
 // Where has_deal_units<Arch> (AVX-512): the Unit-byte units of v dealt to the
