@@ -119,7 +119,7 @@ inline std::vector<std::size_t> test_lengths(std::size_t vector_bytes, std::size
   const std::size_t s = type_size == 0 ? 1 : type_size;
   const std::size_t step = (step_elements == 0 ? w : step_elements) * s;
   std::set<std::size_t> n = {0, 1, 2, 7, 8, 9, w - 1, w, w + 1, 8 * s, 8 * s + 1};
-  for (std::size_t k : {1u, 2u, 3u}) {
+  for (std::size_t k : {1u, 2u, 3u, 5u, 7u}) {  // 5, 7: unrolled loops and the single steps after them
     for (std::size_t delta : {s, std::size_t{1}}) {
       n.insert(k * step - delta);
       n.insert(k * step + delta);

@@ -42,14 +42,34 @@ inline void unshuffle_range(const std::byte* in, std::size_t count, std::size_t 
   }
 }
 
+// Steps the shuffle makes before it stores any, so that each row's cache
+// line is written whole at once. A chunk's rows lie `count` bytes apart, a
+// multiple of 4 KiB for 64 KiB chunks, so their lines all fall in one set of
+// the L1 cache; with 8 or more rows and the input, the set holds fewer lines
+// than are in use, and a line written a register at a time is evicted
+// between its parts and fetched again (float64 with AVX2 in cache: 0.45x ->
+// 0.73x memcpy, bench/RESULTS.md). With fewer rows they fit; 16 rows
+// would want it too, but that case is not measured.
+template <std::size_t S, class Arch>
+inline constexpr std::size_t whole_lines = S == 8 && simd::width<Arch> < 64 ? 64 / simd::width<Arch> : 1;
+
 // Each lane takes 16 consecutive elements (16 * S bytes, one unit from each
 // of S registers) and four interleave rounds turn them into 16 bytes of each
 // row. The lanes of one register hold consecutive groups of 16 elements, so
-// each row is stored with one full-width store. Returns the elements done.
+// each row is stored with one full-width store; whole_lines steps are made
+// before any is stored. Returns the elements done.
 template <std::size_t S, class Arch>
 inline std::size_t shuffle_simd(const std::byte* in, std::size_t count, std::byte* out) noexcept {
   constexpr std::size_t step = 16 * simd::lanes<Arch>;
+  constexpr std::size_t U = whole_lines<S, Arch>;
   std::size_t i = 0;
+  for (; i + U * step <= count; i += U * step) {
+    std::array<std::array<simd::bytes<Arch>, S>, U> rows;
+    for (std::size_t u = 0; u < U; ++u)
+      rows[u] = simd::rotate_left<4, Arch>(simd::load_lane_groups<S, Arch>(in + (i + u * step) * S));
+    for (std::size_t j = 0; j < S; ++j)
+      for (std::size_t u = 0; u < U; ++u) simd::store(out + j * count + i + u * step, rows[u][j]);
+  }
   for (; i + step <= count; i += step) {
     const auto rows = simd::rotate_left<4, Arch>(simd::load_lane_groups<S, Arch>(in + i * S));
     for (std::size_t j = 0; j < S; ++j) {
@@ -78,6 +98,9 @@ inline std::array<simd::bytes<Arch>, S> load_dealt_rows(const std::byte* in, std
 // lane l of consecutive output registers: one permute per row replaces the
 // two rounds of lane transposes before the stores (S = 8 in cache: 0.78x ->
 // 0.9x memcpy on Zen 4, bench/RESULTS.md "Byte shuffle kernels by level").
+// (Reading whole_lines steps of each row back to back, as the shuffle
+// writes them, gained nothing with AVX2 and lost 17% with SSE2, whose 16
+// registers cannot hold them.)
 // Elements from `first` on, as far as whole steps go; returns where they
 // stopped. Stream: non-temporal stores, out + first * S aligned to
 // simd::stream_alignment<Arch> (each step keeps it so).
