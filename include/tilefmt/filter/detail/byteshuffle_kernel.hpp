@@ -56,13 +56,12 @@ inline constexpr std::size_t whole_lines = S == 8 && simd::width<Arch> < 64 ? 64
 // Each lane takes 16 consecutive elements (16 * S bytes, one unit from each
 // of S registers) and four interleave rounds turn them into 16 bytes of each
 // row. The lanes of one register hold consecutive groups of 16 elements, so
-// each row is stored with one full-width store; whole_lines steps are made
-// before any is stored. Returns the elements done.
-template <std::size_t S, class Arch>
-inline std::size_t shuffle_simd(const std::byte* in, std::size_t count, std::byte* out) noexcept {
+// each row is stored with one full-width store; U steps are made before any
+// is stored. From element i on, as far as whole groups of U steps go;
+// returns where they stopped.
+template <std::size_t S, std::size_t U, class Arch>
+inline std::size_t shuffle_steps(const std::byte* in, std::size_t count, std::byte* out, std::size_t i) noexcept {
   constexpr std::size_t step = 16 * simd::lanes<Arch>;
-  constexpr std::size_t U = whole_lines<S, Arch>;
-  std::size_t i = 0;
   for (; i + U * step <= count; i += U * step) {
     std::array<std::array<simd::bytes<Arch>, S>, U> rows;
     for (std::size_t u = 0; u < U; ++u)
@@ -70,13 +69,15 @@ inline std::size_t shuffle_simd(const std::byte* in, std::size_t count, std::byt
     for (std::size_t j = 0; j < S; ++j)
       for (std::size_t u = 0; u < U; ++u) simd::store(out + j * count + i + u * step, rows[u][j]);
   }
-  for (; i + step <= count; i += step) {
-    const auto rows = simd::rotate_left<4, Arch>(simd::load_lane_groups<S, Arch>(in + i * S));
-    for (std::size_t j = 0; j < S; ++j) {
-      simd::store(out + j * count + i, rows[j]);
-    }
-  }
   return i;
+}
+
+// The shuffle a whole_lines group of steps at a time, then a step at a
+// time. Returns the elements done.
+template <std::size_t S, class Arch>
+inline std::size_t shuffle_simd(const std::byte* in, std::size_t count, std::byte* out) noexcept {
+  const std::size_t i = shuffle_steps<S, whole_lines<S, Arch>, Arch>(in, count, out, 0);
+  return shuffle_steps<S, 1, Arch>(in, count, out, i);
 }
 
 template <std::size_t S, class Arch, std::size_t... J>
