@@ -15,6 +15,7 @@
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -69,6 +70,23 @@ TEST_CASE("parallel_for: the caller's thread takes a share; errors come back") {
                                }),
                   std::runtime_error);
   CHECK(ran >= 1);
+}
+
+TEST_CASE("parallel_for: the lowest failed task's error is rethrown, however the threads ran") {
+  // Every task from 3 on fails, the lower ones after a delay: whichever
+  // thread's error is caught first, task 3's is the one rethrown.
+  for (int round = 0; round < 20; ++round) {
+    try {
+      parallel_for(64, 4, [&](std::size_t i) {
+        if (i < 3) return;
+        if (i < 6) std::this_thread::sleep_for(std::chrono::microseconds(200 * (6 - i)));
+        throw std::runtime_error("task " + std::to_string(i));
+      });
+      FAIL("no error");
+    } catch (const std::runtime_error& e) {
+      CHECK(std::string(e.what()) == "task 3");
+    }
+  }
 }
 
 TEST_CASE("parallel_for: the pool's threads are kept from call to call") {

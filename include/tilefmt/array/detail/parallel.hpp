@@ -23,8 +23,9 @@ inline unsigned thread_count(unsigned requested) {
 /// and threads of the process's pool (thread_pool.hpp). Each thread claims
 /// the next task when it is free, in increasing order (place_in_order relies
 /// on it), this thread task 0; a thread the system stalls holds up no one
-/// else. Rethrows the first error once every thread has left; after it no
-/// task is started.
+/// else. After an error no task is started; once every thread has left,
+/// the error of the lowest task that failed is rethrown (the same one
+/// however the threads ran).
 template <class Fn>
 void parallel_for(std::size_t n, unsigned threads, Fn&& fn) {
   threads = static_cast<unsigned>(std::min<std::size_t>(thread_count(threads), n));

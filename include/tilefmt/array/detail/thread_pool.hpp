@@ -56,8 +56,8 @@ public:
 
   /// Runs fn(i) for every i in [0, n) on this thread and up to `helpers`
   /// pool threads; tasks are claimed in increasing order, the first by this
-  /// thread. After a task throws no more are claimed; the first error is
-  /// rethrown once every thread has left the job.
+  /// thread. After a task throws no more are claimed; the lowest failed
+  /// task's error is rethrown once every thread has left the job.
   template <class Fn>
   void run(std::size_t n, unsigned helpers, Fn& fn) {
     job_of<Fn> j(n, fn);
@@ -103,7 +103,15 @@ private:
         try {
           fn(i);
         } catch (...) {
-          if (!failed.exchange(true, std::memory_order_relaxed)) error = std::current_exception();
+          failed.store(true, std::memory_order_relaxed);
+          // The lowest failed task's error is kept, not the first to be
+          // caught: tasks are claimed in increasing order and none is
+          // claimed after a failure, so the lowest task that fails always
+          // runs (it was claimed before any failing one), and the error a
+          // caller sees does not depend on how the threads ran (a column
+          // whose data file is gone names tile 0 every time).
+          std::lock_guard<std::mutex> lock(error_m);
+          if (i < error_at) error_at = i, error = std::current_exception();
           return;
         }
       }
@@ -113,7 +121,9 @@ private:
     Fn& fn;
     std::atomic<std::size_t> next{1};  // task 0 is the caller's
     std::atomic<bool> failed{false};
-    std::exception_ptr error;  // written by the first to fail, read after all have left
+    std::mutex error_m;
+    std::size_t error_at = static_cast<std::size_t>(-1);
+    std::exception_ptr error;  // the lowest failed task's (under error_m); read after all have left
   };
 
   thread_pool() = default;
