@@ -82,54 +82,108 @@ $CXX "${FLAGS[@]}" -c tests/test_main.cpp -o "$OUT/test_main.o"
 # and runs without SIMD).
 $CXX "${FLAGS[@]}" -c src/dispatch/dispatch.cpp -o "$OUT/dispatch.o"
 $CXX "${FLAGS[@]}" -Isrc/dispatch -c tests/filter/kernel_tables.cpp -o "$OUT/kernel_tables.o"
-# The tests that link the s390x libraries: AES-256-GCM (the GCM test
-# vectors in TileDB's layout, wrong keys, altered tiles), SHA-256 (with the
-# pipeline engine and the compressors), and the array layer: TileDB-written
-# arrays read (every filter, legacy formats, from disk and from memory) and
-# arrays written and read back.
-LIB_TESTS=(tests/filter/test_encryption_aes256gcm.cpp tests/filter/test_pipeline.cpp
-  tests/array/test_array.cpp tests/array/test_legacy.cpp tests/array/test_writer.cpp tests/array/test_memory_array.cpp
-  tests/array/test_query.cpp)
-# Codec tests of the checksum adaptors (crc32.hpp) need zlib: linked with the
-# s390x libraries too.
-ZLIB_TESTS=(tests/codec/test_checked.cpp tests/codec/test_formats.cpp)
-TESTS=(tests/codec/test_*.cpp tests/format/test_golden.cpp tests/format/test_names.cpp
-  tests/filter/test_simd.cpp tests/filter/test_*_kernel.cpp "${LIB_TESTS[@]}")
+# The test files are written to share a translation unit (each wraps itself
+# in a namespace of its own name, as the meson build's unity groups do): each
+# folder's files here are one program, which compiles the reader and the
+# writer once rather than once per file, and runs once per file (doctest's
+# --source-file). Three codec tests are programs of their own (as in
+# tests/codec/meson.build).
+CODEC_ALONE=(test_names test_custom test_allocation)
+codec_group=()
+for t in tests/codec/test_*.cpp; do
+  case " ${CODEC_ALONE[*]} " in *" $(basename "$t" .cpp) "*) ;; *) codec_group+=("$t") ;; esac
+done
+declare -A TEST_GROUPS=(
+  [codec-tests]="${codec_group[*]}"
+  [format-tests]="tests/format/test_golden.cpp tests/format/test_names.cpp"
+  [filter-kernel-tests]="tests/filter/test_simd.cpp $(echo tests/filter/test_*_kernel.cpp)"
+  [filter-tests]="tests/filter/test_encryption_aes256gcm.cpp tests/filter/test_pipeline.cpp"
+  [array-tests]="tests/array/test_array.cpp tests/array/test_legacy.cpp tests/array/test_writer.cpp
+                 tests/array/test_memory_array.cpp tests/array/test_query.cpp")
+# PROGRAMS: "name source", the longest to compile first; RUNS: "program
+# [source file]" per test. The interop checker has its own main: every
+# committed TileDB array compared with the values TileDB-Py read from it.
+PROGRAMS=("interop-check tests/interop/check.cpp") RUNS=()
+for g in array-tests filter-tests codec-tests format-tests filter-kernel-tests; do
+  unit="$OUT/$g.cpp"
+  : >"$unit"
+  for t in ${TEST_GROUPS[$g]}; do
+    echo "#include \"$TILEFMT_ROOT/$t\"" >>"$unit"
+    RUNS+=("$g $(basename "$t")")
+  done
+  PROGRAMS+=("$g $unit")
+done
+for t in "${CODEC_ALONE[@]}"; do
+  PROGRAMS+=("codec-$t tests/codec/$t.cpp") RUNS+=("codec-$t")
+done
 pids=()
-for t in "${TESTS[@]}"; do
-  n="$(basename "$(dirname "$t")")-$(basename "$t" .cpp)"
-  extra=() libs=()
-  case "$t" in tests/filter/*) extra=("$OUT/dispatch.o" "$OUT/kernel_tables.o") ;; esac
-  case " ${LIB_TESTS[*]} ${ZLIB_TESTS[*]} " in *" $t "*) extra=("${LIB_FLAGS[@]}") libs=("${LIB_ARCHIVES[@]}") ;; esac
-  $CXX "${FLAGS[@]}" "${extra[@]}" "$t" "$OUT/test_main.o" "${libs[@]}" -o "$OUT/$n" &
+for p in "${PROGRAMS[@]}"; do
+  n=${p%% *} src=${p#* }
+  extra=() libs=("$OUT/test_main.o")
+  case "$n" in
+    # The kernel tables (scalar only: see above).
+    filter-kernel-tests) extra=("$OUT/dispatch.o" "$OUT/kernel_tables.o") ;;
+    # The s390x libraries: for the codec's checksum adaptors (zlib's
+    # crc32), AES-256-GCM (the GCM test vectors in TileDB's layout, wrong
+    # keys, altered tiles), SHA-256 (with the pipeline engine and the
+    # compressors), and the array layer: TileDB-written arrays read (every
+    # filter, legacy formats, from disk and from memory) and arrays written
+    # and read back.
+    codec-tests | filter-tests | array-tests) extra=("${LIB_FLAGS[@]}") libs+=("${LIB_ARCHIVES[@]}") ;;
+    interop-check) extra=("${LIB_FLAGS[@]}") libs=("${LIB_ARCHIVES[@]}") ;;
+  esac
+  $CXX "${FLAGS[@]}" "${extra[@]}" "$src" "${libs[@]}" -o "$OUT/$n" &
   pids+=($!)
   if [ ${#pids[@]} -ge "$(jobs)" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
 done
-# The interop checker (its own main): every committed TileDB array compared
-# with the values TileDB-Py read from it.
-$CXX "${FLAGS[@]}" "${LIB_FLAGS[@]}" tests/interop/check.cpp "${LIB_ARCHIVES[@]}" -o "$OUT/interop-check" &
-pids+=($!)
-for p in "${pids[@]}"; do wait "$p"; done
+build_failed=0
+for p in "${pids[@]}"; do wait "$p" || build_failed=1; done
 
-passed=0 failed=0
-for t in "${TESTS[@]}"; do
-  n="$(basename "$(dirname "$t")")-$(basename "$t" .cpp)"
-  if qemu-s390x -L /usr/s390x-linux-gnu "$OUT/$n" > "$OUT/$n.log" 2>&1; then
-    passed=$((passed + 1)); echo "ok      $n"
-  else
-    failed=$((failed + 1)); echo "FAILED  $n"; tail -20 "$OUT/$n.log"
-  fi
-done
 # The same arguments as the interop/committed-corpus and interop/time-travel tests.
-for args in "tests/data/tiledb/manifest.json tests/interop/unsupported.txt" "tests/data/time_travel/manifest.json"; do
-  m="${args%% *}"
-  n="interop-check $(basename "$(dirname "$m")")"
-  # shellcheck disable=SC2086  # two words: the manifest and the unsupported list
-  if qemu-s390x -L /usr/s390x-linux-gnu "$OUT/interop-check" $args \
-    > "$OUT/interop-$(basename "$(dirname "$m")").log" 2>&1; then
-    passed=$((passed + 1)); echo "ok      $n"
+RUNS+=("interop-check tests/data/tiledb/manifest.json tests/interop/unsupported.txt"
+  "interop-check tests/data/time_travel/manifest.json")
+# run NAME PROGRAM [ARGS...]: one test under qemu, its output in $OUT/NAME.log
+# (a --source-file that selects no test case fails).
+run() {
+  local name=$1; shift
+  if qemu-s390x -L /usr/s390x-linux-gnu "$OUT/$1" "${@:2}" >"$OUT/$name.log" 2>&1 &&
+    ! grep -q 'test cases: *0 |' "$OUT/$name.log"; then
+    echo ok >"$OUT/$name.status"
   else
-    failed=$((failed + 1)); echo "FAILED  $n"; tail -20 "$OUT/interop-$(basename "$(dirname "$m")").log"
+    echo FAILED >"$OUT/$name.status"
+  fi
+}
+# name_of RUN: a test's name: its program, and the file or manifest it runs.
+name_of() {
+  set -- $1
+  case "$1" in
+    interop-check) echo "interop-check-$(basename "$(dirname "$2")")" ;;
+    *-tests) echo "$1-$(basename "$2" .cpp)" ;;
+    *) echo "$1" ;;
+  esac
+}
+# Two at a time (qemu-user runs a program on one host thread).
+pids=()
+for r in "${RUNS[@]}"; do
+  set -- $r
+  name=$(name_of "$r")
+  rm -f "$OUT/$name.status"
+  case "$1" in
+    *-tests) run "$name" "$1" "--source-file=*/$2" & ;;
+    *) run "$name" "$@" & ;;
+  esac
+  pids+=($!)
+  if [ ${#pids[@]} -ge "$(jobs)" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
+done
+for p in "${pids[@]}"; do wait "$p"; done
+passed=0 failed=$build_failed
+[ $build_failed -eq 0 ] || echo "FAILED  a test program did not compile"
+for r in "${RUNS[@]}"; do
+  name=$(name_of "$r")
+  if [ "$(cat "$OUT/$name.status" 2>/dev/null)" = ok ]; then
+    passed=$((passed + 1)); echo "ok      $name"
+  else
+    failed=$((failed + 1)); echo "FAILED  $name"; tail -20 "$OUT/$name.log"
   fi
 done
 echo "big-endian: $passed passed, $failed failed"

@@ -34,7 +34,14 @@ if [ -x scripts/interop.sh ]; then
   interop_pid=$!
 fi
 INTEROP_START=$(date +%s)
+# The S3 tests' local server (moto, from the package index) likewise.
+tests/storage/s3_check.sh --prepare "$TILEFMT_ROOT/build/s3" >/dev/null 2>&1 &
+moto_pid=$!
 wait_interop() {
+  if [ -n "$moto_pid" ]; then
+    wait "$moto_pid" || true  # without it, the S3 test says it is skipped
+    moto_pid=""
+  fi
   [ -n "$interop_pid" ] || return 0
   say "Interop corpus: waiting"
   set +e

@@ -9,6 +9,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_adaptors {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of;
 using tilefmt::testing::check_every_prefix_throws;
@@ -384,3 +386,5 @@ TEST_CASE("decode_into from a reader: containers keep their capacity, closed gat
   codec::decode_into(codec::encode(g, VersionCtx{5}), kept, VersionCtx{5});
   CHECK(kept.b.value == 0);
 }
+
+} // namespace test_adaptors

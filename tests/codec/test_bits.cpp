@@ -13,6 +13,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_bits {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of;
 using tilefmt::testing::check_every_prefix_throws;
@@ -168,3 +170,5 @@ TEST_CASE("dumps name bit fields and show their values") {
         "Ipv4Start {\n  version: 4\n  ihl: 5\n  dscp: 0\n  ecn: 0\n  total_length: 84\n  identification: 7238\n"
         "  reserved: false\n  dont_fragment: true\n  more_fragments: false\n  fragment_offset: 0\n}");
 }
+
+} // namespace test_bits

@@ -13,6 +13,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_checked {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of;
 using tilefmt::testing::check_every_prefix_throws;
@@ -187,3 +189,5 @@ TEST_CASE("dumps name checked fields and show their values") {
   auto c = codec::decode<Chunk>(bytes_of({0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82}));
   CHECK(codec::to_text(c) == "Chunk {\n  length: 0\n  type: \"IEND\"\n  data: []\n  crc: 2923585666\n}");
 }
+
+} // namespace test_checked

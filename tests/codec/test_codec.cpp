@@ -5,6 +5,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_codec {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of;
 
@@ -122,3 +124,5 @@ TEST_CASE("a corrupt count of 2^60 elements is rejected before allocating") {
     CHECK(std::string(e.what()).find("1152921504606846976 elements declared") != std::string::npos);
   }
 }
+
+} // namespace test_codec

@@ -5,6 +5,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_dump {
+
 using namespace tilefmt;
 
 namespace {
@@ -70,3 +72,5 @@ TEST_CASE("text dump shortens long arrays; JSON does not") {
   std::string j = codec::to_json(m);
   CHECK(std::count(j.begin(), j.end(), '5') == 40);
 }
+
+} // namespace test_dump

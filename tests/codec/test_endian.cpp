@@ -13,6 +13,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_endian {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of;
 using tilefmt::testing::check_every_prefix_throws;
@@ -198,3 +200,5 @@ TEST_CASE("dumps show ordered values and the byte order field") {
   Elfish be{{2}, {7}, {}, {-1}};
   CHECK(codec::to_text(be) == "Elfish {\n  data: 2\n  word: 7\n  inners: []\n  last: -1\n}");
 }
+
+} // namespace test_endian

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+namespace test_error {
+
 using tilefmt::format_error;
 
 TEST_CASE("format_error message: path, reason, offset, detail, file") {
@@ -30,3 +32,5 @@ TEST_CASE("format_error path: indices between fields") {
   nested.prepend_index(0);
   CHECK(nested.field() == "[0][1]");
 }
+
+} // namespace test_error

@@ -18,6 +18,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_formats {
+
 using namespace tilefmt;
 using tilefmt::testing::check_every_prefix_throws;
 using tilefmt::testing::file_bytes;
@@ -532,3 +534,5 @@ TEST_CASE("dumps of ELF headers name every field") {
   CHECK(t.find("e_shoff: 120") != std::string::npos);
   CHECK(t.find("e_machine: 62") != std::string::npos);
 }
+
+} // namespace test_formats

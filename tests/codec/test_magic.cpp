@@ -7,6 +7,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_magic {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of;
 using tilefmt::testing::check_every_prefix_throws;
@@ -113,3 +115,5 @@ TEST_CASE("dumps name magic fields and show their bytes") {
   CHECK(codec::to_text(h) == "Header {\n  riff: \"RIFF\"\n  size: 12\n  wave: \"WAVE\"\n}");
   CHECK(codec::to_json(h) == "{\n  \"riff\": \"RIFF\",\n  \"size\": 12,\n  \"wave\": \"WAVE\"\n}");
 }
+
+} // namespace test_magic

@@ -13,6 +13,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_offset {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of;
 using tilefmt::testing::check_every_prefix_throws;
@@ -136,3 +138,5 @@ TEST_CASE("dumps show the value at the offset") {
   CHECK(codec::to_text(codec::decode<Plain>(codec::encode(p))) ==
         "Plain {\n  table_offset: 1\n  table: Table {\n    a: 1\n    b: 2\n  }\n}");
 }
+
+} // namespace test_offset

@@ -8,6 +8,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_padding {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of;
 using tilefmt::testing::check_every_prefix_throws;
@@ -182,3 +184,5 @@ TEST_CASE("file_align<N> inside a frame counts from the buffer too, and sizes th
   CHECK(codec::encoded_size_at(f, 2) == 14);  // "abcd" from 4 to 9, 3 to reach 12, the value
   CHECK(codec::to_text(f).find("pad: 1") != std::string::npos);
 }
+
+} // namespace test_padding

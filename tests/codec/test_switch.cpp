@@ -13,6 +13,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_switch {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of;
 using tilefmt::testing::check_every_prefix_throws;
@@ -186,3 +188,5 @@ TEST_CASE("dumps show the alternative held, with field names, and derived tags a
   CHECK(codec::to_json(back) ==
         "{\n  \"type\": 1,\n  \"id\": 3,\n  \"body\": {\n    \"x\": 1,\n    \"y\": 2\n  }\n}");
 }
+
+} // namespace test_switch

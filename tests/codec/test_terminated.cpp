@@ -11,6 +11,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_terminated {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of;
 using tilefmt::testing::check_every_prefix_throws;
@@ -145,3 +147,5 @@ TEST_CASE("dumps show the strings and the elements") {
   Names n{{"a"}, 2, {"b"}};
   CHECK(codec::to_json(n) == "{\n  \"first\": \"a\",\n  \"between\": 2,\n  \"second\": \"b\"\n}");
 }
+
+} // namespace test_terminated

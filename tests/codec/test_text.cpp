@@ -5,6 +5,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_text {
+
 using tilefmt::codec::hex_string;
 using tilefmt::codec::json_string;
 
@@ -28,3 +30,5 @@ TEST_CASE("json_string: valid UTF-8 is kept, other bytes become \\u00XX") {
   CHECK(json_string("a\x80z") == R"("a\u0080z")");
   CHECK(json_string("\xc3\xa9\xe2\x82") == R"("\u00c3\u00a9\u00e2\u0082")");
 }
+
+} // namespace test_text

@@ -6,6 +6,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_traits {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of;
 using tilefmt::testing::check_every_prefix_throws;
@@ -160,3 +162,5 @@ TEST_CASE("arrays of fixed records: truncation names the element") {
     CHECK(std::string(e.what()) == "Parts.parts[2]: needs 8 bytes at offset 20, 2 left (3 elements declared)");
   }
 }
+
+} // namespace test_traits

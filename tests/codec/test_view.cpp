@@ -5,6 +5,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_view {
+
 using namespace tilefmt;
 
 TEST_CASE("le_span reads little-endian values at any alignment") {
@@ -34,3 +36,5 @@ TEST_CASE("le_span equality is byte equality") {
   auto b = tilefmt::testing::bytes_of({1, 0, 0xc0, 0x7f});
   CHECK_FALSE(x == codec::le_span<float>(b.data(), 1));
 }
+
+} // namespace test_view

@@ -5,6 +5,8 @@
 
 #include "../support/testing.hpp"
 
+namespace test_wire {
+
 using namespace tilefmt;
 using tilefmt::testing::bytes_of;
 
@@ -84,3 +86,5 @@ TEST_CASE("writer: refuses to overrun the caller's buffer") {
   w.write<std::uint8_t>(9);
   CHECK(out == bytes_of({7, 0, 0, 0, 9}));
 }
+
+} // namespace test_wire

@@ -11,23 +11,37 @@
 # when moto cannot be installed (no package index).
 #
 #   s3_check.sh TEST_S3_EXE SOURCE_ROOT WORKDIR [TILEFMT_INSPECT]
+#   s3_check.sh --prepare WORKDIR
 #
 # With TILEFMT_INSPECT, tilefmt-inspect reads TileDB-Py's array there too.
+# --prepare only installs the server (downloads: scripts/test.sh runs it in
+# the background while the first build compiles).
 set -u
+# install_moto WORKDIR: the server's virtual environment, once.
+install_moto() {
+  local venv=$1/moto-venv
+  [ -x "$venv/bin/moto_server" ] && return 0
+  mkdir -p "$1"
+  python3 -m venv "$venv" || return 1
+  PIP_CACHE_DIR=$1/pip-cache "$venv/bin/pip" install -q 'moto[server]' >"$1/pip.log" 2>&1 || {
+    tail -5 "$1/pip.log"
+    return 1
+  }
+}
+if [ "${1:-}" = --prepare ]; then
+  install_moto "$2"
+  exit
+fi
 exe=$1
 src=$2
 work=$3
 inspect=${4:-}
 mkdir -p "$work"
 venv=$work/moto-venv
-if [ ! -x "$venv/bin/moto_server" ]; then
-  python3 -m venv "$venv" || exit 77
-  PIP_CACHE_DIR=$work/pip-cache "$venv/bin/pip" install -q 'moto[server]' >"$work/pip.log" 2>&1 || {
-    tail -5 "$work/pip.log"
-    echo "moto could not be installed: skipped"
-    exit 77
-  }
-fi
+install_moto "$work" || {
+  echo "moto could not be installed: skipped"
+  exit 77
+}
 port=$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 INITIAL_NO_AUTH_ACTION_COUNT=4 "$venv/bin/moto_server" -p "$port" >"$work/moto.log" 2>&1 &
 server=$!

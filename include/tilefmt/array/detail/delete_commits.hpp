@@ -12,6 +12,7 @@
 
 #include "tilefmt/array/array.hpp"
 #include "tilefmt/array/detail/condition_eval.hpp"
+#include "tilefmt/filter/generic_tile.hpp"
 
 namespace tilefmt::array::detail {
 

@@ -42,6 +42,9 @@
 #include "tilefmt/array/dense_grid.hpp"
 #include "tilefmt/array/detail/parallel.hpp"
 #include "tilefmt/array/detail/read_plan.hpp"
+// fragment::read_values_in_chunks, a member template, is defined there
+// (array.hpp leaves it out of programs built with TILEFMT_COMPILED).
+#include "tilefmt/array/fragment-inl.hpp"
 
 namespace tilefmt::array::detail {
 

@@ -62,6 +62,9 @@
 #include "tilefmt/array/detail/parallel.hpp"
 #include "tilefmt/array/detail/radix_sort.hpp"
 #include "tilefmt/array/detail/read_plan.hpp"
+// fragment::read_values_in_chunks, a member template, is defined there
+// (array.hpp leaves it out of programs built with TILEFMT_COMPILED).
+#include "tilefmt/array/fragment-inl.hpp"
 
 namespace tilefmt::array::detail {
 
