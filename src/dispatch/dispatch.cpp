@@ -50,6 +50,7 @@ constinit const kernel_table reference_kernels = {
     &d::byteshuffle_scalar<>,
     &d::byteunshuffle_scalar<>,
     &d::byteunshuffle_scalar<>,
+    &d::byteunshuffle_elements_scalar<>,
     &d::bitshuffle_block_scalar<>,
     &d::bitunshuffle_block_scalar<>,
     &reference_bitshuffle_part<false>,

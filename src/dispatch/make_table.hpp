@@ -36,6 +36,7 @@ consteval kernel_table make_kernel_table(const char* name) {
           &d::byteshuffle<Arch>,
           &d::byteunshuffle<Arch>,
           &d::byteunshuffle_stream<Arch>,
+          &d::byteunshuffle_elements<Arch>,
           &d::bitshuffle_block<Arch>,
           &d::bitunshuffle_block<Arch>,
           &d::bitshuffle<Arch>,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <vector>
 
 #include "kernel_test_support.hpp"
@@ -98,6 +99,41 @@ TEST_CASE("byte unshuffle around the caches: the reference's bytes at every outp
                             [](std::byte b) { return b == std::byte{0xA5}; }));
         }
       });
+    }
+  }
+}
+
+TEST_CASE("byte unshuffle of some elements: the whole unshuffle's bytes, nothing written around them") {
+  // A reader restores only the cells of a chunk it needs: element ranges at
+  // every start within a register's step of either end and in the middle,
+  // of every length class the kernels treat apart (none, less than a step,
+  // whole steps, steps and a tail).
+  for (std::size_t type_size : {1u, 2u, 3u, 4u, 8u, 12u, 16u}) {
+    for (std::size_t n : all_test_lengths(type_size, 1)) {
+      const std::size_t count = n / type_size;
+      const bytes in = random_bytes(n, 31 * n + type_size);
+      const bytes shuffled = run(reference_kernels.byteshuffle, in, type_size);
+      std::set<std::size_t> firsts = {0, 1, count / 2};
+      for (std::size_t back : {1u, 7u, 33u, 129u})
+        if (count >= back) firsts.insert(count - back);
+      for (const std::size_t first : firsts) {
+        if (first > count) continue;
+        std::set<std::size_t> lens = {0, 1, 15, 16, 17, 63, 64, 65, 200, count - first};
+        const auto check = [&](const kernel_table& k) {
+          for (const std::size_t len : lens) {
+            if (len > count - first) continue;
+            INFO("type size ", type_size, ", ", n, " bytes, elements [", first, ", ", first + len, ")");
+            unaligned_buffer out(len * type_size);
+            k.byteunshuffle_elements(shuffled.data(), n, type_size, first, len, out.data());
+            CHECK(out.guard_intact());
+            CHECK(first_mismatch(out.contents(), bytes(in.begin() + static_cast<std::ptrdiff_t>(first * type_size),
+                                                       in.begin() + static_cast<std::ptrdiff_t>((first + len) * type_size))) ==
+                  no_mismatch);
+          }
+        };
+        check(reference_kernels);
+        for_each_table(check);
+      }
     }
   }
 }

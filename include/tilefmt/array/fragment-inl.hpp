@@ -138,6 +138,37 @@ TILEFMT_FUNC void fragment::read_values_as_stored_into(const field_info& f, std:
   }
 }
 
+TILEFMT_FUNC void fragment::read_cells_into(const field_info& f, std::size_t i, std::span<const cell_copy> copies,
+                                            const fetched_tiles* ahead) const {
+  const std::size_t cs = f.cell_size();
+  try {
+    if (f.var() || cs == 0) throw std::invalid_argument("tilefmt: field \"" + f.name + "\" is var-size");
+    const std::uint64_t cells = tile_cells(i);
+    const std::size_t bytes = guard_.product(cells, cs, "bytes in a tile");
+    std::vector<filter::chunk_piece> pieces;
+    pieces.reserve(copies.size());
+    for (const auto& c : copies) {
+      if (c.first > cells || c.count > cells - c.first)
+        throw format_error("cells [" + std::to_string(c.first) + ", " + std::to_string(c.first + c.count) +
+                               ") lie outside the tile's " + std::to_string(cells),
+                           0);
+      // (Both products are at most `bytes`.)
+      pieces.push_back({static_cast<std::size_t>(c.first) * cs, static_cast<std::size_t>(c.count) * cs, c.dest});
+    }
+    std::sort(pieces.begin(), pieces.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
+    if (f.in_coords_file) {
+      const auto v = read_coords_tile(f, i, cells);
+      if (v.size() != bytes) throw format_error("coordinate tile size", 0);
+      for (const auto& p : pieces) std::memcpy(p.dest, v.data() + p.begin, p.size);
+      return;
+    }
+    source_->read_pieces(f, i, bytes, ahead, pieces);
+  } catch (format_error& e) {
+    e.prepend_field(where(f, i));
+    throw;
+  }
+}
+
 template <class Want, class Take>
 void fragment::read_values_in_chunks(const field_info& f, std::size_t i, Want&& want, Take&& take,
                                      const fetched_tiles* ahead) const {

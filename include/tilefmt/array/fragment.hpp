@@ -55,6 +55,14 @@ struct tile_summary {
   std::optional<std::uint64_t> sum;     ///< the bits of an int64, uint64 or double, by the field's type
 };
 
+/// Cells [first, first + count) of a tile, to be written to `dest`
+/// (count times the field's cell size bytes).
+struct cell_copy {
+  std::uint64_t first = 0;
+  std::uint64_t count = 0;
+  std::byte* dest = nullptr;
+};
+
 class fragment {
 public:
   /// Reads the fragment's metadata (`__fragment_metadata.tdb`) from `st`.
@@ -137,12 +145,21 @@ public:
   void read_values_as_stored_into(const field_info& f, std::size_t i, std::span<std::byte> out,
                                   const fetched_tiles* ahead = nullptr) const;
 
+  /// Of tile `i` of fixed-size field `f` as stored, the cells `copies`
+  /// name, each range written to its destination. Only the chunks holding
+  /// one are decoded, and where the pipeline's first filter is a byte
+  /// shuffle it writes the cells straight there: a reader that needs part
+  /// of a tile holds neither the tile nor a chunk of it.
+  void read_cells_into(const field_info& f, std::size_t i, std::span<const cell_copy> copies,
+                       const fetched_tiles* ahead = nullptr) const;
+
   /// The values of tile `i` of fixed-size field `f` as stored, unfiltered a
   /// chunk at a time: `want(first, last)` says whether the chunk holding the
   /// tile's cells [first, last) is needed, `take(first, values)` gets each
   /// needed one. A reader that needs part of a tile holds a chunk rather
-  /// than the tile, and decodes only the chunks it needs (some pieces may
-  /// be larger than a chunk: the whole tile where its chunks split cells).
+  /// than the tile, and decodes only the chunks it needs (a piece may be
+  /// larger than a chunk: from a chunk that splits a cell, the rest of the
+  /// tile).
   /// Defined in fragment-inl.hpp.
   template <class Want, class Take>
   void read_values_in_chunks(const field_info& f, std::size_t i, Want&& want, Take&& take,

@@ -48,6 +48,25 @@ struct byteshuffle {
     io.out_metadata = io.metadata.subspan(used);
     io.out_data = out;
   }
+
+  /// The elements `pieces` name, each unshuffled straight to its place:
+  /// where a reader needs part of a chunk, neither the rest of it nor a
+  /// buffer for it. Only for a chunk stored as one part of `chunk_size`
+  /// bytes of whole elements (what this filter writes as the first of a
+  /// pipeline) with pieces of whole elements; false otherwise, and nothing
+  /// written.
+  bool reverse_pieces(reverse_io& io, std::span<const chunk_piece> pieces, std::size_t chunk_size) const {
+    const std::size_t s = format::datatype_size(io.type);
+    const std::size_t used = detail::read_part_lengths(filter_type, io.metadata, io.data.size(), io.buf.lengths);
+    if (s == 0 || io.buf.lengths.size() != 1 || io.data.size() != chunk_size || chunk_size % s != 0) return false;
+    for (const auto& p : pieces)
+      if (p.begin % s != 0 || p.size % s != 0 || p.begin > chunk_size || p.size > chunk_size - p.begin) return false;
+    const detail::shuffle_kernels kernels;
+    for (const auto& p : pieces) kernels.byteunshuffle_elements(io.data.data(), chunk_size, s, p.begin / s, p.size / s, p.dest);
+    io.out_metadata = io.metadata.subspan(used);
+    io.out_data = {};
+    return true;
+  }
 };
 
 } // namespace tilefmt::filter

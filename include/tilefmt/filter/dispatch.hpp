@@ -33,6 +33,11 @@ namespace tilefmt::filter::dispatch {
 /// byteshuffle, bitshuffle and their inverses: (in, bytes, type size, out).
 using byte_kernel = void (*)(const std::byte* in, std::size_t n, std::size_t type_size, std::byte* out) noexcept;
 
+/// Elements [first, first + len) of byteunshuffle's output:
+/// (in, bytes, type size, first, len, out), out holding len elements.
+using elements_kernel = void (*)(const std::byte* in, std::size_t n, std::size_t type_size, std::size_t first,
+                                 std::size_t len, std::byte* out) noexcept;
+
 /// The bit-width reduction kernels of detail/bit_width_reduction_kernel.hpp
 /// for one element type.
 template <class T>
@@ -61,6 +66,7 @@ struct kernel_table {
   byte_kernel byteshuffle;
   byte_kernel byteunshuffle;
   byte_kernel byteunshuffle_stream;  // output around the caches (detail::byteunshuffle_stream)
+  elements_kernel byteunshuffle_elements;  // some elements only (detail::byteunshuffle_elements)
   byte_kernel bitshuffle_block;    // one block of at most 8 KiB
   byte_kernel bitunshuffle_block;
   byte_kernel bitshuffle;          // a whole part, in TileDB's blocks

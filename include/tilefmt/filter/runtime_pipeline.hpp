@@ -137,21 +137,17 @@ public:
     /// One chunk's metadata and data into `dest`, exactly its original length.
     void decode(bytes_view metadata, bytes_view data, std::span<std::byte> dest) { run_.reverse_chunk(ctx_, metadata, data, dest); }
 
+    /// Of one chunk of `size` unfiltered bytes, only the bytes `pieces`
+    /// name, each to its destination (detail::runner::reverse_chunk_pieces).
+    void decode_pieces(bytes_view metadata, bytes_view data, std::size_t size, std::span<const chunk_piece> pieces) {
+      run_.reverse_chunk_pieces(ctx_, metadata, data, size, pieces);
+    }
+
   private:
     detail::vector_stages seq_;
     detail::runner<detail::vector_stages> run_;
     const tile_context& ctx_;
   };
-
-  /// Decodes the chunks of a parsed tile that `want` asks for, one at a
-  /// time (detail::decode_tile_chunks).
-  template <class Want, class Take>
-  void decode_chunks(const format::TileView& tile, const tile_context& ctx, Want&& want, Take&& take) const {
-    detail::vector_stages seq{stages_};
-    detail::runner run(seq);
-    run.set_input_type(type_);
-    detail::decode_tile_chunks(run, ctx, tile, want, take);
-  }
 
   /// Decodes serialized tile bytes (chunk count and chunks).
   std::vector<std::byte> decode(bytes_view tile_bytes, const tile_context& ctx) const {

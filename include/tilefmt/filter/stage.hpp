@@ -17,6 +17,14 @@
 //   void forward(forward_io&) const;
 //   void reverse(reverse_io&) const;
 //
+// and, optionally, for a reader that needs some of a chunk's bytes:
+//
+//   bool reverse_pieces(reverse_io&, std::span<const chunk_piece>, std::size_t chunk_size) const;
+//
+// which, as the pipeline's first filter, writes just those bytes where they
+// go, or returns false having written nothing (detail::runner then reverses
+// the whole chunk into a buffer and copies them).
+//
 // Stages never allocate per chunk on the hot path: each owns a `scratch`
 // that the pipeline keeps across chunks.
 #pragma once
@@ -173,6 +181,14 @@ struct reverse_io {
     return scratch::sized(buf.data, n);
   }
   std::span<std::byte> metadata_output(std::size_t n) { return scratch::sized(buf.metadata, n); }
+};
+
+/// Bytes [begin, begin + size) of a chunk's unfiltered bytes, to be written
+/// to `dest`.
+struct chunk_piece {
+  std::size_t begin = 0;
+  std::size_t size = 0;
+  std::byte* dest = nullptr;
 };
 
 /// Throws a format_error naming the filter; offsets are relative to the

@@ -643,6 +643,13 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
           frag.read_values_as_stored_into(*fi, tile,
                                           std::span(r.values.data() + *at * size, static_cast<std::size_t>(cells) * size),
                                           ahead.of(r.name));
+        } else if (stride == 1) {
+          // Only the chunks that hold cells of the runs, each run's cells
+          // unfiltered straight to its place where the pipeline allows.
+          std::vector<cell_copy> copies;
+          copies.reserve(plain_runs.size());
+          for (const auto& run : plain_runs) copies.push_back({run.tile, run.len, r.values.data() + run.result * size});
+          frag.read_cells_into(*fi, tile, copies, ahead.of(r.name));
         } else {
           // A chunk at a time, only the chunks that hold cells of the runs.
           frag.read_values_in_chunks(

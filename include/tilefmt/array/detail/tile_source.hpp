@@ -334,56 +334,55 @@ public:
   }
 
   /// Tile `i` of `f`'s fixed file (`expected` bytes), unfiltered a chunk at
-  /// a time (filter::detail::decode_tile_chunks): `want(begin, end)` and
-  /// `take(begin, bytes)` count bytes of the unfiltered tile, and each piece
-  /// holds whole cells. A tile whose chunks do not all hold whole cells
-  /// (TileDB's writers never make one) or that has no chunks (TileDB 1.3)
-  /// comes as one piece, the whole tile.
+  /// a time into one buffer: `want(begin, end)` and `take(begin, bytes)`
+  /// count bytes of the unfiltered tile, and each piece holds whole cells
+  /// (wanted_chunks says which come whole).
   template <class Want, class Take>
   void read_chunks(const field_info& f, std::size_t i, std::uint64_t expected, const fetched_tiles* ahead, Want&& want,
                    Take&& take) const {
-    const std::size_t cell_size = f.cell_size();
-    {
-      const auto ctx = decode_context(cell_size, nullptr);
-      std::optional<filter::runtime_pipeline::chunk_decoder> decoder;
-      std::vector<std::byte> chunk, rest;  // rest: from a chunk that splits cells on, all of the tile
-      std::size_t rest_at = 0;
-      bool split = false;
-      if (stream_chunks(f, format::DataFile::fixed, i, expected, ahead, [&](std::uint64_t at, const stored_chunk& c) {
-            const auto begin = static_cast<std::size_t>(at);
-            // TileDB's writers split no cells; where a chunk does, the rest
-            // of the tile goes as one piece, which ends at a cell's end.
-            split = split || cell_size == 0 || c.original_length % cell_size != 0;
-            if (!split && !want(begin, begin + c.original_length)) return;
-            if (!decoder) decoder.emplace(pipeline(f, format::DataFile::fixed), ctx);
-            if (split && rest.empty()) rest_at = begin;
-            auto& to = split ? rest : chunk;
-            const std::size_t from = split ? to.size() : 0;
-            to.resize(from + c.original_length);
-            decode_chunk(*decoder, c, std::span(to).subspan(from));
-            if (!split) take(begin, std::span<const std::byte>(chunk));
-          })) {
-        if (!rest.empty()) take(rest_at, std::span<const std::byte>(rest));
-        return;
+    std::vector<std::byte> chunk;
+    wanted_chunks(
+        f, i, expected, ahead, want,
+        [&](filter::runtime_pipeline::chunk_decoder& d, const stored_chunk& c, std::size_t begin) {
+          chunk.resize(c.original_length);
+          decode_chunk(d, c, chunk);
+          take(begin, std::span<const std::byte>(chunk));
+        },
+        take);
+  }
+
+  /// Of tile `i` of `f`'s fixed file (`expected` bytes), only the bytes
+  /// `pieces` name (`begin` counting bytes of the unfiltered tile; sorted
+  /// by it, each of whole cells), each written to its destination. Only
+  /// the chunks that hold some are decoded, and a pipeline whose first
+  /// filter can (a byte shuffle) writes them there itself: no buffer for a
+  /// chunk, no copy (runner::reverse_chunk_pieces).
+  void read_pieces(const field_info& f, std::size_t i, std::uint64_t expected, const fetched_tiles* ahead,
+                   std::span<const filter::chunk_piece> pieces) const {
+    std::vector<filter::chunk_piece> in_chunk;
+    // The parts of `pieces` within tile bytes [begin, end), relative to begin.
+    auto clip = [&](std::size_t begin, std::size_t end) {
+      in_chunk.clear();
+      for (const auto& p : pieces) {
+        if (p.begin >= end) break;
+        const std::size_t a = std::max(p.begin, begin), b = std::min(p.begin + p.size, end);
+        if (a < b) in_chunk.push_back({a - begin, b - a, p.dest + (a - p.begin)});
       }
-    }
-    auto t = fetch(f, format::DataFile::fixed, i, expected, ahead);
-    if (!t.view) {
-      take(std::size_t{0}, t.bytes);
-      return;
-    }
-    const bool whole_cells = cell_size != 0 && std::all_of(t.view->chunks.begin(), t.view->chunks.end(), [&](const auto& c) {
-      return c.original_length % cell_size == 0;
-    });
-    if (!whole_cells) {
-      column<std::byte> tile(static_cast<std::size_t>(expected));
-      unfilter(f, format::DataFile::fixed, t, tile, cell_size, nullptr);
-      take(std::size_t{0}, std::span<const std::byte>(tile));
-      return;
-    }
-    const auto ctx = decode_context(cell_size, nullptr);
-    decoding(f, format::DataFile::fixed, t,
-             [&] { pipeline(f, format::DataFile::fixed).decode_chunks(*t.view, ctx, want, take); });
+    };
+    wanted_chunks(
+        f, i, expected, ahead,
+        [&](std::size_t begin, std::size_t end) {
+          clip(begin, end);
+          return !in_chunk.empty();
+        },
+        [&](filter::runtime_pipeline::chunk_decoder& d, const stored_chunk& c, std::size_t begin) {
+          clip(begin, begin + c.original_length);
+          naming_chunk(c, [&] { d.decode_pieces(c.metadata, c.data, c.original_length, in_chunk); });
+        },
+        [&](std::size_t begin, std::span<const std::byte> bytes) {
+          clip(begin, begin + bytes.size());
+          for (const auto& p : in_chunk) std::memcpy(p.dest, bytes.data() + p.begin, p.size);
+        });
   }
 
   /// The most bytes fetch_ahead reads with one request.
@@ -522,16 +521,74 @@ private:
     return true;
   }
 
-  /// Decodes a chunk of stream_chunks into `dest`; errors name the chunk
-  /// and its place in the file.
-  static void decode_chunk(filter::runtime_pipeline::chunk_decoder& d, const stored_chunk& c, std::span<std::byte> dest) {
+  /// The chunks of tile `i` of `f`'s fixed file (`expected` bytes) that
+  /// `want(begin, end)` asks for (bytes of the unfiltered tile), each handed
+  /// to `decode(decoder, chunk, begin)` undecoded. Bytes already unfiltered
+  /// go to `take(begin, bytes)`: a tile stored without chunks (TileDB 1.3)
+  /// as one piece, and from a chunk that splits a cell on (TileDB's writers
+  /// split none), the rest of the tile as one piece, which ends at a cell's
+  /// end. The tile is read a window at a time where stream_chunks can, else
+  /// whole.
+  template <class Want, class Decode, class Take>
+  void wanted_chunks(const field_info& f, std::size_t i, std::uint64_t expected, const fetched_tiles* ahead,
+                     Want&& want, Decode&& decode, Take&& take) const {
+    const std::size_t cell_size = f.cell_size();
+    const auto ctx = decode_context(cell_size, nullptr);
+    std::optional<filter::runtime_pipeline::chunk_decoder> decoder;
+    std::vector<std::byte> rest;
+    std::size_t rest_at = 0;
+    bool split = false;
+    auto each = [&](std::uint64_t at, const stored_chunk& c) {
+      const auto begin = static_cast<std::size_t>(at);
+      split = split || cell_size == 0 || c.original_length % cell_size != 0;
+      if (!split && !want(begin, begin + c.original_length)) return;
+      if (!decoder) decoder.emplace(pipeline(f, format::DataFile::fixed), ctx);
+      if (!split) {
+        decode(*decoder, c, begin);
+        return;
+      }
+      if (rest.empty()) rest_at = begin;
+      const std::size_t from = rest.size();
+      rest.resize(from + c.original_length);
+      decode_chunk(*decoder, c, std::span(rest).subspan(from));
+    };
+    if (!stream_chunks(f, format::DataFile::fixed, i, expected, ahead, each)) {
+      auto t = fetch(f, format::DataFile::fixed, i, expected, ahead);
+      if (!t.view) {
+        take(std::size_t{0}, t.bytes);
+        return;
+      }
+      // The chunks of the tile in memory, as stream_chunks hands them on
+      // (their places counted from the tile's start, which decoding adds).
+      decoding(f, format::DataFile::fixed, t, [&] {
+        std::uint64_t at = 0, pos = 8;
+        for (std::size_t k = 0; k < t.view->chunks.size(); ++k) {
+          const auto& c = t.view->chunks[k];
+          each(at, stored_chunk{k, pos, c.original_length, c.metadata.bytes(), c.data.bytes()});
+          at += c.original_length;
+          pos += 12 + c.metadata.bytes().size() + c.data.bytes().size();
+        }
+      });
+    }
+    if (!rest.empty()) take(rest_at, std::span<const std::byte>(rest));
+  }
+
+  /// Runs `decode()` on a chunk of stream_chunks; its format errors name the
+  /// chunk and its place in the file.
+  template <class Decode>
+  static void naming_chunk(const stored_chunk& c, Decode&& decode) {
     try {
-      d.decode(c.metadata, c.data, dest);
+      decode();
     } catch (format_error& e) {
       e.prepend_field("chunk " + std::to_string(c.index));
       e.add_offset(static_cast<std::size_t>(c.offset));
       throw;
     }
+  }
+
+  /// Decodes a chunk of stream_chunks into `dest`.
+  static void decode_chunk(filter::runtime_pipeline::chunk_decoder& d, const stored_chunk& c, std::span<std::byte> dest) {
+    naming_chunk(c, [&] { d.decode(c.metadata, c.data, dest); });
   }
 
   /// Tile i's stored bytes, checked: its chunk headers must add up to

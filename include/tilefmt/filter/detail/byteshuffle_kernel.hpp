@@ -5,6 +5,11 @@
 // out[j * N + i]: all first bytes, then all second bytes, and so on. The
 // n % S trailing bytes are copied unchanged after them. S = 1 is a copy.
 // Input and output must not overlap; neither needs any alignment.
+//
+// byteunshuffle_elements restores some of the elements only: byte j of
+// element i is at in[j * N + i] whatever else is wanted, so a reader that
+// needs part of a chunk writes that part where it goes, with no buffer for
+// the rest.
 #ifndef TILEFMT_FILTER_DETAIL_BYTESHUFFLE_KERNEL_HPP
 #define TILEFMT_FILTER_DETAIL_BYTESHUFFLE_KERNEL_HPP
 
@@ -103,16 +108,17 @@ inline std::array<simd::bytes<Arch>, S> load_dealt_rows(const std::byte* in, std
 // writes them, gained nothing with AVX2 and lost 17% with SSE2, whose 16
 // registers cannot hold them.)
 // Elements from `first` on, as far as whole steps go; returns where they
-// stopped. Stream: non-temporal stores, out + first * S aligned to
-// simd::stream_alignment<Arch> (each step keeps it so).
+// stopped. Rows lie `count` bytes apart; elements [first, last) are
+// restored, last <= count. Stream: non-temporal stores, out + first * S
+// aligned to simd::stream_alignment<Arch> (each step keeps it so).
 template <std::size_t S, class Arch, bool Stream = false>
-inline std::size_t unshuffle_simd(const std::byte* in, std::size_t count, std::byte* out,
-                                  std::size_t first = 0) noexcept {
+inline std::size_t unshuffle_simd(const std::byte* in, std::size_t count, std::byte* out, std::size_t first,
+                                  std::size_t last) noexcept {
   constexpr std::size_t step = 16 * simd::lanes<Arch>;
   constexpr int rounds = std::countr_zero(S);
   std::size_t i = first;
   if constexpr (simd::has_deal_units<Arch> && S <= 8) {
-    for (; i + step <= count; i += step) {
+    for (; i + step <= last; i += step) {
       const auto x = simd::rotate_left<rounds, Arch>(
           load_dealt_rows<S, Arch>(in, count, i, std::make_index_sequence<S>{}));
       for (std::size_t k = 0; k < S; ++k) {
@@ -120,7 +126,7 @@ inline std::size_t unshuffle_simd(const std::byte* in, std::size_t count, std::b
       }
     }
   } else {
-    for (; i + step <= count; i += step) {
+    for (; i + step <= last; i += step) {
       simd::store_lane_groups<S, Arch, Stream>(
           out + i * S,
           simd::rotate_left<rounds, Arch>(load_rows<S, Arch>(in, count, i, std::make_index_sequence<S>{})));
@@ -147,11 +153,11 @@ inline std::size_t shuffle_vbmi(const std::byte* in, std::size_t count, std::byt
 }
 
 template <std::size_t S, bool Stream = false>
-inline std::size_t unshuffle_vbmi(const std::byte* in, std::size_t count, std::byte* out,
-                                  std::size_t first = 0) noexcept {
+inline std::size_t unshuffle_vbmi(const std::byte* in, std::size_t count, std::byte* out, std::size_t first,
+                                  std::size_t last) noexcept {
   namespace v = simd::vbmi;
   std::size_t i = first;
-  for (; i + 64 <= count; i += 64) {
+  for (; i + 64 <= last; i += 64) {
     v::regs<S> x;
     for (std::size_t j = 0; j < S; ++j) x[j] = v::load(in + j * count + i);
     const v::regs<S> elements = v::from_planes<S>(x);
@@ -229,11 +235,12 @@ inline void byteshuffle(const std::byte* in, std::size_t n, std::size_t type_siz
 
 namespace byteshuffle_impl {
 
-// The SIMD part of byteunshuffle from element `first` on; returns where it
-// stopped (`first` where there is no kernel for the type size).
+// The SIMD part of byteunshuffle over elements [first, last) of rows
+// `count` bytes apart; returns where it stopped (`first` where there is no
+// kernel for the type size).
 template <class Arch, bool Stream>
 inline std::size_t unshuffle_kernel(const std::byte* in, std::size_t count, std::size_t type_size,
-                                    std::byte* out, std::size_t first) noexcept {
+                                    std::byte* out, std::size_t first, std::size_t last) noexcept {
 #if TILEFMT_WITH_AVX512VBMI_GFNI
   // 4- and 8-byte elements take the interleaves below: on Zen 4 they beat
   // the permutes by 5% and 30% (bench/RESULTS.md, "Byte shuffle kernels by
@@ -241,20 +248,20 @@ inline std::size_t unshuffle_kernel(const std::byte* in, std::size_t count, std:
   // interleaves' extra round.
   if constexpr (simd::has_vbmi_gfni<Arch>) {
     switch (type_size) {
-      case 2: return unshuffle_vbmi<2, Stream>(in, count, out, first);
-      case 4: return unshuffle_simd<4, Arch, Stream>(in, count, out, first);
-      case 8: return unshuffle_simd<8, Arch, Stream>(in, count, out, first);
-      case 16: return unshuffle_vbmi<16, Stream>(in, count, out, first);
+      case 2: return unshuffle_vbmi<2, Stream>(in, count, out, first, last);
+      case 4: return unshuffle_simd<4, Arch, Stream>(in, count, out, first, last);
+      case 8: return unshuffle_simd<8, Arch, Stream>(in, count, out, first, last);
+      case 16: return unshuffle_vbmi<16, Stream>(in, count, out, first, last);
       default: return first;
     }
   } else
 #endif
   if constexpr (simd::accelerated<Arch>) {
     switch (type_size) {
-      case 2: return unshuffle_simd<2, Arch, Stream>(in, count, out, first);
-      case 4: return unshuffle_simd<4, Arch, Stream>(in, count, out, first);
-      case 8: return unshuffle_simd<8, Arch, Stream>(in, count, out, first);
-      case 16: return unshuffle_simd<16, Arch, Stream>(in, count, out, first);
+      case 2: return unshuffle_simd<2, Arch, Stream>(in, count, out, first, last);
+      case 4: return unshuffle_simd<4, Arch, Stream>(in, count, out, first, last);
+      case 8: return unshuffle_simd<8, Arch, Stream>(in, count, out, first, last);
+      case 16: return unshuffle_simd<16, Arch, Stream>(in, count, out, first, last);
       default: return first;
     }
   }
@@ -271,9 +278,36 @@ inline void byteunshuffle(const std::byte* in, std::size_t n, std::size_t type_s
     return;
   }
   const std::size_t count = n / type_size;
-  const std::size_t done = byteshuffle_impl::unshuffle_kernel<Arch, false>(in, count, type_size, out, 0);
+  const std::size_t done = byteshuffle_impl::unshuffle_kernel<Arch, false>(in, count, type_size, out, 0, count);
   byteshuffle_impl::unshuffle_range<Arch>(in, count, type_size, out, done, count);
   copy_bytes(out + count * type_size, in + count * type_size, n - count * type_size);
+}
+
+// Elements [first, first + len) of the byteunshuffle of `n` shuffled bytes,
+// written to out[0, len * type_size): the whole output's bytes
+// [first * type_size, (first + len) * type_size). first + len must not
+// exceed n / type_size (the trailing bytes are not elements).
+template <class Arch = default_arch>
+inline void byteunshuffle_elements(const std::byte* in, std::size_t n, std::size_t type_size, std::size_t first,
+                                   std::size_t len, std::byte* out) noexcept {
+  if (type_size <= 1) {
+    copy_bytes(out, in + first, len);
+    return;
+  }
+  // Element first + i of the rows is element i of the rows from in + first.
+  const std::size_t count = n / type_size;
+  const std::size_t done = byteshuffle_impl::unshuffle_kernel<Arch, false>(in + first, count, type_size, out, 0, len);
+  byteshuffle_impl::unshuffle_range<Arch>(in + first, count, type_size, out, done, len);
+}
+
+template <class Arch = void>
+inline void byteunshuffle_elements_scalar(const std::byte* in, std::size_t n, std::size_t type_size,
+                                          std::size_t first, std::size_t len, std::byte* out) noexcept {
+  if (type_size <= 1) {
+    copy_bytes(out, in + first, len);
+    return;
+  }
+  byteshuffle_impl::unshuffle_range<Arch>(in + first, n / type_size, type_size, out, 0, len);
 }
 
 // byteunshuffle with the output written around the caches (non-temporal
@@ -295,7 +329,7 @@ inline void byteunshuffle_stream(const std::byte* in, std::size_t n, std::size_t
       // The first elements, one at a time, up to where the output is aligned.
       const std::size_t head = ((align - addr % align) % align) / s;
       byteshuffle_impl::unshuffle_range<Arch>(in, count, s, out, 0, head);
-      const std::size_t done = byteshuffle_impl::unshuffle_kernel<Arch, true>(in, count, s, out, head);
+      const std::size_t done = byteshuffle_impl::unshuffle_kernel<Arch, true>(in, count, s, out, head, count);
       simd::stream_fence<Arch>();
       byteshuffle_impl::unshuffle_range<Arch>(in, count, s, out, done, count);
       copy_bytes(out + count * s, in + count * s, n - count * s);

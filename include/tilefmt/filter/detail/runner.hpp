@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -63,32 +64,81 @@ public:
 
   /// Reverses one stored chunk into `dest` (exactly its original length).
   void reverse_chunk(const tile_context& ctx, bytes_view metadata, bytes_view data, std::span<std::byte> dest) {
-    const std::size_t n = stages_.size();
-    if (n == 0) {
-      if (!metadata.empty()) throw format_error("chunk has metadata but the pipeline has no filters", 0);
-      if (data.size() != dest.size())
-        throw format_error("chunk holds " + std::to_string(data.size()) + " bytes, its header says " +
-                               std::to_string(dest.size()),
-                           0);
+    if (stages_.size() == 0) {
+      unfiltered(metadata, data, dest.size());
       copy(dest.data(), data);
       return;
     }
-    for (std::size_t i = n; i-- > 0;) {
-      reverse_io io{ctx, types_[i], metadata, data, {}, {}, scratch_[i], i == 0 ? dest : std::span<std::byte>{}};
+    reverse_after_first(ctx, metadata, data);
+    reverse_first(ctx, metadata, data, dest);
+  }
+
+  /// Reverses one stored chunk of `size` unfiltered bytes, writing only
+  /// the bytes `pieces` name (each within the chunk) to their destinations:
+  /// the first filter writes them there itself where it can (a byte
+  /// shuffle); otherwise the chunk is reversed whole into a buffer kept
+  /// from chunk to chunk and they are copied from it.
+  void reverse_chunk_pieces(const tile_context& ctx, bytes_view metadata, bytes_view data, std::size_t size,
+                            std::span<const chunk_piece> pieces) {
+    for (const auto& p : pieces)
+      if (p.begin > size || p.size > size - p.begin) throw std::out_of_range("tilefmt: a piece lies outside its chunk");
+    if (stages_.size() == 0) {
+      unfiltered(metadata, data, size);
+    } else {
+      reverse_after_first(ctx, metadata, data);
+      bool done = false;
+      reverse_io io{ctx, types_[0], metadata, data, {}, {}, scratch_[0], {}};
+      stages_.visit(0, [&](const auto& s) {
+        if constexpr (requires { s.reverse_pieces(io, pieces, size); }) done = s.reverse_pieces(io, pieces, size);
+      });
+      if (done) {
+        left_over(io.out_metadata);
+        return;
+      }
+      whole_.resize(size);
+      reverse_first(ctx, metadata, data, whole_);
+      data = whole_;
+    }
+    for (const auto& p : pieces) copy(p.dest, data.subspan(p.begin, p.size));
+  }
+
+private:
+  // An unfiltered chunk (a pipeline without filters) of `size` bytes.
+  static void unfiltered(bytes_view metadata, bytes_view data, std::size_t size) {
+    if (!metadata.empty()) throw format_error("chunk has metadata but the pipeline has no filters", 0);
+    if (data.size() != size)
+      throw format_error("chunk holds " + std::to_string(data.size()) + " bytes, its header says " + std::to_string(size),
+                         0);
+  }
+
+  // Every stage but the first, last to second; `metadata` and `data` become
+  // what the first one reverses.
+  void reverse_after_first(const tile_context& ctx, bytes_view& metadata, bytes_view& data) {
+    for (std::size_t i = stages_.size(); i-- > 1;) {
+      reverse_io io{ctx, types_[i], metadata, data, {}, {}, scratch_[i], {}};
       stages_.visit(i, [&](const auto& s) { s.reverse(io); });
       metadata = io.out_metadata;
       data = io.out_data;
     }
-    if (!metadata.empty())
-      throw format_error(std::to_string(metadata.size()) + " bytes of chunk metadata left over after the first filter", 0);
-    if (data.size() != dest.size())
-      throw format_error("chunk decodes to " + std::to_string(data.size()) + " bytes, its header says " +
-                             std::to_string(dest.size()),
-                         0);
-    if (data.data() != dest.data()) copy(dest.data(), data);
   }
 
-private:
+  // The first stage, into `dest` (exactly the chunk's original length).
+  void reverse_first(const tile_context& ctx, bytes_view metadata, bytes_view data, std::span<std::byte> dest) {
+    reverse_io io{ctx, types_[0], metadata, data, {}, {}, scratch_[0], dest};
+    stages_.visit(0, [&](const auto& s) { s.reverse(io); });
+    left_over(io.out_metadata);
+    if (io.out_data.size() != dest.size())
+      throw format_error("chunk decodes to " + std::to_string(io.out_data.size()) + " bytes, its header says " +
+                             std::to_string(dest.size()),
+                         0);
+    if (io.out_data.data() != dest.data()) copy(dest.data(), io.out_data);
+  }
+
+  static void left_over(bytes_view metadata) {
+    if (!metadata.empty())
+      throw format_error(std::to_string(metadata.size()) + " bytes of chunk metadata left over after the first filter", 0);
+  }
+
   static constexpr std::size_t max32 = std::numeric_limits<std::uint32_t>::max();
   static std::byte* copy(std::byte* p, bytes_view v) {
     if (!v.empty()) std::memcpy(p, v.data(), v.size());
@@ -99,6 +149,7 @@ private:
   std::vector<scratch> scratch_;
   std::vector<part_list> md_, data_;
   std::vector<format::Datatype> types_;
+  std::vector<std::byte> whole_;  // reverse_chunk_pieces' chunk, where the first filter cannot write pieces
 };
 
 /// Serializes a whole tile into `out` (its contents replaced, its capacity
@@ -144,32 +195,6 @@ void decode_tile(runner<Stages>& run, const tile_context& ctx, const format::Til
   }
   if (at != dest.size())
     throw format_error("chunks hold " + std::to_string(at) + " bytes, the tile " + std::to_string(dest.size()), 0);
-}
-
-/// Decodes the chunks of a serialized tile that `want(begin, end)` asks for
-/// (their bytes [begin, end) of the unfiltered tile), one at a time into one
-/// buffer, handing each to `take(begin, bytes)`: a reader that needs part of
-/// a tile holds a chunk rather than the tile, and skips the chunks it does
-/// not need (every chunk is filtered on its own). Errors name the chunk.
-template <class Stages, class Want, class Take>
-void decode_tile_chunks(runner<Stages>& run, const tile_context& ctx, const format::TileView& tile, Want&& want,
-                        Take&& take) {
-  std::vector<std::byte> chunk;
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < tile.chunks.size(); ++i) {
-    const auto& c = tile.chunks[i];
-    if (want(at, at + c.original_length)) {
-      chunk.resize(c.original_length);
-      try {
-        run.reverse_chunk(ctx, c.metadata.bytes(), c.data.bytes(), chunk);
-      } catch (format_error& e) {
-        e.prepend_field("chunk " + std::to_string(i));
-        throw;
-      }
-      take(at, std::span<const std::byte>(chunk));
-    }
-    at += c.original_length;
-  }
 }
 
 /// The unfiltered size of a serialized tile: the sum of its chunks'

@@ -34,6 +34,10 @@ struct shuffle_kernels {
   void byteunshuffle_stream(const std::byte* in, std::size_t n, std::size_t s, std::byte* out) const noexcept {
     k.byteunshuffle_stream(in, n, s, out);
   }
+  void byteunshuffle_elements(const std::byte* in, std::size_t n, std::size_t s, std::size_t first, std::size_t len,
+                              std::byte* out) const noexcept {
+    k.byteunshuffle_elements(in, n, s, first, len, out);
+  }
   void bitshuffle(const std::byte* in, std::size_t n, std::size_t s, std::byte* out) const noexcept {
     k.bitshuffle(in, n, s, out);
   }
@@ -76,6 +80,10 @@ struct shuffle_kernels {
   }
   void byteunshuffle_stream(const std::byte* in, std::size_t n, std::size_t s, std::byte* out) const noexcept {
     detail::byteunshuffle_stream(in, n, s, out);
+  }
+  void byteunshuffle_elements(const std::byte* in, std::size_t n, std::size_t s, std::size_t first, std::size_t len,
+                              std::byte* out) const noexcept {
+    detail::byteunshuffle_elements(in, n, s, first, len, out);
   }
   void bitshuffle(const std::byte* in, std::size_t n, std::size_t s, std::byte* out) const noexcept {
     detail::bitshuffle(in, n, s, out);
