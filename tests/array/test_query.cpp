@@ -369,6 +369,68 @@ TEST_CASE("dense: a tile partly in the box decodes only the chunks holding its c
   }
 }
 
+TEST_CASE("sparse: cells of tiles read in part, each value where its coordinates put it") {
+  // A 2-D sparse array whose float64 attribute is a function of its
+  // coordinates, tiles of 20,000 cells (three chunks): boxes take runs of
+  // cells from the middle of chunks, across chunk ends, one cell here and
+  // there; with a byte shuffle first, it writes them into the result.
+  auto filters = format::compression_pipeline(format::FilterType::ZSTD);
+  SUBCASE("zstd") {}
+  SUBCASE("byteshuffle, zstd") {
+    filters.filters.value.insert(filters.filters.value.begin(), format::Filter::make(format::FilterType::BYTESHUFFLE));
+  }
+  auto st = std::make_shared<storage::memory>();
+  array::create("/p",
+                format::make_array_schema(
+                    {.type = format::ArrayType::SPARSE,
+                     .dimensions = {format::make_dimension<std::int32_t>("r", 0, 399, 400),
+                                    format::make_dimension<std::int32_t>("c", 0, 399, 400)},
+                     .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::FLOAT64,
+                                                            .filters = filters})},
+                     .capacity = 20'000}),
+                {.storage = st});
+  const auto value = [](std::int32_t r, std::int32_t c) { return r * 1000.0 + c + 0.25; };
+  std::vector<std::int32_t> rs, cs;
+  std::vector<double> as;
+  for (std::int32_t r = 0; r < 400; ++r)
+    for (std::int32_t c = 0; c < 400; c += 1 + (r + c) % 3) rs.push_back(r), cs.push_back(c), as.push_back(value(r, c));
+  array::sparse_fragment f("/p", st);
+  f.set_coords("r", rs).set_coords("c", cs).set("a", as);
+  f.commit({.timestamp = 1});
+  using ranges = std::vector<std::pair<std::int32_t, std::int32_t>>;
+  const std::vector<std::pair<ranges, ranges>> boxes{
+      {{{10, 12}}, {{5, 300}}},                  // runs of one tile's rows
+      {{{40, 90}}, {{0, 399}}},                  // whole rows, across chunks and tiles
+      {{{0, 399}}, {{7, 7}}},                    // a cell a row
+      {{{3, 3}, {200, 210}}, {{0, 2}, {390, 399}}},  // several ranges
+  };
+  for (const std::uint64_t window : {array::open_options{}.tile_read_window, std::uint64_t{1}})
+    for (const auto& box : boxes) {
+      const auto& rows = box.first;
+      const auto& cols = box.second;
+      auto arr = array::open("/p", {.threads = 2, .tile_read_window = window, .storage = st});
+      auto q = arr.query().layout(array::query_layout::row_major);
+      for (const auto& [lo, hi] : rows) q.add_range(0, lo, hi);
+      for (const auto& [lo, hi] : cols) q.add_range(1, lo, hi);
+      const auto res = q.read();
+      const auto r = res.get<std::int32_t>("r"), c = res.get<std::int32_t>("c");
+      const auto a = res.get<double>("a");
+      std::size_t expected = 0;
+      for (std::size_t i = 0; i < rs.size(); ++i) {
+        const auto in = [](const ranges& rg, std::int32_t x) {
+          return std::any_of(rg.begin(), rg.end(), [x](const auto& g) { return g.first <= x && x <= g.second; });
+        };
+        expected += in(rows, rs[i]) && in(cols, cs[i]);
+      }
+      CAPTURE(window);
+      CAPTURE(rows.front().first);
+      REQUIRE(a.size() == expected);
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < a.size(); ++i) wrong += a[i] != value(r[i], c[i]);
+      CHECK(wrong == 0);
+    }
+}
+
 TEST_CASE("dense: attributes chosen and ordered, the whole domain by default") {
   auto st = grid_array(format::Layout::ROW_MAJOR);
   write(st, {1, 6, 1, 6}, 0, 1);

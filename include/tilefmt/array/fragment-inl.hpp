@@ -155,7 +155,8 @@ TILEFMT_FUNC void fragment::read_cells_into(const field_info& f, std::size_t i, 
       // (Both products are at most `bytes`.)
       pieces.push_back({static_cast<std::size_t>(c.first) * cs, static_cast<std::size_t>(c.count) * cs, c.dest});
     }
-    std::sort(pieces.begin(), pieces.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
+    const auto by_begin = [](const filter::chunk_piece& a, const filter::chunk_piece& b) { return a.begin < b.begin; };
+    if (!std::is_sorted(pieces.begin(), pieces.end(), by_begin)) std::sort(pieces.begin(), pieces.end(), by_begin);
     if (f.in_coords_file) {
       const auto v = read_coords_tile(f, i, cells);
       if (v.size() != bytes) throw format_error("coordinate tile size", 0);

@@ -1067,40 +1067,12 @@ private:
         throw format_error("a tile of fragment " + frag.name().str() + ", field " + name + " holds fewer cells " +
                                "than its coordinates",
                            0);
-    // The runs come in result order; sorted by tile position, each chunk
-    // visits only the runs that meet it (a row-major read of a 2-D box has
-    // thousands of one-cell runs a tile).
-    const auto pos_less = [](const tile_run& a, const tile_run& b) { return a.pos < b.pos; };
-    std::vector<tile_run> sorted;
-    std::span<const tile_run> by_pos = runs;
-    if (!std::is_sorted(runs.begin(), runs.end(), pos_less)) {
-      sorted.assign(runs.begin(), runs.end());
-      std::sort(sorted.begin(), sorted.end(), pos_less);
-      by_pos = sorted;
-    }
-    std::size_t longest = 1;
-    for (const auto& r : by_pos) longest = std::max(longest, r.count);
-    // The first run that can reach cell `first`: none starting before first - longest does.
-    const auto meeting = [&](std::size_t first) {
-      const std::size_t from = first >= longest ? first - longest + 1 : 0;
-      return std::partition_point(by_pos.begin(), by_pos.end(), [from](const tile_run& r) { return r.pos < from; });
-    };
-    frag.read_values_in_chunks(
-        field, static_cast<std::size_t>(tile),
-        [&](std::size_t first, std::size_t last) {
-          for (auto it = meeting(first); it != by_pos.end() && it->pos < last; ++it)
-            if (first < it->pos + it->count) return true;
-          return false;
-        },
-        [&](std::size_t first, std::span<const std::byte> values) {
-          const std::size_t end = first + values.size() / size;
-          for (auto it = meeting(first); it != by_pos.end() && it->pos < end; ++it) {
-            const std::size_t lo = std::max(it->pos, first), hi = std::min(it->pos + it->count, end);
-            if (lo < hi)
-              std::memcpy(out + (it->out + lo - it->pos) * size, values.data() + (lo - first) * size, (hi - lo) * size);
-          }
-        },
-        ahead);
+    // Each run's cells to its place in the result (the fragment decodes only
+    // the chunks that hold some, and a byte shuffle writes them there).
+    std::vector<cell_copy> copies;
+    copies.reserve(runs.size());
+    for (const auto& r : runs) copies.push_back({r.pos, r.count, out + r.out * size});
+    frag.read_cells_into(field, static_cast<std::size_t>(tile), copies, ahead);
     return true;
   }
 

@@ -360,10 +360,17 @@ public:
   void read_pieces(const field_info& f, std::size_t i, std::uint64_t expected, const fetched_tiles* ahead,
                    std::span<const filter::chunk_piece> pieces) const {
     std::vector<filter::chunk_piece> in_chunk;
-    // The parts of `pieces` within tile bytes [begin, end), relative to begin.
+    std::size_t longest = 1;
+    for (const auto& p : pieces) longest = std::max(longest, p.size);
+    // The parts of `pieces` within tile bytes [begin, end), relative to
+    // begin. None starting before begin - longest reaches begin: a tile
+    // read a cell here and a cell there (a sparse box) has thousands.
     auto clip = [&](std::size_t begin, std::size_t end) {
       in_chunk.clear();
-      for (const auto& p : pieces) {
+      const std::size_t from = begin >= longest ? begin - longest + 1 : 0;
+      const auto first = std::partition_point(pieces.begin(), pieces.end(),
+                                              [from](const filter::chunk_piece& p) { return p.begin < from; });
+      for (const auto& p : std::span(first, pieces.end())) {
         if (p.begin >= end) break;
         const std::size_t a = std::max(p.begin, begin), b = std::min(p.begin + p.size, end);
         if (a < b) in_chunk.push_back({a - begin, b - a, p.dest + (a - p.begin)});
