@@ -89,6 +89,32 @@ TEST_CASE("parallel_for: the lowest failed task's error is rethrown, however the
   }
 }
 
+TEST_CASE("ordered_tasks: a claimed task runs unless a lower one failed, whoever ran first") {
+  // Every task fails. A thread that claimed task 1 fails it before the
+  // caller has begun task 0 (the pool thread woke first): task 0 still
+  // runs, and its error is the one kept. Tasks above a failure are skipped.
+  std::vector<std::size_t> ran;
+  auto fail = [&](std::size_t i) {
+    ran.push_back(i);
+    throw std::runtime_error("task " + std::to_string(i));
+  };
+  tilefmt::array::detail::ordered_tasks<decltype(fail)> tasks(5, fail);
+  const std::size_t second = tasks.claim();
+  REQUIRE(second == 1);
+  const std::size_t third = tasks.claim();
+  tasks.work(third);   // task 2 fails first
+  tasks.work(second);  // task 1, claimed before, still runs
+  tasks.work(0);       // and task 0
+  tasks.work(tasks.claim());  // task 3 is above a failure: skipped
+  CHECK(ran == std::vector<std::size_t>{2, 1, 0});
+  REQUIRE(tasks.error());
+  try {
+    std::rethrow_exception(tasks.error());
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()) == "task 0");
+  }
+}
+
 TEST_CASE("parallel_for: the pool's threads are kept from call to call") {
   const auto burst = [](unsigned threads) {
     std::set<std::thread::id> ids;

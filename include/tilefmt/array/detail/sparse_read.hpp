@@ -1038,9 +1038,9 @@ private:
   /// Fixed-size attribute `name`'s cells of `runs` (all from one tile of
   /// fragment `frag`) into `out` (cells of `size` bytes), without a tile
   /// buffer: straight into the result when the runs take the whole tile in
-  /// its order to one stretch of it, else a chunk at a time, only the
-  /// chunks that hold cells of the runs. False, with nothing read, for runs
-  /// that select cells (a condition's): their tile is read whole.
+  /// its order to one stretch of it, else only the chunks that hold cells
+  /// of the runs (fragment::read_cells_into). False, with nothing read, for
+  /// runs that select cells (a condition's): their tile is read whole.
   bool read_values_unbuffered(const fragment& frag, std::uint64_t tile, const std::string& name,
                               std::span<const tile_run> runs, std::byte* out, std::size_t size,
                               const fetched_tiles* ahead) const {

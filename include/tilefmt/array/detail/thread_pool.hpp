@@ -23,6 +23,52 @@
 
 namespace tilefmt::array::detail {
 
+/// Tasks fn(0) .. fn(n - 1), claimed in increasing order by any number of
+/// threads, and the error of the lowest that failed. A claimed task runs
+/// unless a lower one has already failed, so the lowest task that fails
+/// always runs: the error kept does not depend on how the threads ran (a
+/// column whose data file is gone names tile 0 every time), and tasks above
+/// a failure are skipped.
+template <class Fn>
+class ordered_tasks {
+public:
+  ordered_tasks(std::size_t n, Fn& fn) : n_(n), fn_(fn) {}
+  ordered_tasks(const ordered_tasks&) = delete;
+  ordered_tasks& operator=(const ordered_tasks&) = delete;
+
+  /// The next unclaimed task (n or more: none left). Task 0 is claimed by
+  /// whoever calls work(0), the first claim() returns 1.
+  std::size_t claim() { return next_.fetch_add(1, std::memory_order_relaxed); }
+
+  /// Runs claimed task i, then the next claimed ones, until none are left
+  /// or a lower one has failed.
+  void work(std::size_t i) {
+    for (; i < n_ && i < failed_at_.load(std::memory_order_relaxed); i = claim()) {
+      try {
+        fn_(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_m_);
+        if (i < failed_at_.load(std::memory_order_relaxed)) {
+          failed_at_.store(i, std::memory_order_relaxed);
+          error_ = std::current_exception();
+        }
+        return;
+      }
+    }
+  }
+
+  /// The lowest failed task's error; read once every thread has left work().
+  const std::exception_ptr& error() const { return error_; }
+
+private:
+  std::size_t n_;
+  Fn& fn_;
+  std::atomic<std::size_t> next_{1};
+  std::atomic<std::size_t> failed_at_{static_cast<std::size_t>(-1)};  // lowered only under error_m_
+  std::mutex error_m_;
+  std::exception_ptr error_;
+};
+
 /// Threads shared by every parallel_for of the process. A job's tasks
 /// [0, n) are claimed one at a time, in increasing order, by its caller and
 /// by whichever pool threads are free; the caller claims until none are
@@ -65,9 +111,9 @@ public:
       j.wanted = helpers;
       post(j);
     }
-    j.work(0);
+    j.tasks.work(0);
     if (j.wanted_at_post) retire(j);
-    if (j.error) std::rethrow_exception(j.error);
+    if (j.tasks.error()) std::rethrow_exception(j.tasks.error());
   }
 
   /// Threads started so far (for tests: calls that find enough idle
@@ -87,43 +133,14 @@ private:
 
   template <class Fn>
   struct job_of : job {
-    job_of(std::size_t n_, Fn& fn_) : n(n_), fn(fn_) {
+    job_of(std::size_t n, Fn& fn) : tasks(n, fn) {
       run = [](job& self) {
         auto& me = static_cast<job_of&>(self);
-        me.work(me.next.fetch_add(1, std::memory_order_relaxed));
+        me.tasks.work(me.tasks.claim());
       };
     }
-    job_of(const job_of&) = delete;
-    job_of& operator=(const job_of&) = delete;
 
-    // Runs task i, then the next unclaimed ones, until none are left or
-    // one has failed.
-    void work(std::size_t i) {
-      for (; i < n && !failed.load(std::memory_order_relaxed); i = next.fetch_add(1, std::memory_order_relaxed)) {
-        try {
-          fn(i);
-        } catch (...) {
-          failed.store(true, std::memory_order_relaxed);
-          // The lowest failed task's error is kept, not the first to be
-          // caught: tasks are claimed in increasing order and none is
-          // claimed after a failure, so the lowest task that fails always
-          // runs (it was claimed before any failing one), and the error a
-          // caller sees does not depend on how the threads ran (a column
-          // whose data file is gone names tile 0 every time).
-          std::lock_guard<std::mutex> lock(error_m);
-          if (i < error_at) error_at = i, error = std::current_exception();
-          return;
-        }
-      }
-    }
-
-    std::size_t n;
-    Fn& fn;
-    std::atomic<std::size_t> next{1};  // task 0 is the caller's
-    std::atomic<bool> failed{false};
-    std::mutex error_m;
-    std::size_t error_at = static_cast<std::size_t>(-1);
-    std::exception_ptr error;  // the lowest failed task's (under error_m); read after all have left
+    ordered_tasks<Fn> tasks;
   };
 
   thread_pool() = default;
