@@ -277,15 +277,22 @@ TEST_CASE("dense: one space tile per query, whole or partly overwritten, in ever
 // part of a tile decodes only the chunks holding its cells, a chunk at a
 // time. Damage to a chunk no query needs goes unnoticed; a query that needs
 // it names it.
-TEST_CASE("dense: a tile partly in the box decodes only the chunks holding its cells") {
-  // With zstd alone each needed chunk is decoded into a buffer and its
-  // cells copied; with a byte shuffle first, the shuffle writes the cells
-  // straight into the result (runner::reverse_chunk_pieces).
+namespace {
+// [zstd], and in a second run of the calling test case [byteshuffle, zstd]:
+// a byte shuffle first writes the cells a read needs straight into the
+// result, other pipelines decode a chunk into a buffer and copy.
+format::FilterPipeline zstd_maybe_shuffled() {
   auto filters = format::compression_pipeline(format::FilterType::ZSTD);
   SUBCASE("zstd") {}
   SUBCASE("byteshuffle, zstd") {
     filters.filters.value.insert(filters.filters.value.begin(), format::Filter::make(format::FilterType::BYTESHUFFLE));
   }
+  return filters;
+}
+} // namespace
+
+TEST_CASE("dense: a tile partly in the box decodes only the chunks holding its cells") {
+  const auto filters = zstd_maybe_shuffled();
   auto st = std::make_shared<storage::memory>();
   array::create("/z",
                 format::make_array_schema(
@@ -374,11 +381,7 @@ TEST_CASE("sparse: cells of tiles read in part, each value where its coordinates
   // coordinates, tiles of 20,000 cells (three chunks): boxes take runs of
   // cells from the middle of chunks, across chunk ends, one cell here and
   // there; with a byte shuffle first, it writes them into the result.
-  auto filters = format::compression_pipeline(format::FilterType::ZSTD);
-  SUBCASE("zstd") {}
-  SUBCASE("byteshuffle, zstd") {
-    filters.filters.value.insert(filters.filters.value.begin(), format::Filter::make(format::FilterType::BYTESHUFFLE));
-  }
+  const auto filters = zstd_maybe_shuffled();
   auto st = std::make_shared<storage::memory>();
   array::create("/p",
                 format::make_array_schema(
