@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "tilefmt/array/column.hpp"
+#include "tilefmt/array/detail/function_ref.hpp"
 #include "tilefmt/array/fragment.hpp"
 #include "tilefmt/filter/stage.hpp"
 #include "tilefmt/format/array_schema.hpp"
@@ -72,13 +73,15 @@ public:
   /// 1 for each cell of `cells` (positions in the tile) that satisfies the
   /// condition, else 0. `tile_of(name)` gives the tile of a field, or
   /// nullptr when the fragment does not have the field.
-  template <class TileOf>
-  std::vector<std::uint8_t> evaluate(std::span<const std::uint64_t> cells, TileOf&& tile_of) const {
+  /// (One evaluator for every caller: `tile_of` is a function_ref, not a
+  /// template parameter, so that the comparisons for each type and
+  /// operator are compiled once per program, not once per caller.)
+  using tile_lookup = function_ref<const tile_data*(const std::string&)>;
+  std::vector<std::uint8_t> evaluate(std::span<const std::uint64_t> cells, tile_lookup tile_of) const {
     return run({cells.data(), 0, cells.size()}, tile_of);
   }
   /// The same for the cells `first .. first + count` of the tile.
-  template <class TileOf>
-  std::vector<std::uint8_t> evaluate_range(std::uint64_t first, std::size_t count, TileOf&& tile_of) const {
+  std::vector<std::uint8_t> evaluate_range(std::uint64_t first, std::size_t count, tile_lookup tile_of) const {
     return run({nullptr, first, count}, tile_of);
   }
 
@@ -87,8 +90,7 @@ private:
   using Combine = format::QueryConditionCombinationOp;
 
   struct positions;
-  template <class TileOf>
-  std::vector<std::uint8_t> run(const positions& cells, TileOf& tile_of) const {
+  std::vector<std::uint8_t> run(const positions& cells, tile_lookup tile_of) const {
     std::vector<std::uint8_t> out(cells.count);
     std::vector<std::byte> scratch;
     if (cells.count != 0) eval(root_, cells, tile_of, out.data(), scratch);
@@ -176,8 +178,7 @@ private:
   /// tight loop per field type and operator (blocks of a fixed length, which
   /// compilers vectorise even at -O2), into a byte per cell; AND, OR and NOT
   /// combine those bytes.
-  template <class TileOf>
-  void eval(const format::ConditionNode& n, const positions& cells, TileOf& tile_of, std::uint8_t* out,
+  void eval(const format::ConditionNode& n, const positions& cells, tile_lookup tile_of, std::uint8_t* out,
             std::vector<std::byte>& scratch) const {
     if (!n.is_expression()) return compare(n.value(), cells, tile_of, out, scratch);
     const auto& e = n.expression();
@@ -256,8 +257,7 @@ private:
     return {reinterpret_cast<const char*>(b.data()), b.size()};
   }
 
-  template <class TileOf>
-  void compare(const format::ConditionValue& v, const positions& cells, TileOf& tile_of, std::uint8_t* out,
+  void compare(const format::ConditionValue& v, const positions& cells, tile_lookup tile_of, std::uint8_t* out,
                std::vector<std::byte>& scratch) const {
     const std::size_t n = cells.count;
     if (v.op == Op::ALWAYS_TRUE || v.op == Op::ALWAYS_FALSE) {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "tilefmt/array/column.hpp"
+#include "tilefmt/array/detail/function_ref.hpp"
 #include "tilefmt/array/detail/once_map.hpp"
 #include "tilefmt/array/detail/parallel.hpp"
 #include "tilefmt/array/detail/resident.hpp"
@@ -337,9 +338,9 @@ public:
   /// a time into one buffer: `want(begin, end)` and `take(begin, bytes)`
   /// count bytes of the unfiltered tile, and each piece holds whole cells
   /// (wanted_chunks says which come whole).
-  template <class Want, class Take>
-  void read_chunks(const field_info& f, std::size_t i, std::uint64_t expected, const fetched_tiles* ahead, Want&& want,
-                   Take&& take) const {
+  void read_chunks(const field_info& f, std::size_t i, std::uint64_t expected, const fetched_tiles* ahead,
+                   function_ref<bool(std::size_t, std::size_t)> want,
+                   function_ref<void(std::size_t, std::span<const std::byte>)> take) const {
     std::vector<std::byte> chunk;
     wanted_chunks(
         f, i, expected, ahead, want,
@@ -463,9 +464,8 @@ private:
   /// prefers few requests, or stored without chunks (TileDB 1.3). The chunk
   /// headers are checked as they come: none may decode past `expected`
   /// bytes, and they must add up to it.
-  template <class Each>
   bool stream_chunks(const field_info& f, format::DataFile which, std::size_t i, std::uint64_t expected,
-                     const fetched_tiles* ahead, Each&& each) const {
+                     const fetched_tiles* ahead, function_ref<void(std::uint64_t, const stored_chunk&)> each) const {
     if (files_.version == 0 || files_.storage->prefers_merged_reads() || (ahead && ahead->find(which, i))) return false;
     const auto range = stored_range(f, which, i, expected);
     const std::uint64_t begin = range.first, end = range.second;  // (lambdas below capture them)
@@ -536,9 +536,10 @@ private:
   /// split none), the rest of the tile as one piece, which ends at a cell's
   /// end. The tile is read a window at a time where stream_chunks can, else
   /// whole.
-  template <class Want, class Decode, class Take>
   void wanted_chunks(const field_info& f, std::size_t i, std::uint64_t expected, const fetched_tiles* ahead,
-                     Want&& want, Decode&& decode, Take&& take) const {
+                     function_ref<bool(std::size_t, std::size_t)> want,
+                     function_ref<void(filter::runtime_pipeline::chunk_decoder&, const stored_chunk&, std::size_t)> decode,
+                     function_ref<void(std::size_t, std::span<const std::byte>)> take) const {
     const std::size_t cell_size = f.cell_size();
     const auto ctx = decode_context(cell_size, nullptr);
     std::optional<filter::runtime_pipeline::chunk_decoder> decoder;
