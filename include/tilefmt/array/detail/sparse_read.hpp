@@ -310,6 +310,49 @@ private:
   /// result's buffers, which are sized for every cell of the tiles but
   /// touched only as far as the result reaches. A tile learns its place
   /// when the tile before it has counted its cells (place_in_order).
+  /// read_runs' few operations on a tile's coordinates, chosen once by
+  /// their type, so that the rest of it is compiled once rather than once
+  /// per coordinate type (ten copies of the tile loop).
+  struct run_keys {
+    /// The order_key of the coordinate `i` of those at `p`.
+    std::uint64_t (*at)(const std::byte* p, std::size_t i);
+    /// Whether the `n` coordinates at `p` are in order (strictly: no two equal).
+    bool (*ordered)(const std::byte* p, std::size_t n, bool strict);
+    /// The first of the `n` coordinates at `p` (in order) from `from` on
+    /// whose key is at least `key` (`above`: more than `key`), else n.
+    std::size_t (*first)(const std::byte* p, std::size_t n, std::size_t from, std::uint64_t key, bool above);
+
+    template <class T>
+    static std::uint64_t key_at(const std::byte* p, std::size_t i) {
+      return order_key(codec::load_le<T>(p + i * sizeof(T)));
+    }
+    static run_keys of(format::Datatype type) {
+      run_keys out{};
+      with_coordinate_type(type, [&]<class T>() {
+        out.at = &key_at<T>;
+        out.ordered = [](const std::byte* p, std::size_t n, bool strict) {
+          for (std::size_t i = 1; i < n; ++i) {
+            const std::uint64_t a = key_at<T>(p, i - 1), b = key_at<T>(p, i);
+            if (strict ? a >= b : a > b) return false;
+          }
+          return true;
+        };
+        out.first = [](const std::byte* p, std::size_t n, std::size_t from, std::uint64_t key, bool above) {
+          std::size_t b = from, e = n;
+          while (b < e) {
+            const std::size_t m = b + (e - b) / 2;
+            const std::uint64_t k = key_at<T>(p, m);
+            if (above ? k <= key : k < key) b = m + 1;
+            else e = m;
+          }
+          return b;
+        };
+      });
+      if (!out.at) throw std::logic_error("tilefmt: read_runs on a dimension of no coordinate type");
+      return out;
+    }
+  };
+
   std::optional<read_output> read_runs(const subarray& sub) const {
     if (dims_.size() != 1 || text(0) || !deletes_.empty() || sub.dim(0).ranges.size() != 1 ||
         plan_.schema().cell_order == format::Layout::HILBERT)
@@ -386,7 +429,8 @@ private:
     std::vector<std::uint8_t> in_order(segs.size(), 1);
     const auto coords_ahead = fetch_ahead(seg_tiles, dims_[0].name.value);
     place_in_order places(segs.size());
-    with_coordinate_type(dims_[0].type.value, [&]<class T>() {
+    const run_keys keys = run_keys::of(dims_[0].type.value);
+    {
       parallel_for(segs.size(), threads(), [&](std::size_t j) {
         auto& s = segs[j];
         auto place = places.claim(j);
@@ -394,12 +438,7 @@ private:
         const auto cells = static_cast<std::size_t>(f.tile_cells(static_cast<std::size_t>(s.run.tile)));
         // Whether the n coordinates at p are in order (the general reader
         // decides else).
-        auto ordered = [&](const std::byte* p, std::size_t n) {
-          auto key = [p](std::size_t i) { return order_key(codec::load_le<T>(p + i * sizeof(T))); };
-          for (std::size_t i = 1; i < n; ++i)
-            if (strict ? key(i - 1) >= key(i) : key(i - 1) > key(i)) return false;
-          return true;
-        };
+        auto ordered = [&](const std::byte* p, std::size_t n) { return keys.ordered(p, n, strict); };
         if (s.inside && !plan_.where) {
           // Every cell is in (its bounding rectangle says so; checked): the
           // tile decodes straight into its place in the result.
@@ -408,8 +447,8 @@ private:
           std::byte* to = coords.values.data() + *out * size;
           f.read_values_as_stored_into(f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile),
                                        std::span(to, cells * size), ahead_of(coords_ahead, s.run.frag));
-          auto key = [to](std::size_t i) { return order_key(codec::load_le<T>(to + i * sizeof(T))); };
-          if (!ordered(to, cells) || (cells != 0 && (key(0) < range.lo || key(cells - 1) > range.hi))) {
+          if (!ordered(to, cells) ||
+              (cells != 0 && (keys.at(to, 0) < range.lo || keys.at(to, cells - 1) > range.hi))) {
             in_order[j] = 0;
             return;
           }
@@ -420,18 +459,8 @@ private:
         }
         // The cells [first, second) of the n in order at p that are in the range.
         auto part_in_range = [&](const std::byte* p, std::size_t n) {
-          auto key = [p](std::size_t i) { return order_key(codec::load_le<T>(p + i * sizeof(T))); };
-          auto first = [&](std::size_t b, auto&& before) {
-            std::size_t e = n;
-            while (b < e) {
-              const std::size_t m = b + (e - b) / 2;
-              if (before(key(m))) b = m + 1;
-              else e = m;
-            }
-            return b;
-          };
-          const std::size_t lo = first(0, [&](std::uint64_t k) { return k < range.lo; });
-          return std::pair{lo, first(lo, [&](std::uint64_t k) { return k <= range.hi; })};
+          const std::size_t lo = keys.first(p, n, 0, range.lo, false);
+          return std::pair{lo, keys.first(p, n, lo, range.hi, true)};
         };
         if (!plan_.where) {
           // A chunk at a time, the cells in the range (one stretch: the tile
@@ -446,14 +475,14 @@ private:
               f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile),
               [&](std::size_t, std::size_t) { return in_order[j] != 0; },
               [&](std::size_t at, std::span<const std::byte> v) {
-                const std::size_t n = v.size() / sizeof(T);
+                const std::size_t n = v.size() / size;
                 if (n == 0 || !in_order[j]) return;
-                const std::uint64_t head = order_key(codec::load_le<T>(v.data()));
+                const std::uint64_t head = keys.at(v.data(), 0);
                 if (!ordered(v.data(), n) || (last && (strict ? *last >= head : *last > head))) {
                   in_order[j] = 0;
                   return;
                 }
-                last = order_key(codec::load_le<T>(v.data() + (n - 1) * sizeof(T)));
+                last = keys.at(v.data(), n - 1);
                 const auto [lo, hi] = part_in_range(v.data(), n);
                 if (lo == hi) return;
                 if (kept == 0) s.run.pos = at + lo;
@@ -470,7 +499,7 @@ private:
         }
         const tile_data tile = f.read_tile(f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile),
                                            ahead_of(coords_ahead, s.run.frag));
-        if (tile.values.size() != cells * sizeof(T))
+        if (tile.values.size() != cells * size)
           throw format_error("fragment " + f.name().str() + ": a tile of dimension " + dims_[0].name.value +
                                  " holds " + std::to_string(tile.values.size()) + " bytes for " +
                                  std::to_string(cells) + " cells",
@@ -536,7 +565,7 @@ private:
           if (!ready.contains(name) && std::find(plan_.names.begin(), plan_.names.end(), name) != plan_.names.end())
             s.held.emplace(name, std::move(t));
       });
-    });
+    }
     if (std::find(in_order.begin(), in_order.end(), 0) != in_order.end() || !places.total()) return std::nullopt;
     const std::size_t n = *places.total();
     coords.values.resize(n * size);
