@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "tilefmt/array/detail/coordinates.hpp"
 #include "tilefmt/codec/error.hpp"
 #include "tilefmt/codec/wire.hpp"
 #include "tilefmt/filter/stage.hpp"
@@ -61,29 +63,46 @@ public:
     std::vector<dense_range> ranges(dims.size());
     for (std::size_t d = 0; d < dims.size(); ++d) {
       const auto& dim = dims[d];
+      const auto& range = region.ranges[d];
+      // Only reading the bounds depends on the type: they are compared and
+      // subtracted as order keys (whose differences are the values'), so the
+      // checks below are compiled once, not once per integer type.
+      std::size_t width = 0;
+      bool is_signed = false, positive = false;
+      std::uint64_t lo = 0, hi = 0, a = 0, b = 0, extent = 1;
       const bool integral = filter::with_integer_type(dim.type.value, [&]<class T>() {
-        if (dim.domain.size() != 2 * sizeof(T) || (dim.has_tile_extent() && dim.tile_extent.size() != sizeof(T)))
-          throw format_error("dimension " + dim.name.value + ": domain or tile extent does not match its type", 0);
-        auto [lo, hi] = dim.domain_as<T>();
-        const auto& range = region.ranges[d];
-        if (range.data().size() != 2 * sizeof(T) || range.start_size != sizeof(T))
-          throw format_error("dimension " + dim.name.value + ": the non-empty domain's range has " +
-                                 std::to_string(range.data().size()) + " bytes, not two " +
-                                 std::string(format::codec_enum_name(dim.type.value)) + " values",
-                             0);
-        auto [a, b] = range.template as<T>();
-        if (a > b || a < lo || b > hi)
-          throw format_error("dimension " + dim.name.value + ": the non-empty domain [" + std::to_string(a) + ", " +
-                                 std::to_string(b) + "] is not inside the domain [" + std::to_string(lo) + ", " +
-                                 std::to_string(hi) + "]",
-                             0);
+        width = sizeof(T);
+        is_signed = std::is_signed_v<T>;
+        if (dim.domain.size() != 2 * sizeof(T) || (dim.has_tile_extent() && dim.tile_extent.size() != sizeof(T)) ||
+            range.data().size() != 2 * sizeof(T) || range.start_size != sizeof(T))
+          return;
+        const auto [dlo, dhi] = dim.domain_as<T>();
+        const auto [ra, rb] = range.template as<T>();
+        lo = detail::order_key(dlo), hi = detail::order_key(dhi), a = detail::order_key(ra), b = detail::order_key(rb);
         // A dimension stored without a tile extent has tiles of one cell.
-        const T extent = dim.tile_extent_as<T>().value_or(T{1});
-        if (!(extent > T{0})) throw format_error("dimension " + dim.name.value + ": the tile extent is not positive", 0);
-        ranges[d] = {distance(lo, a), distance(a, b) + 1, static_cast<std::uint64_t>(extent)};
-        if (ranges[d].width == 0) throw format_error("dimension " + dim.name.value + " spans 2^64 cells", 0);
+        const T ext = dim.tile_extent_as<T>().value_or(T{1});
+        positive = ext > T{0};
+        extent = static_cast<std::uint64_t>(ext);
       });
       if (!integral) throw format_error("dimension " + dim.name.value + " is not an integer, date or time dimension", 0);
+      if (dim.domain.size() != 2 * width || (dim.has_tile_extent() && dim.tile_extent.size() != width))
+        throw format_error("dimension " + dim.name.value + ": domain or tile extent does not match its type", 0);
+      if (range.data().size() != 2 * width || range.start_size != width)
+        throw format_error("dimension " + dim.name.value + ": the non-empty domain's range has " +
+                               std::to_string(range.data().size()) + " bytes, not two " +
+                               std::string(format::codec_enum_name(dim.type.value)) + " values",
+                           0);
+      if (a > b || a < lo || b > hi) {
+        auto text = [&](std::uint64_t k) {
+          return is_signed ? std::to_string(static_cast<std::int64_t>(k ^ (std::uint64_t{1} << 63))) : std::to_string(k);
+        };
+        throw format_error("dimension " + dim.name.value + ": the non-empty domain [" + text(a) + ", " + text(b) +
+                               "] is not inside the domain [" + text(lo) + ", " + text(hi) + "]",
+                           0);
+      }
+      if (!positive) throw format_error("dimension " + dim.name.value + ": the tile extent is not positive", 0);
+      ranges[d] = {a - lo, b - a + 1, extent};
+      if (ranges[d].width == 0) throw format_error("dimension " + dim.name.value + " spans 2^64 cells", 0);
     }
     return dense_grid(std::move(ranges), schema.tile_order, schema.cell_order);
   }

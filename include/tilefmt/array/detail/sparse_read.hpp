@@ -430,142 +430,140 @@ private:
     const auto coords_ahead = fetch_ahead(seg_tiles, dims_[0].name.value);
     place_in_order places(segs.size());
     const run_keys keys = run_keys::of(dims_[0].type.value);
-    {
-      parallel_for(segs.size(), threads(), [&](std::size_t j) {
-        auto& s = segs[j];
-        auto place = places.claim(j);
-        const auto& f = frags[s.run.frag];
-        const auto cells = static_cast<std::size_t>(f.tile_cells(static_cast<std::size_t>(s.run.tile)));
-        // Whether the n coordinates at p are in order (the general reader
-        // decides else).
-        auto ordered = [&](const std::byte* p, std::size_t n) { return keys.ordered(p, n, strict); };
-        if (s.inside && !plan_.where) {
-          // Every cell is in (its bounding rectangle says so; checked): the
-          // tile decodes straight into its place in the result.
-          const auto out = place(cells);
-          if (!out) return;
-          std::byte* to = coords.values.data() + *out * size;
-          f.read_values_as_stored_into(f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile),
-                                       std::span(to, cells * size), ahead_of(coords_ahead, s.run.frag));
-          if (!ordered(to, cells) ||
-              (cells != 0 && (keys.at(to, 0) < range.lo || keys.at(to, cells - 1) > range.hi))) {
-            in_order[j] = 0;
-            return;
-          }
-          s.run.count = cells;
-          s.parts.push_back(s.run);
-          s.parts.back().out = *out;
-          return;
-        }
-        // The cells [first, second) of the n in order at p that are in the range.
-        auto part_in_range = [&](const std::byte* p, std::size_t n) {
-          const std::size_t lo = keys.first(p, n, 0, range.lo, false);
-          return std::pair{lo, keys.first(p, n, lo, range.hi, true)};
-        };
-        if (!plan_.where) {
-          // A chunk at a time, the cells in the range (one stretch: the tile
-          // is in order, checked across chunks too) straight into the
-          // result, once the tiles before this one have counted theirs.
-          const auto start = place.start();
-          if (!start) return;
-          std::byte* const to = coords.values.data() + *start * size;
-          std::size_t kept = 0;
-          std::optional<std::uint64_t> last;
-          f.read_values_in_chunks(
-              f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile),
-              [&](std::size_t, std::size_t) { return in_order[j] != 0; },
-              [&](std::size_t at, std::span<const std::byte> v) {
-                const std::size_t n = v.size() / size;
-                if (n == 0 || !in_order[j]) return;
-                const std::uint64_t head = keys.at(v.data(), 0);
-                if (!ordered(v.data(), n) || (last && (strict ? *last >= head : *last > head))) {
-                  in_order[j] = 0;
-                  return;
-                }
-                last = keys.at(v.data(), n - 1);
-                const auto [lo, hi] = part_in_range(v.data(), n);
-                if (lo == hi) return;
-                if (kept == 0) s.run.pos = at + lo;
-                std::memcpy(to + kept * size, v.data() + lo * size, (hi - lo) * size);
-                kept += hi - lo;
-              },
-              ahead_of(coords_ahead, s.run.frag));
-          if (!in_order[j]) return;
-          s.run.count = kept;
-          if (!place(kept) || kept == 0) return;
-          s.parts.push_back(s.run);
-          s.parts.back().out = *start;
-          return;
-        }
-        const tile_data tile = f.read_tile(f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile),
-                                           ahead_of(coords_ahead, s.run.frag));
-        if (tile.values.size() != cells * size)
-          throw format_error("fragment " + f.name().str() + ": a tile of dimension " + dims_[0].name.value +
-                                 " holds " + std::to_string(tile.values.size()) + " bytes for " +
-                                 std::to_string(cells) + " cells",
-                             0);
-        if (!ordered(tile.values.data(), cells)) {
+    parallel_for(segs.size(), threads(), [&](std::size_t j) {
+      auto& s = segs[j];
+      auto place = places.claim(j);
+      const auto& f = frags[s.run.frag];
+      const auto cells = static_cast<std::size_t>(f.tile_cells(static_cast<std::size_t>(s.run.tile)));
+      // Whether the n coordinates at p are in order (the general reader
+      // decides else).
+      auto ordered = [&](const std::byte* p, std::size_t n) { return keys.ordered(p, n, strict); };
+      if (s.inside && !plan_.where) {
+        // Every cell is in (its bounding rectangle says so; checked): the
+        // tile decodes straight into its place in the result.
+        const auto out = place(cells);
+        if (!out) return;
+        std::byte* to = coords.values.data() + *out * size;
+        f.read_values_as_stored_into(f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile),
+                                     std::span(to, cells * size), ahead_of(coords_ahead, s.run.frag));
+        if (!ordered(to, cells) ||
+            (cells != 0 && (keys.at(to, 0) < range.lo || keys.at(to, cells - 1) > range.hi))) {
           in_order[j] = 0;
           return;
         }
-        std::tie(s.run.pos, s.run.count) = part_in_range(tile.values.data(), cells);
-        s.run.count -= s.run.pos;
-        if (s.run.count == 0) return (void)place(0);
-        // The condition, over the run's cells, from the tiles it names.
-        std::map<std::string, tile_data, std::less<>> read;
-        auto tile_of = [&](const std::string& name) -> const tile_data* {
-          if (name == dims_[0].name.value) return &tile;
-          if (!has_attribute(f.schema(), name)) return nullptr;  // added after the fragment
-          auto it = read.find(name);
-          if (it == read.end()) {
-            const auto ahead = cond_ahead.find(name);
-            it = read.emplace(name, f.read_tile(f.field(name), static_cast<std::size_t>(s.run.tile),
-                                                ahead == cond_ahead.end() ? nullptr : ahead_of(ahead->second, s.run.frag)))
-                     .first;
-          }
-          return &it->second;
-        };
-        auto pass = plan_.where->evaluate_range(s.run.pos, s.run.count, tile_of);
-        const auto passed = static_cast<std::size_t>(std::count_if(pass.begin(), pass.end(), [](std::uint8_t b) { return b != 0; }));
-        const auto out = place(passed);
-        if (!out || passed == 0) return;
+        s.run.count = cells;
         s.parts.push_back(s.run);
-        auto& part = s.parts.back();
-        part.out = *out;
-        if (passed != s.run.count) {
-          s.pass = std::move(pass);
-          part.select = s.pass.data();
-          part.span = s.run.count;
-          part.count = passed;
+        s.parts.back().out = *out;
+        return;
+      }
+      // The cells [first, second) of the n in order at p that are in the range.
+      auto part_in_range = [&](const std::byte* p, std::size_t n) {
+        const std::size_t lo = keys.first(p, n, 0, range.lo, false);
+        return std::pair{lo, keys.first(p, n, lo, range.hi, true)};
+      };
+      if (!plan_.where) {
+        // A chunk at a time, the cells in the range (one stretch: the tile
+        // is in order, checked across chunks too) straight into the
+        // result, once the tiles before this one have counted theirs.
+        const auto start = place.start();
+        if (!start) return;
+        std::byte* const to = coords.values.data() + *start * size;
+        std::size_t kept = 0;
+        std::optional<std::uint64_t> last;
+        f.read_values_in_chunks(
+            f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile),
+            [&](std::size_t, std::size_t) { return in_order[j] != 0; },
+            [&](std::size_t at, std::span<const std::byte> v) {
+              const std::size_t n = v.size() / size;
+              if (n == 0 || !in_order[j]) return;
+              const std::uint64_t head = keys.at(v.data(), 0);
+              if (!ordered(v.data(), n) || (last && (strict ? *last >= head : *last > head))) {
+                in_order[j] = 0;
+                return;
+              }
+              last = keys.at(v.data(), n - 1);
+              const auto [lo, hi] = part_in_range(v.data(), n);
+              if (lo == hi) return;
+              if (kept == 0) s.run.pos = at + lo;
+              std::memcpy(to + kept * size, v.data() + lo * size, (hi - lo) * size);
+              kept += hi - lo;
+            },
+            ahead_of(coords_ahead, s.run.frag));
+        if (!in_order[j]) return;
+        s.run.count = kept;
+        if (!place(kept) || kept == 0) return;
+        s.parts.push_back(s.run);
+        s.parts.back().out = *start;
+        return;
+      }
+      const tile_data tile = f.read_tile(f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile),
+                                         ahead_of(coords_ahead, s.run.frag));
+      if (tile.values.size() != cells * size)
+        throw format_error("fragment " + f.name().str() + ": a tile of dimension " + dims_[0].name.value +
+                               " holds " + std::to_string(tile.values.size()) + " bytes for " +
+                               std::to_string(cells) + " cells",
+                           0);
+      if (!ordered(tile.values.data(), cells)) {
+        in_order[j] = 0;
+        return;
+      }
+      std::tie(s.run.pos, s.run.count) = part_in_range(tile.values.data(), cells);
+      s.run.count -= s.run.pos;
+      if (s.run.count == 0) return (void)place(0);
+      // The condition, over the run's cells, from the tiles it names.
+      std::map<std::string, tile_data, std::less<>> read;
+      auto tile_of = [&](const std::string& name) -> const tile_data* {
+        if (name == dims_[0].name.value) return &tile;
+        if (!has_attribute(f.schema(), name)) return nullptr;  // added after the fragment
+        auto it = read.find(name);
+        if (it == read.end()) {
+          const auto ahead = cond_ahead.find(name);
+          it = read.emplace(name, f.read_tile(f.field(name), static_cast<std::size_t>(s.run.tile),
+                                              ahead == cond_ahead.end() ? nullptr : ahead_of(ahead->second, s.run.frag)))
+                   .first;
         }
-        copy_run(coords.values.data() + part.out * size, tile.values.data(), part, size);
-        // The passing cells of the result's fixed-size fields that the
-        // condition names, from the tiles it read (or reads now: it need
-        // not read them all, as in `a || b` where `a` holds everywhere).
-        for (auto& [name, r] : ready) {
-          const auto& attr = plan_.attribute(name);
-          const std::size_t cell = attr.cell_size();
-          std::byte* const to = r.values.data() + part.out * cell;
-          const tile_data* t = tile_of(name);
-          if (!t) {  // the fragment's schema predates the attribute: its fill value
-            const std::vector<std::byte> fill = attr.fill();
-            for (std::size_t c = 0; c < part.count; ++c) std::memcpy(to + c * cell, fill.data(), cell);
-            if (r.nullable) std::fill_n(r.validity.begin() + static_cast<std::ptrdiff_t>(part.out), part.count, attr.fill_value_validity.value);
-            continue;
-          }
-          if (cell == 0 || t->values.size() / cell < s.run.pos + s.run.count ||
-              (r.nullable && t->validity.size() < s.run.pos + s.run.count))
-            throw format_error("a tile of fragment " + f.name().str() + ", field " + name +
-                                   " holds fewer cells than its coordinates",
-                               0);
-          copy_run_cells(r, *t, part, cell);
+        return &it->second;
+      };
+      auto pass = plan_.where->evaluate_range(s.run.pos, s.run.count, tile_of);
+      const auto passed = static_cast<std::size_t>(std::count_if(pass.begin(), pass.end(), [](std::uint8_t b) { return b != 0; }));
+      const auto out = place(passed);
+      if (!out || passed == 0) return;
+      s.parts.push_back(s.run);
+      auto& part = s.parts.back();
+      part.out = *out;
+      if (passed != s.run.count) {
+        s.pass = std::move(pass);
+        part.select = s.pass.data();
+        part.span = s.run.count;
+        part.count = passed;
+      }
+      copy_run(coords.values.data() + part.out * size, tile.values.data(), part, size);
+      // The passing cells of the result's fixed-size fields that the
+      // condition names, from the tiles it read (or reads now: it need
+      // not read them all, as in `a || b` where `a` holds everywhere).
+      for (auto& [name, r] : ready) {
+        const auto& attr = plan_.attribute(name);
+        const std::size_t cell = attr.cell_size();
+        std::byte* const to = r.values.data() + part.out * cell;
+        const tile_data* t = tile_of(name);
+        if (!t) {  // the fragment's schema predates the attribute: its fill value
+          const std::vector<std::byte> fill = attr.fill();
+          for (std::size_t c = 0; c < part.count; ++c) std::memcpy(to + c * cell, fill.data(), cell);
+          if (r.nullable) std::fill_n(r.validity.begin() + static_cast<std::ptrdiff_t>(part.out), part.count, attr.fill_value_validity.value);
+          continue;
         }
-        // The var-size ones the result has stay whole for read_attributes.
-        for (auto& [name, t] : read)
-          if (!ready.contains(name) && std::find(plan_.names.begin(), plan_.names.end(), name) != plan_.names.end())
-            s.held.emplace(name, std::move(t));
-      });
-    }
+        if (cell == 0 || t->values.size() / cell < s.run.pos + s.run.count ||
+            (r.nullable && t->validity.size() < s.run.pos + s.run.count))
+          throw format_error("a tile of fragment " + f.name().str() + ", field " + name +
+                                 " holds fewer cells than its coordinates",
+                             0);
+        copy_run_cells(r, *t, part, cell);
+      }
+      // The var-size ones the result has stay whole for read_attributes.
+      for (auto& [name, t] : read)
+        if (!ready.contains(name) && std::find(plan_.names.begin(), plan_.names.end(), name) != plan_.names.end())
+          s.held.emplace(name, std::move(t));
+    });
     if (std::find(in_order.begin(), in_order.end(), 0) != in_order.end() || !places.total()) return std::nullopt;
     const std::size_t n = *places.total();
     coords.values.resize(n * size);
@@ -803,11 +801,11 @@ private:
                            0);
       return;
     }
+    if (t.values.size() != cells * format::datatype_size(dim.type.value))
+      throw format_error("fragment " + f.name().str() + ": a tile of dimension " + dim.name.value + " holds " +
+                             std::to_string(t.values.size()) + " bytes for " + std::to_string(cells) + " cells",
+                         0);
     with_coordinate_type(dim.type.value, [&]<class T>() {
-      if (t.values.size() != cells * sizeof(T))
-        throw format_error("fragment " + f.name().str() + ": a tile of dimension " + dim.name.value + " holds " +
-                               std::to_string(t.values.size()) + " bytes for " + std::to_string(cells) + " cells",
-                           0);
       const auto [lo, hi] = dim.domain_as<T>();
       (void)hi;
       const T ext = keys_.tiled[d] ? *dim.tile_extent_as<T>() : T{1};

@@ -104,50 +104,16 @@ public:
                                   ", the array has " + std::to_string(dims.size()) + " dimensions");
     const bool crop = schema.is_sparse();
     dims_.resize(dims.size());
+    const std::vector<user_range> none;
     for (std::size_t d = 0; d < dims.size(); ++d) {
       const auto& dim = dims[d];
+      const auto& ranges = d < given.size() ? given[d] : none;
       auto& out = dims_[d];
       if (dim.is_var() && dim.type.value == format::Datatype::STRING_ASCII) {
-        string_dimension(dim, d < given.size() ? given[d] : std::vector<user_range>{}, out);
+        string_dimension(dim, ranges, out);
         continue;
       }
-      const bool fixed = !dim.is_var() && with_coordinate_type(dim.type.value, [&]<class T>() {
-        const auto [dlo, dhi] = dim.domain_as<T>();
-        out.domain = {order_key(dlo), order_key(dhi)};
-        out.integral = std::is_integral_v<T>;
-        // A current domain (format 22) bounds what may be read: TileDB
-        // refuses ranges outside it (Query::process), and sparse reads
-        // without ranges stay inside it (the same cells where every write
-        // did, as TileDB's writers see to).
-        const auto& cd = schema.current_domain.value;
-        std::optional<std::pair<T, T>> current;
-        if (!cd.empty && d < cd.ndrectangle.value.ranges.size())
-          current = cd.ndrectangle.value.ranges[d].template as<T>();
-        if (d >= given.size() || given[d].empty()) {
-          if (current && crop) out.ranges.push_back({order_key(current->first), order_key(current->second)});
-          else out.ranges.push_back(out.domain);
-          return;
-        }
-        for (const auto& r : given[d]) {
-          const std::string who = "tilefmt: query: range " + r.describe() + " of dimension \"" + dim.name.value + "\"";
-          if (r.text) throw std::invalid_argument(who + ": the dimension's coordinates are numbers, not strings");
-          T lo = convert<T>(r.lo, who), hi = convert<T>(r.hi, who);
-          if (lo > hi) throw std::invalid_argument(who + " is empty (lo > hi)");
-          if (lo < dlo || hi > dhi) {
-            if (!crop)
-              throw std::invalid_argument(who + " is outside the domain [" + std::to_string(dlo) + ", " +
-                                          std::to_string(dhi) + "]");
-            if (hi < dlo || lo > dhi) continue;  // nothing of it in the domain
-            lo = std::max(lo, dlo);
-            hi = std::min(hi, dhi);
-          }
-          if (current && (lo < current->first || hi > current->second))
-            throw std::invalid_argument(who + " is outside the current domain [" + std::to_string(current->first) +
-                                        ", " + std::to_string(current->second) + "] (TileDB refuses it too)");
-          add(out, {order_key(lo), order_key(hi)});
-        }
-      });
-      if (!fixed)
+      if (dim.is_var() || !numeric_dimension(schema, d, ranges, crop, out))
         throw std::invalid_argument("tilefmt: query: dimension \"" + dim.name.value + "\" has " +
                                     std::string(format::codec_enum_name(dim.type.value)) +
                                     " coordinates; queries read fixed-size and ASCII string dimensions");
@@ -203,6 +169,72 @@ public:
 
 private:
   subarray() = default;
+
+  /// What the range checks need of a coordinate type: chosen once per
+  /// dimension, so that the checks are compiled once rather than once per
+  /// type (they compare keys through `less`, which is the type's own order:
+  /// the keys' order differs from it for -0.0 and 0.0).
+  struct bound_ops {
+    std::uint64_t (*key)(const range_value&, const std::string& who);
+    bool (*less)(std::uint64_t, std::uint64_t);
+    std::string (*text)(std::uint64_t);
+
+    template <class T>
+    static bound_ops of() {
+      return {[](const range_value& v, const std::string& who) { return order_key(convert<T>(v, who)); },
+              [](std::uint64_t a, std::uint64_t b) { return from_order_key<T>(a) < from_order_key<T>(b); },
+              [](std::uint64_t k) { return std::to_string(from_order_key<T>(k)); }};
+    }
+  };
+
+  /// A fixed-size dimension's ranges, as keys; false when its coordinates
+  /// are not of a type queries read. A current domain (format 22) bounds
+  /// what may be read: TileDB refuses ranges outside it (Query::process), and
+  /// sparse reads without ranges stay inside it (the same cells where every
+  /// write did, as TileDB's writers see to).
+  static bool numeric_dimension(const format::ArraySchema& schema, std::size_t d, const std::vector<user_range>& given,
+                                bool crop, dimension_ranges& out) {
+    const auto& dim = schema.domain.dimensions.value[d];
+    const auto& cd = schema.current_domain.value;
+    const bool has_current = !cd.empty && d < cd.ndrectangle.value.ranges.size();
+    key_range current{};
+    bound_ops ops{};
+    if (!with_coordinate_type(dim.type.value, [&]<class T>() {
+          const auto [dlo, dhi] = dim.domain_as<T>();
+          out.domain = {order_key(dlo), order_key(dhi)};
+          out.integral = std::is_integral_v<T>;
+          if (has_current) {
+            const auto [clo, chi] = cd.ndrectangle.value.ranges[d].template as<T>();
+            current = {order_key(clo), order_key(chi)};
+          }
+          ops = bound_ops::of<T>();
+        }))
+      return false;
+    if (given.empty()) {
+      out.ranges.push_back(has_current && crop ? current : out.domain);
+      return true;
+    }
+    const key_range dom = out.domain;
+    for (const auto& r : given) {
+      const std::string who = "tilefmt: query: range " + r.describe() + " of dimension \"" + dim.name.value + "\"";
+      if (r.text) throw std::invalid_argument(who + ": the dimension's coordinates are numbers, not strings");
+      std::uint64_t lo = ops.key(r.lo, who), hi = ops.key(r.hi, who);
+      if (ops.less(hi, lo)) throw std::invalid_argument(who + " is empty (lo > hi)");
+      if (ops.less(lo, dom.lo) || ops.less(dom.hi, hi)) {
+        if (!crop)
+          throw std::invalid_argument(who + " is outside the domain [" + ops.text(dom.lo) + ", " + ops.text(dom.hi) +
+                                      "]");
+        if (ops.less(hi, dom.lo) || ops.less(dom.hi, lo)) continue;  // nothing of it in the domain
+        if (ops.less(lo, dom.lo)) lo = dom.lo;
+        if (ops.less(dom.hi, hi)) hi = dom.hi;
+      }
+      if (has_current && (ops.less(lo, current.lo) || ops.less(current.hi, hi)))
+        throw std::invalid_argument(who + " is outside the current domain [" + ops.text(current.lo) + ", " +
+                                    ops.text(current.hi) + "] (TileDB refuses it too)");
+      add(out, {lo, hi});
+    }
+    return true;
+  }
 
   /// A string dimension's ranges: strings only, lo <= hi; none given: all.
   static void string_dimension(const format::Dimension& dim, const std::vector<user_range>& given,
