@@ -34,7 +34,7 @@ struct timestamped_path {
   friend bool operator<(const timestamped_path& a, const timestamped_path& b) {
     if (a.name.t1 != b.name.t1) return a.name.t1 < b.name.t1;
     if (a.name.t2 != b.name.t2) return a.name.t2 < b.name.t2;
-    return a.path.string() < b.path.string();
+    return a.path.native() < b.path.native();  // the string itself: string() copies it
   }
 };
 
@@ -64,6 +64,25 @@ struct listing {
 };
 
 namespace detail {
+
+/// Sorts timestamped files in TileDB's order. Sorting them in place would
+/// compile a sort that moves paths for every element type (about 20 kB
+/// each); this sorts pointers, the same sort for every list.
+inline std::vector<std::size_t> timestamp_order(std::vector<const timestamped_path*> files) {
+  std::vector<std::size_t> order(files.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return *files[a] < *files[b]; });
+  return order;
+}
+template <class T>
+void sort_timestamped(std::vector<T>& v) {
+  std::vector<const timestamped_path*> files;
+  for (const auto& f : v) files.push_back(&f);
+  std::vector<T> sorted;
+  sorted.reserve(v.size());
+  for (const std::size_t i : timestamp_order(std::move(files))) sorted.push_back(std::move(v[i]));
+  v = std::move(sorted);
+}
 
 inline bool fully_within(const format::TimestampedName& n, std::uint64_t start, std::uint64_t end) {
   return n.t1 >= start && n.t2 <= end;
@@ -239,7 +258,7 @@ inline listing list_array(const storage::backend& st, const fs::path& root, std:
   std::vector<timestamped_path> schemas;
   for (const auto& p : files(root / "__schema"))  // not __enumerations/
     schemas.push_back({p, format::parse_timestamped_name(p.filename().string())});
-  std::sort(schemas.begin(), schemas.end());
+  detail::sort_timestamped(schemas);
   for (const auto& s : schemas) out.schemas.push_back(s.path);
   // The schema in force is the last one written at or before `end`.
   out.latest_schema = out.schemas.empty() ? fs::path{} : out.schemas.front();
@@ -287,7 +306,7 @@ inline listing list_array(const storage::backend& st, const fs::path& root, std:
     if (!detail::selected(name, start, end, sparse_array)) continue;
     out.fragments.push_back({p, name});
   }
-  std::sort(out.fragments.begin(), out.fragments.end());
+  detail::sort_timestamped(out.fragments);
 
   // Array metadata: vacuum files there name consolidated-away files.
   auto meta_entries = files(root / "__meta");
@@ -299,12 +318,12 @@ inline listing list_array(const storage::backend& st, const fs::path& root, std:
     if (meta_vacuumed.count(n) != 0 || !detail::fully_within(name, start, end)) continue;
     out.metadata.push_back({p, name});
   }
-  std::sort(out.metadata.begin(), out.metadata.end());
+  detail::sort_timestamped(out.metadata);
 
   for (const auto& dir : {root, root / "__fragment_meta"})
     for (const auto& p : files(dir))
       if (p.extension() == ".meta") out.fragment_meta.push_back({p, format::parse_timestamped_name(p.filename().string())});
-  std::sort(out.fragment_meta.begin(), out.fragment_meta.end());
+  detail::sort_timestamped(out.fragment_meta);
 
   std::set<fs::path> commit_files;
   for (const auto& p : commit_entries)
@@ -316,7 +335,7 @@ inline listing list_array(const storage::backend& st, const fs::path& root, std:
   for (auto& c : detail::held_delete_commits(st, root, commit_entries))
     if (commit_files.insert(c.path).second && detail::fully_within(c.name, start, end))
       out.delete_commits.push_back(std::move(c));
-  std::sort(out.delete_commits.begin(), out.delete_commits.end());
+  detail::sort_timestamped(out.delete_commits);
   return out;
 }
 #endif
