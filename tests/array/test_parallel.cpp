@@ -98,7 +98,7 @@ TEST_CASE("ordered_tasks: a claimed task runs unless a lower one failed, whoever
     ran.push_back(i);
     throw std::runtime_error("task " + std::to_string(i));
   };
-  tilefmt::array::detail::ordered_tasks<decltype(fail)> tasks(5, fail);
+  tilefmt::array::detail::ordered_tasks tasks(5, fail);
   const std::size_t second = tasks.claim();
   REQUIRE(second == 1);
   const std::size_t third = tasks.claim();

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "tilefmt/array/dense_grid.hpp"
+#include "tilefmt/array/detail/function_ref.hpp"
 #include "tilefmt/array/detail/parallel.hpp"
 #include "tilefmt/array/detail/read_plan.hpp"
 // fragment::read_values_in_chunks, a member template, is defined there
@@ -167,9 +168,10 @@ struct tile_part {
 };
 
 /// Calls f(tile_part) for each space tile of fragment grid `g` that holds
-/// cells of subarray `s`, visiting only those tiles.
-template <class F>
-void for_each_tile_part(const dense_grid& g, const cell_box& s, F&& f) {
+/// cells of subarray `s`, visiting only those tiles. (Called once per tile:
+/// a function_ref keeps one copy of the walk, and of for_each_tile_batch
+/// below, for all their callers.)
+inline void for_each_tile_part(const dense_grid& g, const cell_box& s, function_ref<void(const tile_part&)> f) {
   const std::size_t nd = g.dim_num();
   std::vector<std::uint64_t> first(nd), last(nd);
   for (std::size_t d = 0; d < nd; ++d) {
@@ -368,8 +370,8 @@ struct tile_work {
 /// threads are busy without the bookkeeping of a whole fragment held at
 /// once; with several, a tile can hold parts of ranges far apart in the
 /// iteration, so all come in one batch.
-template <class F>
-void for_each_tile_batch(const dense_grid& g, const std::vector<cell_box>& boxes, unsigned threads, F&& run) {
+inline void for_each_tile_batch(const dense_grid& g, const std::vector<cell_box>& boxes, unsigned threads,
+                                function_ref<void(const std::vector<tile_work>&)> run) {
   constexpr std::uint64_t batch_cells = std::uint64_t{1} << 16;
   constexpr std::size_t most_tiles = std::size_t{1} << 16;
   const std::size_t least_tiles = 8 * std::size_t{thread_count(threads)};

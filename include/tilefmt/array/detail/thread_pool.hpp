@@ -21,6 +21,8 @@
 #include <pthread.h>
 #endif
 
+#include "tilefmt/array/detail/function_ref.hpp"
+
 namespace tilefmt::array::detail {
 
 /// Tasks fn(0) .. fn(n - 1), claimed in increasing order by any number of
@@ -28,11 +30,11 @@ namespace tilefmt::array::detail {
 /// unless a lower one has already failed, so the lowest task that fails
 /// always runs: the error kept does not depend on how the threads ran (a
 /// column whose data file is gone names tile 0 every time), and tasks above
-/// a failure are skipped.
-template <class Fn>
+/// a failure are skipped. `fn` is a function_ref, so that this and the
+/// pool's job are compiled once, not once per caller's lambda.
 class ordered_tasks {
 public:
-  ordered_tasks(std::size_t n, Fn& fn) : n_(n), fn_(fn) {}
+  ordered_tasks(std::size_t n, function_ref<void(std::size_t)> fn) : n_(n), fn_(fn) {}
   ordered_tasks(const ordered_tasks&) = delete;
   ordered_tasks& operator=(const ordered_tasks&) = delete;
 
@@ -62,7 +64,7 @@ public:
 
 private:
   std::size_t n_;
-  Fn& fn_;
+  function_ref<void(std::size_t)> fn_;
   std::atomic<std::size_t> next_{1};
   std::atomic<std::size_t> failed_at_{static_cast<std::size_t>(-1)};  // lowered only under error_m_
   std::mutex error_m_;
@@ -104,9 +106,8 @@ public:
   /// pool threads; tasks are claimed in increasing order, the first by this
   /// thread. After a task throws no more are claimed; the lowest failed
   /// task's error is rethrown once every thread has left the job.
-  template <class Fn>
-  void run(std::size_t n, unsigned helpers, Fn& fn) {
-    job_of<Fn> j(n, fn);
+  void run(std::size_t n, unsigned helpers, function_ref<void(std::size_t)> fn) {
+    job_of j(n, fn);
     if (helpers > 0 && n > 1) {
       j.wanted = helpers;
       post(j);
@@ -131,16 +132,15 @@ private:
     unsigned active = 0;          // pool threads inside run (under m_)
   };
 
-  template <class Fn>
   struct job_of : job {
-    job_of(std::size_t n, Fn& fn) : tasks(n, fn) {
+    job_of(std::size_t n, function_ref<void(std::size_t)> fn) : tasks(n, fn) {
       run = [](job& self) {
         auto& me = static_cast<job_of&>(self);
         me.tasks.work(me.tasks.claim());
       };
     }
 
-    ordered_tasks<Fn> tasks;
+    ordered_tasks tasks;
   };
 
   thread_pool() = default;
