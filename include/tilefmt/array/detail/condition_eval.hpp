@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "tilefmt/array/column.hpp"
+#include "tilefmt/array/detail/coordinates.hpp"
 #include "tilefmt/array/detail/function_ref.hpp"
 #include "tilefmt/array/fragment.hpp"
 #include "tilefmt/filter/stage.hpp"
@@ -201,6 +202,11 @@ private:
     }
   }
 
+  static void sort_unique(std::vector<std::uint64_t>& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  }
+
   /// out[k] = cmp(value k, rhs) over `n` values of T stored back to back at `p`.
   template <class T, class Cmp>
   static void compare_values(const std::byte* p, std::size_t n, T rhs, std::uint8_t* out, Cmp cmp) {
@@ -329,21 +335,27 @@ private:
         if constexpr (std::is_arithmetic_v<T>) {
           const std::byte* p = fixed_cells(*t, sizeof(T), cells, scratch, name);
           if (!set) return compare_op<T>(v.op, p, n, codec::load_le<T>(value.data()), out);
-          // Sorted members; a NaN member equals no cell, nor a NaN cell any member.
+          // Members and cells as order keys, so that sorting the members is
+          // compiled once, not once per type; a float zero as +0.0 (-0.0 ==
+          // 0.0). A NaN member equals no cell, nor a NaN cell any member.
           auto number = [](T x) {
             if constexpr (std::is_floating_point_v<T>) return !std::isnan(x);
             else return (void)x, true;
           };
-          std::vector<T> sorted;
+          auto key = [](T x) {
+            if constexpr (std::is_floating_point_v<T>)
+              if (x == T{0}) x = T{0};
+            return order_key(x);
+          };
+          std::vector<std::uint64_t> sorted;
           for (const auto& m : members) {
             const T x = codec::load_le<T>(m.data());
-            if (number(x)) sorted.push_back(x);
+            if (number(x)) sorted.push_back(key(x));
           }
-          std::sort(sorted.begin(), sorted.end());
-          sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+          sort_unique(sorted);
           for (std::size_t k = 0; k < n; ++k) {
             const T x = codec::load_le<T>(p + k * sizeof(T));
-            out[k] = (number(x) && std::binary_search(sorted.begin(), sorted.end(), x)) == in ? 1 : 0;
+            out[k] = (number(x) && std::binary_search(sorted.begin(), sorted.end(), key(x))) == in ? 1 : 0;
           }
         } else {
           throw error("field \"" + name + "\" has values conditions cannot compare");
