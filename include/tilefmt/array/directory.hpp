@@ -67,7 +67,7 @@ namespace detail {
 
 /// Sorts timestamped files in TileDB's order. Sorting them in place would
 /// compile a sort that moves paths for every element type (about 20 kB
-/// each); this sorts pointers, the same sort for every list.
+/// each); this sorts their positions, one sort for every kind of list.
 inline std::vector<std::size_t> timestamp_order(std::vector<const timestamped_path*> files) {
   std::vector<std::size_t> order(files.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
