@@ -13,7 +13,7 @@ Run it with a Python that has TileDB-Py and numpy installed. The cases:
                    `A[:] = {...}`, tilefmt with cell_layout::row_major
   dense-storage    the same, tilefmt with cell_layout::storage
   dense-row-major-stream, dense-storage-stream
-                   the same two, tilefmt's dense_fragment::stream() writing
+                   the same two, tilefmt's dense_writer::stream() writing
                    each tile to its data file as it is encoded (not run
                    unless asked for with --cases)
   sparse           a 2-D sparse array, int64 dimensions "x" in [0, 3999] and
@@ -21,7 +21,7 @@ Run it with a Python that has TileDB-Py and numpy installed. The cases:
                    100,000), 10 million cells (every cell of the domain) in a
                    random order, the same two attributes: TileDB-Py as
                    `A[x, y] = {...}` (an unordered write), tilefmt with
-                   sparse_fragment
+                   sparse_writer
 
 Each write goes into a fresh copy of an empty array (made by TileDB-Py), in
 its own process, with 1 thread (both pinned to core 0 with taskset, TileDB-Py

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "process_memory.hpp"
-#include "tilefmt/array/array.hpp"
+#include "tilefmt/array/read/array.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Reads a region of a TileDB array's int32 attribute with a tilefmt query
-// (array/query.hpp) and prints how long it took and how much memory it
+// (array/read/query.hpp) and prints how long it took and how much memory it
 // needed. Driven by bench/compare_query.py, which runs TileDB-Py on the same
 // array and region in the same run.
 //
@@ -13,7 +13,7 @@
 // answers, the checksum the sum's bits; --aggregate-cells the same without
 // the tile metadata (query::use_tile_metadata(false)). --where-gt X reads
 // only the cells whose ATTRIBUTE (float64) is greater than X (a query
-// condition, array/condition.hpp).
+// condition, array/model/condition.hpp).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "process_memory.hpp"
-#include "tilefmt/array/condition.hpp"
-#include "tilefmt/array/query.hpp"
+#include "tilefmt/array/model/condition.hpp"
+#include "tilefmt/array/read/query.hpp"
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";

@@ -8,12 +8,12 @@
 // TEMPLATE is an empty array (schema only), copied to OUT before each write
 // (outside the timing; OUT is left holding the last write). KIND is
 // dense-row-major or dense-storage (1-D: attributes "a" int32 and "b" float64
-// over the whole domain; with a `-stream` suffix, dense_fragment::stream():
+// over the whole domain; with a `-stream` suffix, dense_writer::stream():
 // each tile appended to its data file as it is encoded), or sparse (2-D: int64 dimensions "x" and "y", the
 // same attributes). DATA is a folder of raw little-endian files: a.bin,
 // b.bin, and for sparse x.bin, y.bin. The files are read into memory first;
 // the timed part is what a program writing the cells does: open the array
-// (dense_fragment / sparse_fragment), set every field, commit. Prints one
+// (dense_writer / sparse_writer), set every field, commit. Prints one
 // JSON object: best and median wall time, the input bytes, and the peak
 // resident memory the writes added (VmHWM minus the resident size after the
 // input was read).
@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "process_memory.hpp"
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/write.hpp"
 
 namespace {
 
@@ -81,14 +81,14 @@ int main(int argc, char** argv) {
       if (r == 0) before = tilefmt::bench::memory_mark::now();
       const auto t0 = std::chrono::steady_clock::now();
       if (kind == "sparse") {
-        ta::sparse_fragment f(out);
+        ta::sparse_writer f(out);
         f.threads(threads);
         f.set_coords<std::int64_t>("x", x).set_coords<std::int64_t>("y", y);
         f.set<std::int32_t>("a", a).set<double>("b", b);
         f.commit();
       } else {
         const auto layout = kind.rfind("dense-storage", 0) == 0 ? ta::cell_layout::storage : ta::cell_layout::row_major;
-        ta::dense_fragment f(out, {{0, static_cast<std::int64_t>(a.size()) - 1}}, layout);
+        ta::dense_writer f(out, {{0, static_cast<std::int64_t>(a.size()) - 1}}, layout);
         f.threads(threads);
         if (kind.ends_with("-stream")) f.stream();
         f.set<std::int32_t>("a", a).set<double>("b", b);

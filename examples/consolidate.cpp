@@ -1,11 +1,11 @@
 // tilefmt-consolidate: compacting a TileDB array without libtiledb, as
 // TileDB's consolidate and vacuum do (tilefmt-inspect's sibling).
 //
-//   tilefmt-consolidate ARRAY                       fragments into one (array/consolidate.hpp)
+//   tilefmt-consolidate ARRAY                       fragments into one (array/maintain/consolidate.hpp)
 //   tilefmt-consolidate ARRAY --mode MODE           what to consolidate (sm.consolidation.mode):
 //       fragments (default), array_meta (--metadata), commits (a .con file listing the
 //       commit files) or fragment_meta (a .meta file holding every fragment's footer)
-//   tilefmt-consolidate ARRAY --vacuum              then remove what was replaced (array/vacuum.hpp)
+//   tilefmt-consolidate ARRAY --vacuum              then remove what was replaced (array/maintain/vacuum.hpp)
 //   tilefmt-consolidate ARRAY --vacuum-only         only remove what earlier consolidations replaced
 //   options: --start MS --end MS                    what was written in this time range (default: all)
 //            --amplification X                      dense arrays (default 1.0, as TileDB)
@@ -24,8 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include <tilefmt/array/consolidate.hpp>
-#include <tilefmt/array/vacuum.hpp>
+#include <tilefmt/array/maintain/consolidate.hpp>
+#include <tilefmt/array/maintain/vacuum.hpp>
 
 namespace fs = std::filesystem;
 using namespace tilefmt;

@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
-#include <tilefmt/array/array.hpp>
-#include <tilefmt/array/query.hpp>
+#include <tilefmt/array/read/array.hpp>
+#include <tilefmt/array/read/query.hpp>
 #include <tilefmt/format/print.hpp>
 #ifdef TILEFMT_INSPECT_S3
 #include <tilefmt/storage/s3.hpp>

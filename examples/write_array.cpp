@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/write.hpp"
 #include "tilefmt/filter/bitshuffle.hpp"
 #include "tilefmt/filter/byteshuffle.hpp"
 #include "tilefmt/filter/lz4.hpp"
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     std::string schema_name = array::create(argv[1], schema);
 
     // The top half of the array: rows 1-8, every column (three tiles).
-    array::dense_fragment frag(argv[1], {{1, 8}, {1, 12}}, array::cell_layout::storage);
+    array::dense_writer frag(argv[1], {{1, 8}, {1, 12}}, array::cell_layout::storage);
     std::vector<std::int32_t> count;
     std::vector<double> reading;
     std::vector<std::string> station;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/write.hpp"
 #include "tilefmt/filter/bit_width_reduction.hpp"
 #include "tilefmt/filter/zstd.hpp"
 #include "tilefmt/format/print.hpp"
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
       note.push_back(i % 50 == 0 ? "calibrated" : "");
       has_note.push_back(i % 50 == 0);
     }
-    array::sparse_fragment frag(argv[1]);
+    array::sparse_writer frag(argv[1]);
     frag.set_coords("time", time).set_coords("sensor", sensor);
     frag.set<Levels>("level", level).set_var("note", note, has_note);
     std::string name = frag.commit();

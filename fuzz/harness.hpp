@@ -30,7 +30,7 @@ inline constexpr std::uint64_t max_allocation = std::uint64_t{64} << 20;
 
 /// Runs `f`; the library's refusals of bad input end it quietly, anything
 /// else escapes to libFuzzer. std::overflow_error is SUM's answer to values
-/// whose sum does not fit (array/aggregate.hpp, as TileDB's).
+/// whose sum does not fit (array/read/aggregate.hpp, as TileDB's).
 template <class F>
 void guarded(F&& f) {
   try {

@@ -17,16 +17,16 @@
 #include <vector>
 
 #include "harness.hpp"
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/detail/legacy.hpp"
-#include "tilefmt/array/detail/schema_file.hpp"
-#include "tilefmt/array/query.hpp"
+#include "tilefmt/array/model/legacy.hpp"
+#include "tilefmt/array/model/schema_file.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/read/query.hpp"
 #include "tilefmt/filter/generic_tile.hpp"
 #include "tilefmt/filter/runtime_pipeline.hpp"
 #include "tilefmt/format/legacy.hpp"
+#include "tilefmt/format/print.hpp"
 #include "tilefmt/storage/local.hpp"
 #include "tilefmt/storage/memory.hpp"
-#include "tilefmt/format/print.hpp"
 
 namespace tilefmt::fuzz {
 

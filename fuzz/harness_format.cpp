@@ -9,16 +9,16 @@
 #include <vector>
 
 #include "harness.hpp"
-#include "tilefmt/array/directory.hpp"
+#include "tilefmt/array/model/directory.hpp"
 #include "tilefmt/format/array_metadata.hpp"
 #include "tilefmt/format/array_schema.hpp"
 #include "tilefmt/format/commit_files.hpp"
 #include "tilefmt/format/fragment_metadata.hpp"
 #include "tilefmt/format/legacy.hpp"
 #include "tilefmt/format/names.hpp"
-#include "tilefmt/storage/memory.hpp"
 #include "tilefmt/format/print.hpp"
 #include "tilefmt/format/query_condition.hpp"
+#include "tilefmt/storage/memory.hpp"
 #include "formats/elf.hpp"
 #include "formats/png.hpp"
 #include "formats/wav.hpp"

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <numeric>
 
-#include <tilefmt/array/array.hpp>
-#include <tilefmt/array/query.hpp>
+#include <tilefmt/array/read/array.hpp>
+#include <tilefmt/array/read/query.hpp>
 
 int main(int argc, char** argv) {
   if (argc < 2) return 2;

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <vector>
 
-#include <tilefmt/array/writer.hpp>
+#include <tilefmt/array/write.hpp>
 
 namespace array = tilefmt::array;
 namespace format = tilefmt::format;
@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
                                            .dimensions = {format::make_dimension<std::int32_t>("rows", 1, 8, 4)},
                                            .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32})}});
   array::create(argv[1], schema);
-  array::dense_fragment frag(argv[1], {{1, 8}});
+  array::dense_writer frag(argv[1], {{1, 8}});
   frag.set("a", std::vector<std::int32_t>{1, 2, 3, 4, 5, 6, 7, 8});
   std::puts(frag.commit().c_str());
   return 0;

@@ -24,8 +24,8 @@
 #include <utility>
 #include <vector>
 
-#include "tilefmt/array/query.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/read/query.hpp"
+#include "tilefmt/array/write.hpp"
 #include "tilefmt/storage/s3.hpp"
 
 namespace nb = nanobind;
@@ -510,7 +510,7 @@ std::string write_dense(const std::string& path, const std::vector<std::pair<std
                         const nb::dict& attrs, std::optional<std::uint64_t> timestamp, const nb::bytes& key,
                         const config_map& config) {
   ta::write_options opt = writing(path, key, config);
-  ta::dense_fragment frag(path, subarray, ta::cell_layout::row_major, opt);
+  ta::dense_writer frag(path, subarray, ta::cell_layout::row_major, opt);
   for (auto [k, v] : attrs) set_attribute(frag, nb::cast<std::string>(k), v);
   opt.timestamp = timestamp;
   nb::gil_scoped_release unlocked;  // tiles encode meanwhile
@@ -522,7 +522,7 @@ std::string write_dense(const std::string& path, const std::vector<std::pair<std
 std::string write_sparse(const std::string& path, const nb::dict& coords, const nb::dict& attrs,
                          std::optional<std::uint64_t> timestamp, const nb::bytes& key, const config_map& config) {
   ta::write_options opt = writing(path, key, config);
-  ta::sparse_fragment frag(path, opt);
+  ta::sparse_writer frag(path, opt);
   for (auto [k, v] : coords) {
     const auto name = nb::cast<std::string>(k);
     if (nb::isinstance<nb::list>(v)) {

@@ -3,4 +3,4 @@
 #define TILEFMT_COMPILED_BUILD 1
 #define TILEFMT_COMPILED_INSTANTIATE 1
 
-#include "tilefmt/array/detail/compiled_instances.hpp"
+#include "tilefmt/array/model/compiled_instances.hpp"

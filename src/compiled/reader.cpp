@@ -2,5 +2,5 @@
 // query::read), compiled once. See include/tilefmt/array/detail/compiled.hpp.
 #define TILEFMT_COMPILED_BUILD 1
 
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/query.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/read/query.hpp"

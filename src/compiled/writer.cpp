@@ -2,4 +2,4 @@
 // fragments), compiled once. See include/tilefmt/array/detail/compiled.hpp.
 #define TILEFMT_COMPILED_BUILD 1
 
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/write.hpp"

@@ -61,8 +61,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/write.hpp"
 #include "tilefmt/filter/bitshuffle.hpp"
 #include "tilefmt/filter/byteshuffle.hpp"
 #include "tilefmt/filter/lz4.hpp"
@@ -185,11 +185,11 @@ private:
 
 /// A dense fragment of band `band` (of `bands`) with a label of its own;
 /// its cells depend on the label, so the label is chosen before the cells.
-array::dense_fragment make_dense(const fs::path& root, const std::string& label, int band, int bands,
+array::dense_writer make_dense(const fs::path& root, const std::string& label, int band, int bands,
                                  std::shared_ptr<storage::backend> st) {
   const std::uint64_t seed = seed_of(label);
   const dense_region g = dense_region_of(seed, band, bands);
-  array::dense_fragment frag(root, {{g.r0, g.r1}, {g.c0, g.c1}}, array::cell_layout::row_major, std::move(st));
+  array::dense_writer frag(root, {{g.r0, g.r1}, {g.c0, g.c1}}, array::cell_layout::row_major, std::move(st));
   const std::size_t n = static_cast<std::size_t>(frag.cell_num());
   std::vector<std::int32_t> a(n);
   std::vector<double> b(n);
@@ -210,7 +210,7 @@ array::dense_fragment make_dense(const fs::path& root, const std::string& label,
   return frag;
 }
 
-array::sparse_fragment make_sparse(const fs::path& root, const std::string& label, int band,
+array::sparse_writer make_sparse(const fs::path& root, const std::string& label, int band,
                                    std::shared_ptr<storage::backend> st) {
   const std::uint64_t seed = seed_of(label);
   const std::int64_t base = sparse_base(seed, band);
@@ -229,7 +229,7 @@ array::sparse_fragment make_sparse(const fs::path& root, const std::string& labe
     b.push_back(cell_double(h));
     s.push_back(cell_string(h));
   }
-  array::sparse_fragment frag(root, std::move(st));
+  array::sparse_writer frag(root, std::move(st));
   frag.set_coords<std::int64_t>("x", x).set_coords<std::int32_t>("y", y);
   frag.set<IntP>("a", a).set<FloatP>("b", b).set_var("s", s);
   return frag;
@@ -285,8 +285,8 @@ int run_writer(int argc, char** argv) {
     array::write_options opt{.label = label};
     if (t0) opt.timestamp = *t0 + static_cast<std::uint64_t>(k);
     if (same_ms && k % 2 == 0) opt.timestamp = *same_ms + static_cast<std::uint64_t>(k);
-    std::optional<array::dense_fragment> d;
-    std::optional<array::sparse_fragment> s;
+    std::optional<array::dense_writer> d;
+    std::optional<array::sparse_writer> s;
     if (kind == 0) d.emplace(make_dense(dense, label, band, bands, st));
     else s.emplace(make_sparse(sparse, label, band, st));
     say("c " + std::to_string(kind) + " " + label);

@@ -1,6 +1,6 @@
 // Opening arrays: listing, time travel, metadata, fragments read back, and
 // damaged arrays giving errors that name the file (never a crash).
-#include "tilefmt/array/array.hpp"
+#include "tilefmt/array/read/array.hpp"
 
 #include <filesystem>
 

@@ -1,7 +1,7 @@
 // Whole-column reads: the column<T> buffer, read_into a caller's buffer, and
 // the dense fill decision per tile (the fast "whole tile written" test and
 // the per-cell walk must agree).
-#include "tilefmt/array/array.hpp"
+#include "tilefmt/array/read/array.hpp"
 
 #include <algorithm>
 #include <cstdint>

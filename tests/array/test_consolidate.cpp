@@ -5,7 +5,7 @@
 // timestamp, a consolidation stopped after any of its file operations
 // leaves the array reading as before, and vacuum removes what TileDB's
 // vacuum removes.
-#include "tilefmt/array/consolidate.hpp"
+#include "tilefmt/array/maintain/consolidate.hpp"
 
 #include <unistd.h>
 
@@ -16,10 +16,11 @@
 #include "../support/forwarding_backend.hpp"
 #include "../support/result_rows.hpp"
 #include "../support/testing.hpp"
-#include "tilefmt/array/query.hpp"
-#include "tilefmt/array/schema_evolution.hpp"
-#include "tilefmt/array/vacuum.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/maintain.hpp"
+#include "tilefmt/array/maintain/schema_evolution.hpp"
+#include "tilefmt/array/maintain/vacuum.hpp"
+#include "tilefmt/array/read/query.hpp"
+#include "tilefmt/array/write.hpp"
 #include "tilefmt/storage/local.hpp"
 
 namespace test_consolidate {
@@ -108,7 +109,7 @@ format::ArraySchema dense_schema(std::int32_t hi, std::int32_t extent) {
 
 /// A dense fragment over `box` (rows x the whole 6 columns), values from `seed`.
 void write_dense(const fs::path& root, std::pair<std::int32_t, std::int32_t> rows, int seed, std::uint64_t t) {
-  array::dense_fragment f(root, {{rows.first, rows.second}, {1, 6}});
+  array::dense_writer f(root, {{rows.first, rows.second}, {1, 6}});
   std::vector<std::int32_t> a;
   std::vector<std::string> s;
   std::vector<std::uint8_t> valid;
@@ -133,7 +134,7 @@ format::ArraySchema sparse_schema(bool dups) {
 }
 
 void write_sparse(const fs::path& root, std::vector<std::int64_t> xs, int seed, std::uint64_t t) {
-  array::sparse_fragment f(root);
+  array::sparse_writer f(root);
   std::vector<double> v;
   std::vector<std::string> s;
   for (std::size_t i = 0; i < xs.size(); ++i) {

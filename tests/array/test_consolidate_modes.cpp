@@ -15,10 +15,11 @@
 
 #include "../support/result_rows.hpp"
 #include "../support/testing.hpp"
-#include "tilefmt/array/consolidate.hpp"
-#include "tilefmt/array/query.hpp"
-#include "tilefmt/array/vacuum.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/maintain.hpp"
+#include "tilefmt/array/maintain/consolidate.hpp"
+#include "tilefmt/array/maintain/vacuum.hpp"
+#include "tilefmt/array/read/query.hpp"
+#include "tilefmt/array/write.hpp"
 #include "tilefmt/storage/local.hpp"
 
 namespace test_consolidate_modes {

@@ -1,7 +1,7 @@
 // Coordinate keys: order_key orders every coordinate type as an unsigned
 // integer, and from_order_key gives the coordinate back bit for bit (the
 // sparse reader keeps only the keys and rebuilds the result's coordinates).
-#include "tilefmt/array/detail/coordinates.hpp"
+#include "tilefmt/array/model/coordinates.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -4,7 +4,7 @@
 // tilefmt exception naming the file (and, for data files, the fragment,
 // field and tile), or values read as stored; the other fragments read
 // exactly as before. Run under ASan+UBSan too: no crash, no UB.
-#include "tilefmt/array/array.hpp"
+#include "tilefmt/array/read/array.hpp"
 
 #include <filesystem>
 #include <map>

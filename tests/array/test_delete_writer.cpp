@@ -3,7 +3,7 @@
 // TileDB-Py 0.36.1), readers hide the cells, and what TileDB refuses is
 // refused. An update commit TileDB wrote reads as the delete commit of its
 // condition.
-#include "tilefmt/array/delete_writer.hpp"
+#include "tilefmt/array/maintain/delete.hpp"
 
 #include <unistd.h>
 
@@ -12,9 +12,10 @@
 
 #include "../support/result_rows.hpp"
 #include "../support/testing.hpp"
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/query.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/maintain.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/read/query.hpp"
+#include "tilefmt/array/write.hpp"
 
 namespace test_delete_writer {
 
@@ -122,7 +123,7 @@ TEST_CASE("delete_cells hides the cells from readers at or after its timestamp; 
     v.push_back(i);
     s.push_back(i % 2 ? "odd" : "even");
   }
-  array::sparse_fragment(root).set_coords("t", t).set("v", v).set_var("s", s).commit({.timestamp = 1700000000001});
+  array::sparse_writer(root).set_coords("t", t).set("v", v).set_var("s", s).commit({.timestamp = 1700000000001});
   array::delete_cells(root, field("v") < std::int32_t{5} || (field("s") == "odd" && field("t") >= std::int64_t{150}),
                       {.timestamp = 1700000000002});
   // v < 5: 0..4; odd with t >= 150: 15, 17, 19.

@@ -1,7 +1,7 @@
 // The space tiles of a dense region, checked against a brute-force walk over
 // coordinates, in both tile and cell orders, and at the ends of int64 and
 // uint64 domains where signed differences overflow.
-#include "tilefmt/array/dense_grid.hpp"
+#include "tilefmt/array/model/dense_grid.hpp"
 
 #include <limits>
 #include <random>

@@ -3,7 +3,7 @@
 // metadata and the schema in force after schema evolution. The arrays are
 // under tests/data/time_travel (tests/interop/export_time_travel.py); the
 // interop checker also compares them with what TileDB read at many ranges.
-#include "tilefmt/array/array.hpp"
+#include "tilefmt/array/read/array.hpp"
 
 #include <algorithm>
 #include <filesystem>

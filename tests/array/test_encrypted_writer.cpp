@@ -16,12 +16,13 @@
 
 #include "../support/result_rows.hpp"
 #include "../support/testing.hpp"
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/consolidate.hpp"
-#include "tilefmt/array/global_order_writer.hpp"
-#include "tilefmt/array/query.hpp"
-#include "tilefmt/array/vacuum.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/maintain.hpp"
+#include "tilefmt/array/maintain/consolidate.hpp"
+#include "tilefmt/array/maintain/vacuum.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/read/query.hpp"
+#include "tilefmt/array/write.hpp"
+#include "tilefmt/array/write/global_order_writer.hpp"
 #include "tilefmt/filter/byteshuffle.hpp"
 #include "tilefmt/filter/zstd.hpp"
 
@@ -213,7 +214,7 @@ TEST_CASE("encrypted dense array: the files TileDB-Py wrote, once decrypted, byt
     const auto first = static_cast<std::ptrdiff_t>(writes[w].first - 1) % 10, n = writes[w].second - writes[w].first + 1;
     a = std::vector<std::int32_t>(a.begin() + first, a.begin() + first + n);
     s = std::vector<std::string>(s.begin() + first, s.begin() + first + n);
-    array::dense_fragment f(root, {writes[w]}, array::cell_layout::row_major, array::write_options{.encryption_key = key});
+    array::dense_writer f(root, {writes[w]}, array::cell_layout::row_major, array::write_options{.encryption_key = key});
     f.set("a", a).set_var("s", s);
     CHECK(f.commit(same_name_as(frags[w])) == frags[w]);
   }
@@ -235,7 +236,7 @@ TEST_CASE("encrypted sparse array: the files TileDB-Py wrote, once decrypted, by
   const auto frags = dirs_in(original / "__fragments");
   REQUIRE(frags.size() == 1);
   const fs::path dir = expected / frags[0] / "global";
-  array::sparse_fragment f(root, array::write_options{.encryption_key = key});
+  array::sparse_writer f(root, array::write_options{.encryption_key = key});
   f.set_coords("d", load<std::int32_t>(dir / "d.data")).set("a", load<double>(dir / "a.data")).set_var("s", strings(dir, "s"));
   CHECK(f.commit(same_name_as(frags[0])) == frags[0]);
   // schema, commit marker, fragment metadata, a0, a1, a1_var, d0
@@ -244,7 +245,7 @@ TEST_CASE("encrypted sparse array: the files TileDB-Py wrote, once decrypted, by
   // Random IVs: written again, the files differ, and clear to the same bytes.
   const fs::path again = scratch("twin-sparse-again");
   create_like(again, original);
-  array::sparse_fragment g(again, array::write_options{.encryption_key = key});
+  array::sparse_writer g(again, array::write_options{.encryption_key = key});
   g.set_coords("d", load<std::int32_t>(dir / "d.data")).set("a", load<double>(dir / "a.data")).set_var("s", strings(dir, "s"));
   g.commit(same_name_as(frags[0]));
   const fs::path a0 = fs::path("__fragments") / frags[0] / "a0.tdb";
@@ -302,7 +303,7 @@ void write_arrays(const fs::path& root, const std::vector<std::uint8_t>& k) {
   };
   array::create(dense, dense_schema(), with(1700000000000));
   for (int w = 0; w < 2; ++w) {
-    array::dense_fragment f(dense, {{1 + 4 * w, 4 + 4 * w}, {1, 6}}, array::cell_layout::row_major, with(0));
+    array::dense_writer f(dense, {{1 + 4 * w, 4 + 4 * w}, {1, 6}}, array::cell_layout::row_major, with(0));
     std::vector<std::int32_t> a;
     std::vector<double> fv;
     std::vector<std::string> s, kinds;
@@ -324,7 +325,7 @@ void write_arrays(const fs::path& root, const std::vector<std::uint8_t>& k) {
   array::schema_evolution()
       .add_attribute(format::make_attribute({.name = "extra", .type = format::Datatype::UINT16}))
       .evolve(dense, with(1700000000004));
-  array::dense_fragment(dense, {{3, 6}, {4, 6}}, array::cell_layout::row_major, with(0))
+  array::dense_writer(dense, {{3, 6}, {4, 6}}, array::cell_layout::row_major, with(0))
       .set("a", std::vector<std::int32_t>(12, -1))
       .set("f", std::vector<double>(12, 9.5), std::vector<std::uint8_t>(12, 1))
       .set_var("s", std::vector<std::string>(12, "new"), std::vector<std::uint8_t>(12, 1))
@@ -345,7 +346,7 @@ void write_arrays(const fs::path& root, const std::vector<std::uint8_t>& k) {
       name.push_back(i % 4 ? "n\xc3\xa9" + std::to_string(i) : "");
       valid.push_back(i % 6 != 5);
     }
-    array::sparse_fragment(sparse, with(0)).set_coords("t", t).set_coords("id", id).set("v", v).set_var("name", name, valid)
+    array::sparse_writer(sparse, with(0)).set_coords("t", t).set_coords("id", id).set("v", v).set_var("name", name, valid)
         .commit(with(1700000000001 + static_cast<std::uint64_t>(w)));
   }
   array::metadata_writer(sparse, with(0)).put("count", std::vector<std::int64_t>{80}).commit(with(1700000000003));
@@ -406,7 +407,7 @@ TEST_CASE("encrypted arrays: a missing or wrong key is a typed error, for reader
   auto write = [&](const fs::path& p, std::vector<std::uint8_t> k) {
     array::write_options o;
     o.encryption_key = std::move(k);
-    array::sparse_fragment(p, o).set_coords("t", std::vector<std::int64_t>{1}).set_coords("id", std::vector<std::string>{"x"})
+    array::sparse_writer(p, o).set_coords("t", std::vector<std::int64_t>{1}).set_coords("id", std::vector<std::string>{"x"})
         .set("v", std::vector<std::int32_t>{1}).set_var("name", std::vector<std::string>{"n"}, std::vector<std::uint8_t>{1})
         .commit(o);
   };
@@ -442,7 +443,7 @@ TEST_CASE("encrypted arrays: a missing or wrong key is a typed error, for reader
   CHECK_THROWS_AS(array::create(scratch("short"), sparse_schema(), {.encryption_key = short_key}), std::invalid_argument);
   CHECK_FALSE(fs::exists(scratch("short")));
   // A fragment opened with the key commits with it only.
-  array::sparse_fragment f(root, array::write_options{.encryption_key = key});
+  array::sparse_writer f(root, array::write_options{.encryption_key = key});
   f.set_coords("t", std::vector<std::int64_t>{1}).set_coords("id", std::vector<std::string>{"x"}).set("v", std::vector<std::int32_t>{1});
   f.set_var("name", std::vector<std::string>{"n"}, std::vector<std::uint8_t>{1});
   CHECK_THROWS_AS(f.commit({.encryption_key = wrong}), std::invalid_argument);
@@ -498,7 +499,7 @@ TEST_CASE("encrypted arrays: enumeration files are encrypted, extended by evolut
   o.encryption_key = key;
   array::create(root, schema, o);
   array::write_options w{.timestamp = 1700000000010, .encryption_key = key};
-  array::sparse_fragment(root, w)
+  array::sparse_writer(root, w)
       .set_coords<std::int64_t>("x", std::vector<std::int64_t>{1, 2, 3})
       .set<std::int8_t>("color", std::vector<std::int8_t>{2, 0, 1})
       .commit(w);
@@ -544,7 +545,7 @@ TEST_CASE("encrypted arrays: the global-order writer and consolidated fragment m
   CHECK(testing::rows(mine.query().read()) == testing::rows(theirs.query().read()));
 
   // A second fragment, then the footers consolidated into an encrypted `.meta` file.
-  array::sparse_fragment(root, array::write_options{.encryption_key = key})
+  array::sparse_writer(root, array::write_options{.encryption_key = key})
       .set_coords("d", std::vector<std::int32_t>{1, 2})
       .set("a", std::vector<double>{0.5, 1.5})
       .set_var("s", std::vector<std::string>{"p", "q"})

@@ -1,6 +1,6 @@
 // The fields of a fragment, shared by the reader and the writer: footer
 // slots, types, filters and data file names across format versions.
-#include "tilefmt/array/field.hpp"
+#include "tilefmt/array/model/field.hpp"
 
 #include "../support/testing.hpp"
 

@@ -1,6 +1,6 @@
-// array/detail/fill.hpp: unwritten cells of a dense tile take the
+// array/read/fill.hpp: unwritten cells of a dense tile take the
 // attribute's fill value and fill validity.
-#include "tilefmt/array/detail/fill.hpp"
+#include "tilefmt/array/read/fill.hpp"
 
 #include "../support/testing.hpp"
 

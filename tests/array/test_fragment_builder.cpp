@@ -2,8 +2,8 @@
 // which they reach storage (data files, fragment metadata, then the commit
 // marker, so that a reader never sees a committed fragment with a file
 // missing), and the checks on what set() is given.
-#include "tilefmt/array/fragment_builder.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/write.hpp"
+#include "tilefmt/array/write/fragment_builder.hpp"
 
 #include <mutex>
 
@@ -42,7 +42,7 @@ TEST_CASE("fragment_builder: data files, then fragment metadata, then the commit
        .capacity = 2});
   array::create("arr", schema, {.storage = st});
   st->writes.clear();
-  array::sparse_fragment f("arr", st);
+  array::sparse_writer f("arr", st);
   f.set_coords<std::int32_t>("x", std::vector<std::int32_t>{3, 1, 2});
   f.set("a", std::vector<std::int32_t>{30, 10, 20});
   f.set_var("s", std::vector<std::string>{"c", "", "bb"}, std::vector<std::uint8_t>{1, 0, 1});
@@ -63,7 +63,7 @@ TEST_CASE("fragment_builder: set() checks names, types, counts and validity") {
                      .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32}),
                                     format::make_attribute({.name = "n", .type = format::Datatype::INT8, .nullable = true})}}),
                 {.storage = st});
-  array::dense_fragment f("arr", {{1, 4}}, array::cell_layout::row_major, st);
+  array::dense_writer f("arr", {{1, 4}}, array::cell_layout::row_major, st);
   CHECK_THROWS_AS(f.set("nope", std::vector<std::int32_t>(4)), std::invalid_argument);
   CHECK_THROWS_AS(f.set("a", std::vector<std::int64_t>(4)), std::invalid_argument);
   CHECK_THROWS_AS(f.set("a", std::vector<std::int32_t>(3)), std::invalid_argument);

@@ -1,7 +1,7 @@
-// Global-order writes in several submissions (array/global_order_writer.hpp):
+// Global-order writes in several submissions (array/write/global_order_writer.hpp):
 // the files are byte for byte those TileDB 2.30 wrote for the same cells in
 // the same submissions (tests/data/writer/twin_sparse_global, made by
-// tests/data/writer/make_twin.py) and those of one sparse_fragment write of
+// tests/data/writer/make_twin.py) and those of one sparse_writer write of
 // every cell, however the cells are cut into submissions; cells out of the
 // global order are refused; tiles reach storage as they fill, and the writer
 // holds no more than one tile per field between submissions.
@@ -15,9 +15,9 @@
 
 #include <unistd.h>
 
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/global_order_writer.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/write.hpp"
+#include "tilefmt/array/write/global_order_writer.hpp"
 #include "tilefmt/storage/local.hpp"
 #include "tilefmt/storage/memory.hpp"
 
@@ -125,7 +125,7 @@ struct cells {
     return out;
   }
 
-  /// Gives the cells to a sparse_fragment or a global_order_writer.
+  /// Gives the cells to a sparse_writer or a global_order_writer.
   template <class W>
   void set_on(W& w) const {
     w.set_coords("x", x);
@@ -305,7 +305,7 @@ TEST_CASE("global_order_writer: TileDB-Py's global-order write in four submissio
   CHECK(files == theirs.size());
 }
 
-TEST_CASE("global_order_writer: any cut into submissions gives the files of one sparse_fragment write") {
+TEST_CASE("global_order_writer: any cut into submissions gives the files of one sparse_writer write") {
   for (variant v : {variant::twin, variant::strings_col_major_dups, variant::hilbert}) {
     const std::uint64_t capacity = v == variant::twin ? 7 : v == variant::hilbert ? 6 : 5;
     CAPTURE(static_cast<int>(v));
@@ -313,7 +313,7 @@ TEST_CASE("global_order_writer: any cut into submissions gives the files of one 
     const fs::path one = scratch("one");
     array::create(one, schema_of(v, capacity), schema_name_options);
     {
-      array::sparse_fragment f(one);
+      array::sparse_writer f(one);
       given.set_on(f);
       f.commit(fragment_name_options);
     }
@@ -343,7 +343,7 @@ TEST_CASE("global_order_writer: cells out of the global order are refused, the s
   array::create(one, schema_of(variant::twin, 4), schema_name_options);
   const cells given = some_cells(variant::twin, 40, 5);
   {
-    array::sparse_fragment f(one);
+    array::sparse_writer f(one);
     given.set_on(f);
     f.commit(fragment_name_options);
   }
@@ -409,7 +409,7 @@ TEST_CASE("global_order_writer: a check in Hilbert order is by Hilbert value, an
   array::create(one, schema_of(variant::hilbert, 6), schema_name_options);
   const cells given = some_cells(variant::hilbert, 30, 9);
   {
-    array::sparse_fragment f(one);
+    array::sparse_writer f(one);
     given.set_on(f);
     f.commit(fragment_name_options);
   }
@@ -458,7 +458,7 @@ TEST_CASE("global_order_writer: tiles reach storage as they fill; the writer hol
   const fs::path one = scratch("bounded-one");
   array::create(one, schema_of(variant::twin, capacity), schema_name_options);
   {
-    array::sparse_fragment f(one);
+    array::sparse_writer f(one);
     given.set_on(f);
     f.commit(fragment_name_options);
   }
@@ -507,7 +507,7 @@ TEST_CASE("global_order_writer: a writer dropped before finalize leaves no fragm
   array::create(root, schema_of(variant::twin, 4), schema_name_options);
   const cells given = some_cells(variant::twin, 30, 3);
   {
-    array::sparse_fragment f(root);
+    array::sparse_writer f(root);
     given.set_on(f);
     f.commit({1700000000050, std::string("00000000000000000000000000000000")});
   }
@@ -520,7 +520,7 @@ TEST_CASE("global_order_writer: a writer dropped before finalize leaves no fragm
   }
   std::size_t folders = 0;
   for (const auto& e : fs::directory_iterator(root / "__fragments")) folders += e.is_directory();
-  CHECK(folders == 1);  // the sparse_fragment's
+  CHECK(folders == 1);  // the sparse_writer's
   CHECK(array::open(root).fragments().size() == 1);
   fs::remove_all(root);
 }
@@ -542,7 +542,7 @@ format::ArraySchema dense_schema() {
 }
 
 /// Sets every attribute of `f` (a subarray of `n` cells, row-major).
-void set_dense(array::dense_fragment& f, std::size_t n) {
+void set_dense(array::dense_writer& f, std::size_t n) {
   std::vector<std::int32_t> a;
   std::vector<double> d;
   std::vector<std::string> s;
@@ -559,13 +559,13 @@ void set_dense(array::dense_fragment& f, std::size_t n) {
 
 } // namespace
 
-TEST_CASE("dense_fragment::stream: the same files, each tile in storage as it is encoded") {
+TEST_CASE("dense_writer::stream: the same files, each tile in storage as it is encoded") {
   const std::vector<std::pair<std::int64_t, std::int64_t>> sub{{3, 37}, {2, 29}};
   const std::size_t n = 35 * 28;
   const fs::path one = scratch("dense-one");
   array::create(one, dense_schema(), schema_name_options);
   {
-    array::dense_fragment f(one, sub);
+    array::dense_writer f(one, sub);
     set_dense(f, n);
     f.commit(fragment_name_options);
   }
@@ -575,7 +575,7 @@ TEST_CASE("dense_fragment::stream: the same files, each tile in storage as it is
     array::create(root, dense_schema(), schema_name_options);
     auto st = std::make_shared<counting>();
     {
-      array::dense_fragment f(root, sub, array::cell_layout::row_major, st);
+      array::dense_writer f(root, sub, array::cell_layout::row_major, st);
       f.threads(threads).stream(fragment_name_options);
       set_dense(f, n);
       CHECK(st->appended > 0);  // every tile, before commit
@@ -591,13 +591,13 @@ TEST_CASE("dense_fragment::stream: the same files, each tile in storage as it is
   const fs::path root = scratch("dense-dropped");
   array::create(root, dense_schema(), schema_name_options);
   {
-    array::dense_fragment f(root, sub);
+    array::dense_writer f(root, sub);
     f.stream(fragment_name_options);
     set_dense(f, n);
   }
   CHECK(fs::is_empty(root / "__fragments"));
   {
-    array::dense_fragment f(root, sub);
+    array::dense_writer f(root, sub);
     f.set("a", std::vector<std::int32_t>(n));
     CHECK_THROWS_AS(f.stream(), std::logic_error);
   }

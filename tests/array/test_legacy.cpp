@@ -3,9 +3,9 @@
 // and of version 23 (built from the spec)
 // opened through array::open: legacy fragment metadata, zipped coordinates
 // in one __coords file, data files named after attributes.
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/query.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/read/query.hpp"
+#include "tilefmt/array/write.hpp"
 #include "tilefmt/filter/generic_tile.hpp"
 #include "tilefmt/format/fragment_metadata.hpp"
 
@@ -183,7 +183,7 @@ TEST_CASE("format version 23 (written by no release yet): fragments built from t
       y.push_back(11 * i % 50);
       v.push_back(i + 100 * w);
     }
-    array::sparse_fragment(root).set_coords("x", x).set_coords("y", y).set("v", v).commit(
+    array::sparse_writer(root).set_coords("x", x).set_coords("y", y).set("v", v).commit(
         {.timestamp = 1700000000001 + static_cast<std::uint64_t>(w)});
   }
   const auto before = array::open(root).query().layout(array::query_layout::global_order).read();

@@ -1,6 +1,6 @@
-// array/detail/limits.hpp: counts from files multiplied and bounded before
+// array/model/limits.hpp: counts from files multiplied and bounded before
 // they size a buffer.
-#include "tilefmt/array/detail/limits.hpp"
+#include "tilefmt/array/model/limits.hpp"
 
 #include <limits>
 

@@ -1,8 +1,8 @@
 // The array layer on another backend: every test array copied into memory
 // reads exactly as it does from disk, and an array written into memory reads
 // back and can be copied out to disk.
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/write.hpp"
 
 #include <array>
 #include <atomic>
@@ -13,7 +13,7 @@
 #include "../support/forwarding_backend.hpp"
 #include "../support/result_rows.hpp"
 #include "../support/testing.hpp"
-#include "tilefmt/array/query.hpp"
+#include "tilefmt/array/read/query.hpp"
 #include "tilefmt/storage/copy.hpp"
 #include "tilefmt/storage/memory.hpp"
 
@@ -84,7 +84,7 @@ TEST_CASE("an array written into memory reads back, and copies out to disk") {
   array::create("arrays/a", schema, {.storage = st});
   std::vector<std::int32_t> v(40);
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int32_t>(i * i);
-  array::dense_fragment f("arrays/a", {{11, 50}}, array::cell_layout::row_major, st);
+  array::dense_writer f("arrays/a", {{11, 50}}, array::cell_layout::row_major, st);
   f.set<P>("a", v);
   f.commit();
   CHECK_FALSE(fs::exists("arrays/a")); // nothing reached the disk
@@ -123,7 +123,7 @@ TEST_CASE("where the storage prefers it, a query reads each run of adjacent tile
                                                               .nullable = true})}}),
                   {.storage = st});
     for (const auto& [lo, hi, t] : {std::tuple{0, 999, 1}, std::tuple{150, 169, 2}}) {
-      array::dense_fragment f("/m", {{lo, hi}}, array::cell_layout::row_major, st);
+      array::dense_writer f("/m", {{lo, hi}}, array::cell_layout::row_major, st);
       std::vector<std::int32_t> a;
       std::vector<std::string> s;
       std::vector<std::uint8_t> valid;
@@ -167,7 +167,7 @@ TEST_CASE("where the storage prefers it, a whole-column read fetches adjacent ti
                                       format::make_attribute({.name = "s", .type = format::Datatype::STRING_ASCII,
                                                               .cell_val_num = format::var_num})}}),
                   {.storage = st});
-    array::dense_fragment f("/c", {{0, 999}}, array::cell_layout::row_major, st);
+    array::dense_writer f("/c", {{0, 999}}, array::cell_layout::row_major, st);
     f.set("a", a).set_var("s", s).commit({.timestamp = 1});
     return st;
   };
@@ -225,7 +225,7 @@ std::pair<std::vector<std::string>, std::array<int, 2>> sparse_merged_and_not(
     std::vector<std::int64_t> c;
     std::vector<std::int32_t> a;
     for (int i = 299; i >= 0; --i) c.push_back(coord(i)), a.push_back(i * 11);  // unordered input
-    array::sparse_fragment f("/s", st);
+    array::sparse_writer f("/s", st);
     for (std::size_t d = 0; d < dims; ++d) f.set_coords(std::string(1, static_cast<char>('x' + d)), c);
     f.set("a", a).commit({.timestamp = 1});
     auto arr = array::open("/s", {.threads = 2, .storage = st});

@@ -1,15 +1,15 @@
 // Writing array metadata: the `__meta` files are byte for byte those TileDB
 // wrote for the same entries (tests/data/tiledb/metadata_all_types, written by
 // TileDB-Py 0.36.1), and what is written reads back.
-#include "tilefmt/array/metadata_writer.hpp"
+#include "tilefmt/array/write/metadata_writer.hpp"
 
 #include <unistd.h>
 
 #include <filesystem>
 
 #include "../support/testing.hpp"
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/write.hpp"
 
 namespace test_metadata_writer {
 

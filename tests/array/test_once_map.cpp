@@ -1,6 +1,6 @@
 // The cache behind an opened array's const members: each value made once per
 // key (as far as callers can tell), references stable, safe from many threads.
-#include "tilefmt/array/detail/once_map.hpp"
+#include "tilefmt/array/support/once_map.hpp"
 
 #include <atomic>
 #include <string>

@@ -3,7 +3,7 @@
 // finishing; parallel_stable_sort: std::stable_sort's result on any number
 // of threads; place_in_order: outputs back to back in task order, and no wait
 // for ever when a task fails.
-#include "tilefmt/array/detail/parallel.hpp"
+#include "tilefmt/array/support/parallel.hpp"
 
 #include <algorithm>
 #include <atomic>

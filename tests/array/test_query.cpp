@@ -4,8 +4,9 @@
 // hand-made arrays for each rule: the newest fragment wins, unwritten cells
 // hold the fill value, time travel leaves later fragments out, layouts,
 // several ranges, bad subarrays.
-#include "tilefmt/array/query.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/maintain.hpp"
+#include "tilefmt/array/read/query.hpp"
+#include "tilefmt/array/write.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -160,7 +161,7 @@ struct box {
 
 /// Writes `b` (row-major cells) with values base + 10 r + c and strings "<base>:<r><c>".
 void write(const std::shared_ptr<storage::memory>& st, box b, int base, std::uint64_t t) {
-  array::dense_fragment f("/a", {{b.r0, b.r1}, {b.c0, b.c1}}, array::cell_layout::row_major, st);
+  array::dense_writer f("/a", {{b.r0, b.r1}, {b.c0, b.c1}}, array::cell_layout::row_major, st);
   std::vector<std::int32_t> v;
   std::vector<std::string> s;
   for (int r = b.r0; r <= b.r1; ++r)
@@ -308,7 +309,7 @@ TEST_CASE("dense: a tile partly in the box decodes only the chunks holding its c
   std::vector<std::int32_t> v;
   for (int r = 0; r < 512; ++r)
     for (int c = 0; c < 512; ++c) v.push_back(r * 1000 + c);
-  array::dense_fragment f("/z", {{0, 511}, {0, 511}}, array::cell_layout::row_major, st);
+  array::dense_writer f("/z", {{0, 511}, {0, 511}}, array::cell_layout::row_major, st);
   f.set("a", v).commit({.timestamp = 1});
   // `ranges` per dimension; the cells in row- or column-major order.
   using ranges = std::vector<std::pair<int, int>>;
@@ -400,7 +401,7 @@ TEST_CASE("sparse: cells of tiles read in part, each value where its coordinates
   std::vector<double> as;
   for (std::int32_t r = 0; r < 400; ++r)
     for (std::int32_t c = 0; c < 400; c += 1 + (r + c) % 3) rs.push_back(r), cs.push_back(c), as.push_back(value(r, c));
-  array::sparse_fragment f("/p", st);
+  array::sparse_writer f("/p", st);
   f.set_coords("r", rs).set_coords("c", cs).set("a", as);
   f.commit({.timestamp = 1});
   using ranges = std::vector<std::pair<std::int32_t, std::int32_t>>;
@@ -618,7 +619,7 @@ struct cell {
 };
 
 void write_cells(const std::shared_ptr<storage::memory>& st, const std::vector<cell>& cells, std::uint64_t t) {
-  array::sparse_fragment f("/s", st);
+  array::sparse_writer f("/s", st);
   std::vector<std::int32_t> r, c, v;
   for (const auto& x : cells) r.push_back(x.r), c.push_back(x.c), v.push_back(x.v);
   f.set_coords("r", r).set_coords("c", c).set("v", v);
@@ -702,7 +703,7 @@ TEST_CASE("sparse, one dimension: tiles apart from each other are read as runs, 
         valid.push_back(x % 4 != 0);
         written.push_back({x, v.back(), valid.back() ? s.back() : "null"});
       }
-      array::sparse_fragment f("/t", st);
+      array::sparse_writer f("/t", st);
       f.set_coords("t", t).set("v", v).set_var("s", s, valid);
       f.commit({.timestamp = at});
     };
@@ -803,7 +804,7 @@ TEST_CASE("sparse aggregates: tiles whose every cell is in the result are taken 
     for (int x = 1 + w * 35; x <= 60 + w * 35; x += 1 + w) {
       d.push_back(x), v.push_back(x * 7 - 100 + w * 1000), n.push_back(x * 0.5), valid.push_back(x % 3 != 0);
     }
-    array::sparse_fragment f("/agg", st);
+    array::sparse_writer f("/agg", st);
     f.set_coords("d", d).set("v", v).set("n", n, valid);
     f.commit({.timestamp = static_cast<std::uint64_t>(10 + w)});
   }
@@ -846,7 +847,7 @@ TEST_CASE("sparse aggregates: tiles answered from their metadata are not read") 
     std::vector<double> n;
     std::vector<std::uint8_t> valid;
     for (auto x : d) v.push_back(x * 3 - 50), n.push_back(x * 0.25), valid.push_back(x % 4 != 0);
-    array::sparse_fragment f("/m", st);
+    array::sparse_writer f("/m", st);
     f.set_coords("d", d).set("v", v).set("n", n, valid);
     f.commit({.timestamp = at});
   };
@@ -948,7 +949,7 @@ TEST_CASE("conditions: tile edges, NaN, nulls and strings, against a cell-by-cel
     s[i] = words[next() % words.size()];
     s_valid[i] = next() % 7 != 0;
   }
-  array::sparse_fragment f("/e", st);
+  array::sparse_writer f("/e", st);
   f.set_coords("d", d).set("v", v).set("x", x).set("n", n, n_valid).set_var("s", s, s_valid);
   f.commit();
   auto arr = array::open("/e", {.storage = st});
@@ -1061,7 +1062,7 @@ TEST_CASE("sparse: several ranges per dimension, as TileDB returns them") {
                                            .capacity = 2}),
                 {.storage = st});
   auto write1 = [&](std::vector<std::int32_t> d, std::uint64_t t) {
-    array::sparse_fragment f("/l", st);
+    array::sparse_writer f("/l", st);
     f.set_coords("d", d).set("v", d);
     f.commit({.timestamp = t});
   };
@@ -1114,7 +1115,7 @@ TEST_CASE("sparse: ranges of every coordinate type") {
                           format::make_dimension<std::int64_t>("day", -1000, 1000, 100, format::Datatype::DATETIME_DAY)},
            .attributes = {format::make_attribute({.name = "v"})}}),
       {.storage = st});
-  array::sparse_fragment f("/t", st);
+  array::sparse_writer f("/t", st);
   f.set_coords("x", std::vector<double>{-2.5, 0.0, 3.25})
       .set_coords("u", std::vector<std::uint64_t>{1, big, big + 1})
       .set_coords("day", std::vector<std::int64_t>{-5, 0, 5})
@@ -1165,7 +1166,7 @@ TEST_CASE("conditions: comparisons, and/or/not, sets, null tests, as TileDB eval
                                                             .cell_val_num = format::var_num})},
                      .capacity = 4}),
                 {.storage = st});
-  array::sparse_fragment f("/c", st);
+  array::sparse_writer f("/c", st);
   f.set_coords("d", std::vector<std::int32_t>{1, 2, 3, 4, 5, 6})
       .set("v", std::vector<std::int32_t>{-3, 0, 7, 12, 7, 100})
       .set("n", std::vector<double>{1.5, 0, -2.0, 0, 9.25, 3.0}, std::vector<std::uint8_t>{1, 0, 1, 0, 1, 1})
@@ -1232,7 +1233,7 @@ TEST_CASE("batches: a result larger than open_options::max_allocation is read in
                                                           format::make_dimension<std::int32_t>("c", 0, 255, 32)},
                                            .attributes = {format::make_attribute({.name = "v"})}}),
                 {.storage = st});
-  array::dense_fragment f("/big", {{0, 255}, {0, 255}}, array::cell_layout::row_major, st);
+  array::dense_writer f("/big", {{0, 255}, {0, 255}}, array::cell_layout::row_major, st);
   std::vector<std::int32_t> v(256 * 256);
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int32_t>(i * 7);
   f.set("v", v);

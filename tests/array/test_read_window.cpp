@@ -3,8 +3,8 @@
 // every query answers exactly as with tiles read whole, at every window
 // size down to one byte, and a damaged tile fails the same way (or reads
 // the same values) both ways, the error naming the file.
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/write.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -19,8 +19,8 @@
 #include "../support/all_tiles.hpp"
 #include "../support/result_rows.hpp"
 #include "../support/testing.hpp"
-#include "tilefmt/array/detail/resident.hpp"
-#include "tilefmt/array/query.hpp"
+#include "tilefmt/array/read/query.hpp"
+#include "tilefmt/array/support/resident.hpp"
 #include "tilefmt/storage/memory.hpp"
 
 namespace test_read_window {
@@ -67,7 +67,7 @@ std::shared_ptr<storage::memory> series() {
       s.push_back(std::string(static_cast<std::size_t>(x % 4), 'x'));
       valid.push_back(x % 5 != 0);
     }
-    array::sparse_fragment w("/w", st);
+    array::sparse_writer w("/w", st);
     w.set_coords("t", t).set("a", a).set("v", v).set_var("s", s, valid);
     w.commit({.timestamp = static_cast<std::uint64_t>(f + 1)});
   }
@@ -141,7 +141,7 @@ TEST_CASE("tiles larger than a core's L2 decode around the caches into a buffer 
                 {.storage = st});
   std::vector<double> a(static_cast<std::size_t>(cells));
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(i % 1000) * 0.25 - static_cast<double>(i >> 12);
-  array::dense_fragment f("/big", {{0, cells - 1}}, array::cell_layout::row_major, st);
+  array::dense_writer f("/big", {{0, cells - 1}}, array::cell_layout::row_major, st);
   f.set("a", a).commit({.timestamp = 1});
   for (const std::uint64_t window : {whole, std::uint64_t{100'000}})
     for (const unsigned threads : {1u, 2u}) {

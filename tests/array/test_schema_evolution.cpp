@@ -2,7 +2,7 @@
 // wrote for the same evolution (tests/data/time_travel/schema_evolution_sparse,
 // written by TileDB-Py 0.36.1); fragments before and after read as TileDB
 // reads them; what TileDB refuses is refused.
-#include "tilefmt/array/schema_evolution.hpp"
+#include "tilefmt/array/maintain/schema_evolution.hpp"
 
 #include <unistd.h>
 
@@ -14,9 +14,10 @@
 #include <vector>
 
 #include "../support/testing.hpp"
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/query.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/maintain.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/read/query.hpp"
+#include "tilefmt/array/write.hpp"
 
 namespace test_schema_evolution {
 
@@ -68,7 +69,7 @@ TEST_CASE("fragments before and after an evolution: each names its schema, reads
        .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32}),
                       format::make_attribute({.name = "old", .type = format::Datatype::UINT8})}});
   const std::string s1 = array::create(root, schema, {.timestamp = 1700000000000});
-  array::dense_fragment(root, {{1, 8}})
+  array::dense_writer(root, {{1, 8}})
       .set("a", std::vector<std::int32_t>{1, 2, 3, 4, 5, 6, 7, 8})
       .set("old", std::vector<std::uint8_t>(8, 9))
       .commit({.timestamp = 1700000000001});
@@ -76,7 +77,7 @@ TEST_CASE("fragments before and after an evolution: each names its schema, reads
                              .add_attribute(format::make_attribute({.name = "b", .type = format::Datatype::FLOAT64}))
                              .drop_attribute("old")
                              .evolve(root, {.timestamp = 1700000000002});
-  array::dense_fragment(root, {{5, 8}})
+  array::dense_writer(root, {{5, 8}})
       .set("a", std::vector<std::int32_t>{50, 60, 70, 80})
       .set("b", std::vector<double>{0.5, 0.25, 0.125, 1})
       .commit({.timestamp = 1700000000003});
@@ -148,7 +149,7 @@ TEST_CASE("a sparse condition on an added attribute: the older fragment's cells 
                            .dimensions = {format::make_dimension<std::int32_t>("d", 1, 100, 10)},
                            .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32})}}),
                 {.timestamp = 1700000000000});
-  array::sparse_fragment(root)
+  array::sparse_writer(root)
       .set_coords("d", std::vector<std::int32_t>{1, 2, 3, 4, 5, 6, 7, 8})
       .set("a", std::vector<std::int32_t>{1, 2, 3, 4, 5, 6, 7, 8})
       .commit({.timestamp = 1700000000001});
@@ -156,7 +157,7 @@ TEST_CASE("a sparse condition on an added attribute: the older fragment's cells 
       .add_attribute(format::make_attribute({.name = "b", .type = format::Datatype::FLOAT64}))
       .add_attribute(format::make_attribute({.name = "n", .type = format::Datatype::INT16, .nullable = true}))
       .evolve(root, {.timestamp = 1700000000002});
-  array::sparse_fragment(root)
+  array::sparse_writer(root)
       .set_coords("d", std::vector<std::int32_t>{11, 12, 13, 14})
       .set("a", std::vector<std::int32_t>{11, 12, 13, 14})
       .set("b", std::vector<double>{0.5, 0.25, 0.125, 1})
@@ -253,7 +254,7 @@ TEST_CASE("enumerations: written with the array, extended, added and dropped by 
                 {.timestamp = 1700000000000, .enumerations = {format::make_enumeration("colors", {"red", "green", "blue"})}});
   REQUIRE(labels_of(root, "colors") == std::vector<std::string>{"red", "green", "blue"});
   {
-    array::sparse_fragment f(root);
+    array::sparse_writer f(root);
     f.set_coords<std::int64_t>("x", std::vector<std::int64_t>{1, 2, 3}).set<std::int8_t>("color", std::vector<std::int8_t>{2, 0, 1});
     f.commit({.timestamp = 1700000000010});
   }

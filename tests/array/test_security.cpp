@@ -2,8 +2,9 @@
 // array, what is not a regular file is never read, and no damaged size makes
 // the reader allocate what the input cannot justify. Every array is opened
 // from a recording backend, which proves which paths were touched.
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/maintain.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/write.hpp"
 
 #include <sys/stat.h>
 
@@ -186,7 +187,7 @@ TEST_CASE("open_options::max_allocation bounds every file, generic tile and data
                      .dimensions = {format::make_dimension<std::int32_t>("x", 1, 4096, 4096)},
                      .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32})}}),
                 {.storage = st});
-  array::dense_fragment f(root, {{1, 4096}}, array::cell_layout::row_major, st);
+  array::dense_writer f(root, {{1, 4096}}, array::cell_layout::row_major, st);
   f.set("a", std::vector<std::int32_t>(4096, 7));
   f.commit();
   CHECK(array::open(root, {.storage = st}).fragments()[0].read<std::int32_t>("a")[4095] == 7);

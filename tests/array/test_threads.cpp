@@ -2,7 +2,7 @@
 // (whole columns, single tiles, validity, var-size fields), and each thread
 // sees what a single thread reads. Run under ThreadSanitizer by
 // scripts/test.sh.
-#include "tilefmt/array/array.hpp"
+#include "tilefmt/array/read/array.hpp"
 
 #include <filesystem>
 #include <map>

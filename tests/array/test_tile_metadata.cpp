@@ -2,7 +2,7 @@
 // sum (saturating) and null count, for fixed and var cells. The writer's
 // byte-identical twins (test_writer.cpp) check it against TileDB's files;
 // these cases pin the rules down on their own.
-#include "tilefmt/array/tile_metadata.hpp"
+#include "tilefmt/array/write/tile_metadata.hpp"
 
 #include <limits>
 

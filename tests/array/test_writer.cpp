@@ -3,9 +3,9 @@
 // tests/data/writer/make_twin.py) and, at older format versions, those
 // libtiledb 2.0-2.12 wrote (tests/data/releases); they read back, and bad
 // input is refused before anything is written.
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/query.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/read/query.hpp"
+#include "tilefmt/array/write.hpp"
 
 #include <unistd.h>
 
@@ -58,7 +58,7 @@ std::int32_t a_at(std::int64_t r, std::int64_t c) { return static_cast<std::int3
 double b_at(std::int64_t r, std::int64_t c) { return static_cast<double>(r) + static_cast<double>(c) / 8.0; }
 
 /// The values of make_twin.py in storage order.
-std::pair<std::vector<std::int32_t>, std::vector<double>> twin_values(const array::dense_fragment& f) {
+std::pair<std::vector<std::int32_t>, std::vector<double>> twin_values(const array::dense_writer& f) {
   std::vector<std::int32_t> a;
   std::vector<double> b;
   for (std::uint64_t i = 0; i < f.cell_num(); ++i) {
@@ -124,10 +124,10 @@ void check_same_files(const fs::path& ours_root, const fs::path& theirs_root, st
 
 /// Creates the array of `twin_dir` under its schema name and opens a
 /// fragment over rows 1-4, cols 1-6.
-array::dense_fragment create_like(const fs::path& root, const fs::path& twin_dir, const format::ArraySchema& schema) {
+array::dense_writer create_like(const fs::path& root, const fs::path& twin_dir, const format::ArraySchema& schema) {
   const std::string schema_name = only_file_in(twin_dir / "__schema");
   CHECK(array::create(root, schema, same_name_as(schema_name)) == schema_name);
-  return array::dense_fragment(root, {{1, 4}, {1, 6}}, array::cell_layout::storage);
+  return array::dense_writer(root, {{1, 4}, {1, 6}}, array::cell_layout::storage);
 }
 
 /// Writes the twin's array under the twin's names into `root`.
@@ -144,7 +144,7 @@ void write_twin(const fs::path& root, bool compile_time) {
 
 } // namespace
 
-TEST_CASE("create + dense_fragment write the files TileDB 2.30 wrote, byte for byte") {
+TEST_CASE("create + dense_writer write the files TileDB 2.30 wrote, byte for byte") {
   for (bool compile_time : {true, false}) {
     CAPTURE(compile_time);
     fs::path root = scratch(compile_time ? "twin-ct" : "twin-rt");
@@ -196,7 +196,7 @@ struct var_cells {
   std::vector<std::uint8_t> u;
   std::vector<std::uint8_t> n_valid, ns_valid, nu_valid, c_valid;
 
-  explicit var_cells(const array::dense_fragment& f) {
+  explicit var_cells(const array::dense_writer& f) {
     for (std::uint64_t i = 0; i < f.cell_num(); ++i) {
       auto rc = f.cell_coordinates(i);
       const std::int64_t r = rc[0], col = rc[1];
@@ -248,7 +248,7 @@ TEST_CASE("var-size and nullable attributes: the files TileDB 2.30 wrote, byte f
   // counted; ns counts them.
   auto arr = array::open(root);
   const auto& frag = arr.fragments()[0];
-  var_cells v(array::dense_fragment(root, {{1, 4}, {1, 6}}, array::cell_layout::storage));
+  var_cells v(array::dense_writer(root, {{1, 4}, {1, 6}}, array::cell_layout::storage));
   CHECK(strings_of(frag.read_var<char>("s")) == v.s);
   CHECK(strings_of(frag.read_var<char>("r")) == v.r);
   CHECK(strings_of(frag.read_var<char>("d")) == v.d);
@@ -277,7 +277,7 @@ format::ArraySchema twin_dense_global_schema() {
 struct dense_global_cells {
   var_cells v;
   std::vector<double> b;
-  explicit dense_global_cells(const array::dense_fragment& f) : v(f) {
+  explicit dense_global_cells(const array::dense_writer& f) : v(f) {
     for (std::uint64_t i = 0; i < f.cell_num(); ++i) {
       auto rc = f.cell_coordinates(i);
       b.push_back(b_at(rc[0], rc[1]));
@@ -299,7 +299,7 @@ TEST_CASE("dense_global_order_writer: TileDB's global-order write in four submis
   const fs::path root = scratch("dense-global");
   const std::string schema_name = only_file_in(twin_dense_global / "__schema");
   CHECK(array::create(root, twin_dense_global_schema(), same_name_as(schema_name)) == schema_name);
-  const dense_global_cells cells(array::dense_fragment(root, {{1, 4}, {1, 6}}, array::cell_layout::storage));
+  const dense_global_cells cells(array::dense_writer(root, {{1, 4}, {1, 6}}, array::cell_layout::storage));
   const std::string frag_name = only_dir_in(twin_dense_global / "__fragments");
   {
     array::dense_global_order_writer w(root, {{1, 4}, {1, 6}}, same_name_as(frag_name));
@@ -326,7 +326,7 @@ TEST_CASE("dense_global_order_writer: the same files however the cells are cut; 
   const array::write_options name{1700000000123, "0123456789abcdef0123456789abcdef"};
   const fs::path once = scratch("dense-global-once");
   array::create(once, twin_dense_global_schema(), name);  // the same schema name in every array
-  const dense_global_cells cells(array::dense_fragment(once, {{1, 8}, {1, 6}}, array::cell_layout::storage));
+  const dense_global_cells cells(array::dense_writer(once, {{1, 8}, {1, 6}}, array::cell_layout::storage));
   {
     array::dense_global_order_writer w(once, {{1, 8}, {1, 6}}, name);
     cells.set_on(w, 0, 48);
@@ -374,7 +374,7 @@ TEST_CASE("dense_global_order_writer: what TileDB refuses is refused, and a refu
                        doctest::Contains("does not consist of whole tiles of extent 3"), std::invalid_argument);
   CHECK_THROWS_AS(array::dense_global_order_writer(root, {{1, 12}, {1, 6}}), std::invalid_argument);
   CHECK_THROWS_AS(array::dense_global_order_writer(root, {{1, 4}}), std::invalid_argument);
-  const dense_global_cells cells(array::dense_fragment(root, {{1, 4}, {1, 6}}, array::cell_layout::storage));
+  const dense_global_cells cells(array::dense_writer(root, {{1, 4}, {1, 6}}, array::cell_layout::storage));
   {
     array::dense_global_order_writer w(root, {{1, 4}, {1, 6}});
     // An attribute left out; attributes of different cell counts.
@@ -446,7 +446,7 @@ TEST_CASE("column-major cells, more tiles than attributes: the files TileDB 2.30
   fs::path root = scratch("twin-col");
   const std::string schema_name = only_file_in(twin_col / "__schema");
   CHECK(array::create(root, twin_col_schema(), same_name_as(schema_name)) == schema_name);
-  array::dense_fragment f(root, {{1, 8}, {1, 6}}, array::cell_layout::storage);
+  array::dense_writer f(root, {{1, 8}, {1, 6}}, array::cell_layout::storage);
   CHECK(f.tile_num() == 8);
   std::vector<std::string> s, ns;
   std::vector<std::int32_t> p;
@@ -510,10 +510,10 @@ struct sparse_cells {
   }
 };
 
-array::sparse_fragment sparse_twin_fragment(const fs::path& root) {
+array::sparse_writer sparse_twin_fragment(const fs::path& root) {
   const std::string schema_name = only_file_in(twin_sparse / "__schema");
   CHECK(array::create(root, twin_sparse_schema(), same_name_as(schema_name)) == schema_name);
-  return array::sparse_fragment(root);
+  return array::sparse_writer(root);
 }
 
 } // namespace
@@ -616,8 +616,8 @@ TEST_CASE("dense fragments: cells given row-major are stored as the same cells g
           n_rows.push_back(static_cast<double>(r) / 4.0 - static_cast<double>(c));
           v_rows.push_back((r + c) % 3 != 0);
         }
-      array::dense_fragment by_rows(rows_root, {{1, 12}, {1, 10}}, array::cell_layout::row_major);
-      array::dense_fragment stored(storage_root, {{1, 12}, {1, 10}}, array::cell_layout::storage);
+      array::dense_writer by_rows(rows_root, {{1, 12}, {1, 10}}, array::cell_layout::row_major);
+      array::dense_writer stored(storage_root, {{1, 12}, {1, 10}}, array::cell_layout::storage);
       for (std::uint64_t i = 0; i < stored.cell_num(); ++i) {
         const auto rc = stored.cell_coordinates(i);
         const std::size_t k = static_cast<std::size_t>((rc[0] - 1) * 10 + rc[1] - 1);
@@ -649,7 +649,7 @@ TEST_CASE("sparse fragments: cells TileDB refuses are refused, and nothing is wr
   CHECK_THROWS_AS(f.commit(), std::invalid_argument);  // "s" has no cells
   f.set_var("s", c.s);
   {
-    auto g = array::sparse_fragment(root);  // the same cell twice
+    auto g = array::sparse_writer(root);  // the same cell twice
     auto x = c.x;
     auto y = c.y;
     x[5] = x[9];
@@ -658,7 +658,7 @@ TEST_CASE("sparse fragments: cells TileDB refuses are refused, and nothing is wr
     CHECK_THROWS_AS(g.commit(), std::invalid_argument);
   }
   {
-    auto g = array::sparse_fragment(root);  // outside the domain
+    auto g = array::sparse_writer(root);  // outside the domain
     auto x = c.x;
     x[3] = 101;
     g.set_coords("x", x).set_coords("y", c.y).set("a", c.a).set("f", c.f, c.f_valid).set_var("s", c.s);
@@ -667,7 +667,7 @@ TEST_CASE("sparse fragments: cells TileDB refuses are refused, and nothing is wr
   CHECK(array::list_array(root).fragments.empty());
   CHECK_NOTHROW(f.commit());
   CHECK(array::list_array(root).fragments.size() == 1);
-  CHECK_THROWS_AS(array::dense_fragment(root, {{1, 10}, {-50, -26}}, array::cell_layout::storage),
+  CHECK_THROWS_AS(array::dense_writer(root, {{1, 10}, {-50, -26}}, array::cell_layout::storage),
                   std::invalid_argument); // the array is sparse
   fs::remove_all(root);
 }
@@ -743,7 +743,7 @@ TEST_CASE("fragments of several writes, column-major orders, a 1D uint16 array")
   schema.tile_order = format::Layout::COL_MAJOR;
   schema.cell_order = format::Layout::COL_MAJOR;
   array::create(root, schema, {.timestamp = 1000});
-  array::dense_fragment f1(root, {{-10, -1}, {0, 3}}, array::cell_layout::storage);
+  array::dense_writer f1(root, {{-10, -1}, {0, 3}}, array::cell_layout::storage);
   CHECK(f1.tile_num() == 4);
   CHECK(f1.cells_per_tile() == 10);
   // Column-major: x fastest inside a tile, and the first tiles go down x.
@@ -762,7 +762,7 @@ TEST_CASE("fragments of several writes, column-major orders, a 1D uint16 array")
   }
   f1.set<IntP>("v", v).set("w", w);
   auto n1 = f1.commit({.timestamp = 2000});
-  array::dense_fragment f2(root, {{0, 4}, {2, 3}}, array::cell_layout::storage);
+  array::dense_writer f2(root, {{0, 4}, {2, 3}}, array::cell_layout::storage);
   std::vector<std::int64_t> v2(10, 7);
   std::vector<char> w2(20, 'z');
   f2.set("v", v2).set("w", w2);
@@ -833,13 +833,13 @@ TEST_CASE("bad input is refused with std::invalid_argument before a fragment is 
   // An existing array is not created over.
   CHECK_THROWS_AS(array::create(root, twin_schema()), array::io_error);
   // Subarrays: not whole tiles, outside the domain, empty, wrong rank.
-  CHECK_THROWS_AS(array::dense_fragment(root, {{1, 3}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
-  CHECK_THROWS_AS(array::dense_fragment(root, {{2, 5}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
-  CHECK_THROWS_AS(array::dense_fragment(root, {{1, 12}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
-  CHECK_THROWS_AS(array::dense_fragment(root, {{0, 3}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
-  CHECK_THROWS_AS(array::dense_fragment(root, {{4, 1}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
-  CHECK_THROWS_AS(array::dense_fragment(root, {{1, 4}}, array::cell_layout::storage), std::invalid_argument);
-  array::dense_fragment f(root, {{1, 4}, {1, 3}}, array::cell_layout::storage);
+  CHECK_THROWS_AS(array::dense_writer(root, {{1, 3}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_writer(root, {{2, 5}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_writer(root, {{1, 12}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_writer(root, {{0, 3}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_writer(root, {{4, 1}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_writer(root, {{1, 4}}, array::cell_layout::storage), std::invalid_argument);
+  array::dense_writer f(root, {{1, 4}, {1, 3}}, array::cell_layout::storage);
   std::vector<std::int32_t> a(12, 1);
   std::vector<double> b(12, 0.5);
   CHECK_THROWS_AS(f.set("a", std::vector<std::int32_t>(11)), std::invalid_argument);    // cell count
@@ -884,13 +884,13 @@ TEST_CASE("bad input is refused with std::invalid_argument before a fragment is 
   CHECK_THROWS_AS(array::create(r2, twin_schema(), {.label = std::string("not hex")}), std::invalid_argument);
   CHECK_FALSE(fs::exists(r2));
 
-  // Sparse arrays: created, but written by sparse_fragment, not dense_fragment.
+  // Sparse arrays: created, but written by sparse_writer, not dense_writer.
   auto sparse = twin_schema();
   sparse.array_type = format::ArrayType::SPARSE;
   array::create(r2, sparse);
-  CHECK_THROWS_AS(array::dense_fragment(r2, {{1, 4}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
+  CHECK_THROWS_AS(array::dense_writer(r2, {{1, 4}, {1, 6}}, array::cell_layout::storage), std::invalid_argument);
   fs::remove_all(r2);
-  CHECK_THROWS_AS(array::dense_fragment(r2, {{1, 4}, {1, 6}}, array::cell_layout::storage),
+  CHECK_THROWS_AS(array::dense_writer(r2, {{1, 4}, {1, 6}}, array::cell_layout::storage),
                   array::io_error); // no array
 }
 
@@ -918,9 +918,9 @@ TEST_CASE("dense fragments over partial tiles, cells in row-major order: the fil
                {.name = "s", .type = D::STRING_ASCII, .cell_val_num = format::var_num, .nullable = true})}});
   const std::string schema_name = only_file_in(twin_partial / "__schema");
   CHECK(array::create(root, schema, same_name_as(schema_name)) == schema_name);
-  CHECK_THROWS_AS(array::dense_fragment(root, {{2, 6}, {2, 5}}, array::cell_layout::storage),
+  CHECK_THROWS_AS(array::dense_writer(root, {{2, 6}, {2, 5}}, array::cell_layout::storage),
                   std::invalid_argument); // storage order needs whole tiles
-  array::dense_fragment f(root, {{2, 6}, {2, 5}}, array::cell_layout::row_major);
+  array::dense_writer f(root, {{2, 6}, {2, 5}}, array::cell_layout::row_major);
   CHECK(f.tile_num() == 4);
   CHECK(f.cell_num() == 20);
   // make_twin.py's partial_cells(), row-major over rows 2-6, cols 2-5.
@@ -975,7 +975,7 @@ TEST_CASE("create at every format version 5-22: the folders that version's libti
       a[i] = static_cast<std::uint16_t>(i * 3);
       s[i] = std::string(i % 4, static_cast<char>('a' + i));
     }
-    const std::string name = array::dense_fragment(root, {{0, 15}}, array::cell_layout::storage)
+    const std::string name = array::dense_writer(root, {{0, 15}}, array::cell_layout::storage)
                                  .set("a", a)
                                  .set_var("s", s)
                                  .commit({.timestamp = 1600000000001});
@@ -1052,7 +1052,7 @@ TEST_CASE("dense_1d of every libtiledb 2.0-2.12: tilefmt's twin is byte-identica
       const auto& frag = arr.fragments()[w];
       std::vector<std::int32_t> values(static_cast<std::size_t>(boxes[w][0].second - boxes[w][0].first + 1));
       std::iota(values.begin(), values.end(), w == 0 ? 0 : 1000);
-      array::dense_fragment(root, boxes[w], array::cell_layout::row_major)
+      array::dense_writer(root, boxes[w], array::cell_layout::row_major)
           .set("a", values)
           .commit({.timestamp = frag.timestamp_start(), .label = frag.name().uuid});
     }
@@ -1069,7 +1069,7 @@ TEST_CASE("dense_1d of every libtiledb 2.0-2.12: tilefmt's twin is byte-identica
 
 TEST_CASE("a fragment appended to an array libtiledb 2.3 made keeps its format version 9") {
   const fs::path root = testing::copy_to_temp(data / "releases" / "2.3.3" / "dense_1d", "append-v9");
-  const std::string name = array::dense_fragment(root, {{41, 50}}).set("a", std::vector<std::int32_t>(10, -7)).commit();
+  const std::string name = array::dense_writer(root, {{41, 50}}).set("a", std::vector<std::int32_t>(10, -7)).commit();
   CHECK(format::parse_timestamped_name(name).version == 9u);
   CHECK(fs::is_regular_file(root / (name + ".ok")));
   const auto arr = array::open(root);
@@ -1096,7 +1096,7 @@ TEST_CASE("Hilbert cell order: the files TileDB-Py 0.36.1 wrote for the same cel
   // The cells in storage order; the writer sorts them again, so reverse them first.
   auto x = frag.read<std::int32_t>("x"), y = frag.read<std::int32_t>("y"), v = frag.read<std::int32_t>("v");
   std::vector<std::int32_t> xs(x.rbegin(), x.rend()), ys(y.rbegin(), y.rend()), vs(v.rbegin(), v.rend());
-  array::sparse_fragment(root).set_coords("x", xs).set_coords("y", ys).set("v", vs).commit(
+  array::sparse_writer(root).set_coords("x", xs).set_coords("y", ys).set("v", vs).commit(
       {.timestamp = frag.timestamp_start(), .label = frag.name().uuid});
   const auto want = files_under(original);
   CHECK(files_under(root) == want);
@@ -1125,7 +1125,7 @@ TEST_CASE("Hilbert cell order at format 8: cells stored in libtiledb 2.2's order
     std::vector<std::int64_t> xs(x.rbegin(), x.rend()), ys(y.rbegin(), y.rend());
     std::vector<float> vs(v.rbegin(), v.rend());
     std::vector<std::string> ss(strings.rbegin(), strings.rend());
-    array::sparse_fragment(root).set_coords("x", xs).set_coords("y", ys).set("v", vs).set_var("s", ss).commit(
+    array::sparse_writer(root).set_coords("x", xs).set_coords("y", ys).set("v", vs).set_var("s", ss).commit(
         {.timestamp = frag.timestamp_start(), .label = frag.name().uuid});
   }
   const auto twin = array::open(root);
@@ -1168,7 +1168,7 @@ void sparse_twin(const fs::path& original, const fs::path& root) {
   const auto sn = format::parse_timestamped_name(arr.fragments().at(0).footer().array_schema_name.value.value);
   array::create(root, arr.schema(), {.timestamp = sn.t1, .label = sn.uuid});
   for (const auto& frag : arr.fragments()) {
-    array::sparse_fragment w(root);
+    array::sparse_writer w(root);
     for (const auto& d : arr.schema().domain.dimensions) {
       const auto c = stored(frag, d.name.value);
       if (d.is_var()) {
@@ -1234,15 +1234,15 @@ TEST_CASE("string dimensions: bytewise order, duplicates refused, strings given 
   schema.domain.dimensions.value.insert(schema.domain.dimensions.value.begin(), s);
   schema.capacity = 2;
   array::create(root, schema, {.timestamp = 1700000000000});
-  CHECK_THROWS_AS(array::sparse_fragment(root).set_coords("k", std::vector<std::string>{"x"}), std::invalid_argument);
-  CHECK_THROWS_AS(array::sparse_fragment(root).set_coords("s", std::vector<std::int32_t>{1}), std::invalid_argument);
-  CHECK_THROWS_AS(array::sparse_fragment(root)
+  CHECK_THROWS_AS(array::sparse_writer(root).set_coords("k", std::vector<std::string>{"x"}), std::invalid_argument);
+  CHECK_THROWS_AS(array::sparse_writer(root).set_coords("s", std::vector<std::int32_t>{1}), std::invalid_argument);
+  CHECK_THROWS_AS(array::sparse_writer(root)
                       .set_coords("s", std::vector<std::string>{"b", "b"})
                       .set_coords("k", std::vector<std::int32_t>{1, 1})
                       .set("v", std::vector<std::int32_t>{1, 2})
                       .commit(),
                   std::invalid_argument);
-  array::sparse_fragment(root)
+  array::sparse_writer(root)
       .set_coords("s", std::vector<std::string>{"b", "\xc3\xa9", "a", "ab", "b"})
       .set_coords("k", std::vector<std::int32_t>{1, 0, 7, 3, 0})
       .set("v", std::vector<std::int32_t>{1, 2, 3, 4, 5})

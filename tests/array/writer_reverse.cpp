@@ -16,10 +16,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "tilefmt/array/consolidate.hpp"
-#include "tilefmt/array/global_order_writer.hpp"
-#include "tilefmt/array/vacuum.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/maintain.hpp"
+#include "tilefmt/array/maintain/consolidate.hpp"
+#include "tilefmt/array/maintain/vacuum.hpp"
+#include "tilefmt/array/write.hpp"
+#include "tilefmt/array/write/global_order_writer.hpp"
 #include "tilefmt/filter/bitshuffle.hpp"
 #include "tilefmt/filter/byteshuffle.hpp"
 #include "tilefmt/filter/lz4.hpp"
@@ -112,7 +113,7 @@ std::string write_case(const fs::path& out, const case_spec& c) {
 
   std::ostringstream frags;
   for (std::size_t w = 0; w < c.writes.size(); ++w) {
-    array::dense_fragment frag(out / rel, c.writes[w], array::cell_layout::storage, at(0, encrypted));
+    array::dense_writer frag(out / rel, c.writes[w], array::cell_layout::storage, at(0, encrypted));
     std::vector<std::int32_t> count;
     std::vector<double> reading;
     for (std::uint64_t i = 0; i < frag.cell_num(); ++i) {
@@ -200,7 +201,7 @@ std::string write_var_case(const fs::path& out, bool encrypted = false) {
                                    .cell_val_num = format::var_num,
                                    .filters = format::compression_pipeline(FT::DICTIONARY)})}});
   array::create(out / rel, schema, at(1700000000000, encrypted));
-  array::dense_fragment frag(out / rel, {{1, 16}, {5, 12}}, array::cell_layout::storage, at(0, encrypted));
+  array::dense_writer frag(out / rel, {{1, 16}, {5, 12}}, array::cell_layout::storage, at(0, encrypted));
   std::vector<std::string> names, tags, kinds;
   std::vector<std::int32_t> score;
   std::vector<std::uint8_t> score_valid, tag_valid;
@@ -287,7 +288,7 @@ std::string write_sparse_case(const fs::path& out, bool encrypted = false) {
                      static_cast<std::int64_t>(i) * 1000003 - 7, std::string(static_cast<std::size_t>(i % 6), 'a' + i % 26),
                      static_cast<std::uint8_t>(i % 9 != 4)});
   }
-  array::sparse_fragment frag(out / rel, at(0, encrypted));
+  array::sparse_writer frag(out / rel, at(0, encrypted));
   std::vector<double> t;
   std::vector<std::int16_t> k;
   std::vector<std::int64_t> v;
@@ -384,7 +385,7 @@ std::string write_consolidated_case(const fs::path& out) {
                {.name = "reading", .type = format::Datatype::FLOAT64, .filters = FloatP::descriptor()})}});
   array::create(out / rel, schema, at(1700000000000, true));
   for (std::int64_t w = 0; w < 2; ++w) {
-    array::dense_fragment frag(out / rel, {{1, 16}, {1 + 4 * w, 8 + 4 * w}}, array::cell_layout::storage, at(0, true));
+    array::dense_writer frag(out / rel, {{1, 16}, {1 + 4 * w, 8 + 4 * w}}, array::cell_layout::storage, at(0, true));
     std::vector<std::int32_t> count;
     std::vector<double> reading;
     for (std::uint64_t i = 0; i < frag.cell_num(); ++i) {

@@ -1,5 +1,5 @@
-#include "tilefmt/codec/names.hpp"
 #include "tilefmt/codec/fixed_string.hpp"
+#include "tilefmt/codec/names.hpp"
 
 #include <cstdint>
 #include <string>

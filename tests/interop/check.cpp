@@ -24,8 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/query.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/read/query.hpp"
 #include "../support/recorded_queries.hpp"
 
 namespace json = boost::json;

@@ -29,10 +29,11 @@
 #include <string>
 #include <vector>
 
-#include "tilefmt/array/array.hpp"
-#include "tilefmt/array/consolidate.hpp"
-#include "tilefmt/array/query.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/maintain.hpp"
+#include "tilefmt/array/maintain/consolidate.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/read/query.hpp"
+#include "tilefmt/array/write.hpp"
 
 #include <tuple>
 
@@ -72,7 +73,7 @@ std::vector<U> as_values(std::span<const std::byte> bytes) {
   return v;
 }
 
-/// Sets every attribute of `out` (a dense_fragment or sparse_fragment) from
+/// Sets every attribute of `out` (a dense_writer or sparse_writer) from
 /// `cells_of(name)`: the values' bytes as unsigned integers of the
 /// attribute's value size (the writer checks sizes only).
 template <class Fragment, class Cells>
@@ -216,7 +217,7 @@ void write_twin(const array::array_reader& arr, const fs::path& root, const arra
       const auto only = array::open(root, alone);
       if (only.fragments().size() != 1) throw skip("fragments sharing a timestamp");
       const auto r = only.query().subarray(box).layout(array::query_layout::row_major).read();
-      array::dense_fragment df(out, box, array::cell_layout::row_major, opt);
+      array::dense_writer df(out, box, array::cell_layout::row_major, opt);
       set_attributes(df, schema, [&](const std::string& name) {
         cells c;
         const auto& bytes = r.bytes(name);
@@ -227,7 +228,7 @@ void write_twin(const array::array_reader& arr, const fs::path& root, const arra
       });
       df.commit(opt);
     } else {
-      array::sparse_fragment sf(out, opt);
+      array::sparse_writer sf(out, opt);
       for (const auto& d : schema.domain.dimensions) {
         const cells c = read_field(frag, d.name.value);
         if (d.is_var()) {

@@ -15,8 +15,8 @@
 
 #include "../support/result_rows.hpp"
 #include "../support/testing.hpp"
-#include "tilefmt/array/query.hpp"
-#include "tilefmt/array/writer.hpp"
+#include "tilefmt/array/read/query.hpp"
+#include "tilefmt/array/write.hpp"
 #include "tilefmt/filter/pipeline.hpp"
 #include "tilefmt/filter/zstd.hpp"
 #include "tilefmt/storage/copy.hpp"
@@ -199,11 +199,11 @@ TEST_CASE("s3: arrays written and read through the backend, as in memory") {
             s.push_back(std::string(static_cast<std::size_t>((r + c + w) % 5), 'x'));
           }
         if (dense) {
-          array::dense_fragment f(root, {{r0, r1}, {1, 40}}, array::cell_layout::row_major, st);
+          array::dense_writer f(root, {{r0, r1}, {1, 40}}, array::cell_layout::row_major, st);
           f.set("v", v).set_var("s", s);
           f.commit({.timestamp = static_cast<std::uint64_t>(10 + w)});
         } else {
-          array::sparse_fragment f(root, st);
+          array::sparse_writer f(root, st);
           f.set_coords("r", rows).set_coords("c", cols).set("v", v).set_var("s", s);
           f.commit({.timestamp = static_cast<std::uint64_t>(10 + w)});
         }
@@ -235,7 +235,7 @@ TEST_CASE("s3: a 1% query fetches the tiles it needs, not the array") {
                 {.storage = s3});
   std::vector<std::int32_t> a(1'000'000);
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::int32_t>(i * 2654435761u);  // compresses little
-  array::dense_fragment f(root, {{0, 999'999}}, array::cell_layout::row_major, s3);
+  array::dense_writer f(root, {{0, 999'999}}, array::cell_layout::row_major, s3);
   f.set("a", a);
   f.commit({.timestamp = 1});
   std::uint64_t stored = 0;

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "tilefmt/array/array.hpp"
+#include "tilefmt/array/read/array.hpp"
 
 namespace tilefmt::testing {
 

@@ -22,7 +22,7 @@
 #include <variant>
 #include <vector>
 
-#include "tilefmt/array/query.hpp"
+#include "tilefmt/array/read/query.hpp"
 
 namespace tilefmt::testing::recorded {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "tilefmt/array/query_result.hpp"
+#include "tilefmt/array/read/query_result.hpp"
 
 namespace tilefmt::testing {
 

@@ -35,6 +35,7 @@
 #include "tilefmt/codec/padding.hpp"
 #include "tilefmt/codec/switch.hpp"
 #include "tilefmt/codec/terminated.hpp"
+#include "tilefmt/codec/record.hpp"
 #include "tilefmt/codec/traits.hpp"
 #include "tilefmt/codec/view.hpp"
 #include "tilefmt/codec/wire.hpp"

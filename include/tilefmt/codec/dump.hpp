@@ -24,6 +24,7 @@
 
 #include "tilefmt/codec/linked.hpp"
 #include "tilefmt/codec/text.hpp"
+#include "tilefmt/codec/record.hpp"
 #include "tilefmt/codec/traits.hpp"
 
 namespace tilefmt::codec {

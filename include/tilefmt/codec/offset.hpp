@@ -40,6 +40,7 @@
 #include "tilefmt/codec/fixed_string.hpp"
 #include "tilefmt/codec/linked.hpp"
 #include "tilefmt/codec/names.hpp"
+#include "tilefmt/codec/record.hpp"
 #include "tilefmt/codec/traits.hpp"
 #include "tilefmt/codec/wire.hpp"
 

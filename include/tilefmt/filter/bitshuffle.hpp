@@ -3,8 +3,8 @@
 // a multiple of 8 bytes as TileDB does (tiledb/sm/filter/bitshuffle_filter.cc).
 #pragma once
 
-#include "tilefmt/filter/detail/stage_kernels.hpp"
 #include "tilefmt/filter/detail/parts.hpp"
+#include "tilefmt/filter/detail/stage_kernels.hpp"
 
 namespace tilefmt::filter {
 

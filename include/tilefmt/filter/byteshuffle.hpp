@@ -3,8 +3,8 @@
 // the compressor after it sees long runs of similar bytes.
 #pragma once
 
-#include "tilefmt/filter/detail/stage_kernels.hpp"
 #include "tilefmt/filter/detail/parts.hpp"
+#include "tilefmt/filter/detail/stage_kernels.hpp"
 
 namespace tilefmt::filter {
 

@@ -1,0 +1,50 @@
+// tilefmt — reading an array schema file: a generic tile holding
+// format::ArraySchema, or TileDB 1.3's `__array_schema.tdb`.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "tilefmt/array/model/io.hpp"
+#include "tilefmt/array/model/legacy.hpp"
+#include "tilefmt/array/support/compiled.hpp"
+#include "tilefmt/filter/generic_tile.hpp"
+#include "tilefmt/format/array_schema.hpp"
+
+namespace tilefmt::array::detail {
+
+/// The schema in `bytes`, the contents of schema file `p`.
+#ifdef TILEFMT_DECLARE_ONLY
+format::ArraySchema schema_from_bytes(const fs::path& p, std::span<const std::byte> bytes,
+                                      const filter::generic_tile_options& opt);
+#else
+TILEFMT_EMIT
+inline format::ArraySchema schema_from_bytes(const fs::path& p, std::span<const std::byte> bytes,
+                                             const filter::generic_tile_options& opt) {
+  return naming_file(p, [&] {
+    try {
+      auto g = filter::read_generic_tile(bytes, opt);
+      return codec::decode<format::ArraySchema>(g.payload);
+    } catch (const format_error&) {
+      // TileDB 1.3 wrote `__array_schema.tdb` before format versions existed.
+      if (p.filename() != "__array_schema.tdb") throw;
+      std::optional<std::vector<std::byte>> payload;
+      try {
+        payload = library_version_generic_tile(bytes, opt.max_tile_size);
+      } catch (const format_error&) {
+      }
+      if (!payload) throw;
+      return from_library_version(codec::decode<format::LibraryVersionArraySchema>(*payload));
+    }
+  });
+}
+#endif
+
+inline format::ArraySchema read_schema(const storage::backend& st, const fs::path& p,
+                                       const filter::generic_tile_options& opt) {
+  const auto bytes = naming_file(p, [&] { return st.read(p, opt.max_tile_size); });
+  return schema_from_bytes(p, bytes, opt);
+}
+
+} // namespace tilefmt::array::detail

@@ -1,0 +1,194 @@
+// tilefmt — where a query read in batches (query::batches) cuts its
+// subarray: into slabs along one dimension whose results follow each other
+// in the layout's order, so that the batches put together are the whole
+// result.
+//
+// The dimension is the layout's slowest: the first for row-major, the last
+// for column-major, and for global order (and unordered reads of sparse
+// arrays, which TileDB returns in global order) the tile order's slowest,
+// with cuts on space tile boundaries (so a part of a global-order read
+// holds at least a row of space tiles, whatever the budget). Dense slabs are a number of rows
+// (positions along the dimension's ranges put end to end), sized from the
+// cells per row; sparse slabs are key intervals, sized from the cell counts
+// of the tiles whose bounding rectangles start in them (the R-tree: no tile
+// is read to plan). Where a cut could change the order, a sparse read is
+// one batch: a string or (for global order) an untiled or float slab
+// dimension, a global order along the Hilbert curve, or a one-dimensional row- or column-major read whose ranges
+// are not sorted and apart (TileDB returns those range by range).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "tilefmt/array/model/coordinates.hpp"
+#include "tilefmt/array/read/array.hpp"
+#include "tilefmt/array/read/query_result.hpp"
+#include "tilefmt/array/read/subarray.hpp"
+
+namespace tilefmt::array::detail {
+
+class slab_cutter {
+public:
+  slab_cutter(const array_reader& arr, subarray sub, query_layout layout)
+      : sub_(std::move(sub)), sparse_(arr.schema().is_sparse()) {
+    const auto& schema = arr.schema();
+    const std::size_t nd = sub_.dim_num();
+    const bool global = layout == query_layout::global_order || layout == query_layout::unordered;
+    if (global)
+      dim_ = schema.tile_order == format::Layout::COL_MAJOR ? nd - 1 : 0;
+    else
+      dim_ = layout == query_layout::col_major ? nd - 1 : 0;
+    const auto& dim = schema.domain.dimensions.value[dim_];
+    if (global) {
+      filter::with_integer_type(dim.type.value, [&]<class T>() {
+        if (dim.has_tile_extent()) extent_ = static_cast<std::uint64_t>(*dim.tile_extent_as<T>());
+      });
+      if (extent_ == 0) extent_ = sparse_ ? 0 : 1;  // dense dimensions are integers
+    }
+    if (sparse_ && !sub_.empty()) plan_sparse(arr, global);
+    if (!sparse_) {
+      for (const auto& r : sub_.dim(dim_).ranges) total_ += r.hi - r.lo + 1;
+      row_cells_ = 1;
+      for (std::size_t d = 0; d < nd; ++d) {
+        if (d == dim_) continue;
+        std::uint64_t w = 0;
+        for (const auto& r : sub_.dim(d).ranges) w += r.hi - r.lo + 1;
+        row_cells_ = w != 0 && row_cells_ > std::numeric_limits<std::uint64_t>::max() / w
+                         ? std::numeric_limits<std::uint64_t>::max()
+                         : row_cells_ * w;
+      }
+    }
+  }
+
+  /// The next slab, holding about `cells` result cells (at least one row
+  /// or tile); nullopt once the subarray is done.
+  std::optional<subarray> next(std::uint64_t cells) {
+    if (done_) return std::nullopt;
+    return sparse_ ? next_sparse(cells) : next_dense(cells);
+  }
+
+private:
+  // Dense: rows [at_, at_ + count) of the dimension's ranges put end to end.
+  std::optional<subarray> next_dense(std::uint64_t cells) {
+    std::uint64_t count = std::max<std::uint64_t>(1, cells / std::max<std::uint64_t>(1, row_cells_));
+    count = std::min(count, total_ - at_);
+    if (extent_ > 1) {
+      // Global order takes one range: end the slab on a space tile boundary
+      // (offsets from the domain's start).
+      const auto& r = sub_.dim(dim_).ranges.front();
+      const std::uint64_t start = r.lo - sub_.dim(dim_).domain.lo;
+      const std::uint64_t end = start + at_ + count;  // one past the slab
+      const std::uint64_t aligned = (end + extent_ - 1) / extent_ * extent_;
+      count = std::min(aligned - start, total_) - at_;
+    }
+    std::vector<key_range> pieces;
+    std::uint64_t skip = at_, left = count;
+    for (const auto& r : sub_.dim(dim_).ranges) {
+      const std::uint64_t w = r.hi - r.lo + 1;
+      if (skip >= w) {
+        skip -= w;
+        continue;
+      }
+      const std::uint64_t take = std::min(w - skip, left);
+      pieces.push_back({r.lo + skip, r.lo + skip + take - 1});
+      left -= take;
+      skip = 0;
+      if (left == 0) break;
+    }
+    at_ += count;
+    done_ = at_ >= total_;
+    return sub_.with_ranges(dim_, std::move(pieces));
+  }
+
+  /// A tile's extent along the slab dimension (keys) and its cells.
+  struct tile_span {
+    std::uint64_t lo, cells;
+  };
+
+  void plan_sparse(const array_reader& arr, bool global) {
+    const auto& dim = arr.schema().domain.dimensions.value[dim_];
+    const auto& ranges = sub_.dim(dim_).ranges;
+    bool cut = !sub_.dim(dim_).string && with_coordinate_type(dim.type.value, []<class>() {});
+    if (global && (extent_ == 0 || !sub_.dim(dim_).integral)) cut = false;
+    if (global && arr.schema().cell_order == format::Layout::HILBERT) cut = false;  // the curve crosses every slab
+    if (!global && sub_.dim_num() == 1)
+      for (std::size_t i = 1; i < ranges.size(); ++i)
+        if (ranges[i].lo <= ranges[i - 1].hi) cut = false;  // not sorted and apart
+    if (!cut) return;  // one batch
+    lo_ = ranges.front().lo;
+    hi_ = ranges.front().hi;
+    for (const auto& r : ranges) lo_ = std::min(lo_, r.lo), hi_ = std::max(hi_, r.hi);
+    for (const auto& f : arr.fragments()) {
+      const auto mbrs = f.mbrs();
+      for (std::size_t t = 0; t < mbrs.size() && t < f.tile_num(); ++t) {
+        if (mbrs[t].ranges.size() <= dim_) continue;
+        std::uint64_t lo = 0, hi = 0;
+        with_coordinate_type(dim.type.value, [&]<class T>() {
+          const auto [a, b] = mbrs[t].ranges[dim_].as<T>();
+          lo = order_key(a), hi = order_key(b);
+        });
+        if (hi < lo_ || lo > hi_) continue;
+        tiles_.push_back({std::max(lo, lo_), f.tile_cells(t)});
+      }
+    }
+    std::sort(tiles_.begin(), tiles_.end(), [](const tile_span& a, const tile_span& b) { return a.lo < b.lo; });
+    start_ = lo_;
+    planned_ = true;
+  }
+
+  // Sparse: the keys [start_, cut - 1] of the slab dimension.
+  std::optional<subarray> next_sparse(std::uint64_t cells) {
+    if (!planned_) {
+      done_ = true;
+      return sub_;
+    }
+    std::uint64_t sum = 0, cut = 0;
+    bool found = false;
+    for (; next_tile_ < tiles_.size(); ++next_tile_) {
+      const auto& t = tiles_[next_tile_];
+      if (t.lo < start_) continue;
+      if (sum >= cells) {
+        std::uint64_t c = t.lo;
+        if (extent_ != 0) {  // on a space tile boundary (keys of integers differ as the values)
+          const std::uint64_t base = sub_.dim(dim_).domain.lo;
+          c = base + (c - base) / extent_ * extent_;
+        }
+        if (c > start_) {
+          cut = c;
+          found = true;
+          break;
+        }
+      }
+      sum += t.cells;
+    }
+    const std::uint64_t end = found ? cut - 1 : hi_;
+    std::vector<key_range> pieces;
+    for (const auto& r : sub_.dim(dim_).ranges) {
+      const std::uint64_t lo = std::max(r.lo, start_), hi = std::min(r.hi, end);
+      if (lo <= hi) pieces.push_back({lo, hi});
+    }
+    done_ = !found;
+    start_ = cut;
+    return sub_.with_ranges(dim_, std::move(pieces));
+  }
+
+  subarray sub_;
+  bool sparse_;
+  std::size_t dim_ = 0;
+  std::uint64_t extent_ = 0;  // space tile extent along dim_ (global order), or 0
+  bool done_ = false;
+  // Dense.
+  std::uint64_t total_ = 0, row_cells_ = 1, at_ = 0;
+  // Sparse.
+  bool planned_ = false;
+  std::uint64_t lo_ = 0, hi_ = 0, start_ = 0;
+  std::vector<tile_span> tiles_;
+  std::size_t next_tile_ = 0;
+};
+
+} // namespace tilefmt::array::detail

@@ -1,0 +1,315 @@
+// tilefmt — a query's subarray: the ranges the caller gave, per dimension,
+// checked against the schema and turned into order keys (coordinates.hpp),
+// so that the readers compare coordinates of every type the same way.
+//
+// TileDB's rules, kept here: ranges are inclusive; an integer range that
+// starts right after the previous one of its dimension joins it (TileDB
+// coalesces ranges as they are added); ranges of a dense array must lie in
+// the domain, those of a sparse array are cropped to it. The subarray's
+// ranges are the combinations of one range per dimension ("ND ranges").
+//
+// String dimensions have no order keys before their cells are read: their
+// ranges are kept as strings (dimension_ranges::text), compared bytewise as
+// TileDB does, with a placeholder key range each so that counting and
+// combining ranges works the same for every dimension.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "tilefmt/array/model/coordinates.hpp"
+#include "tilefmt/codec/text.hpp"
+#include "tilefmt/format/array_schema.hpp"
+
+namespace tilefmt::array::detail {
+
+/// A range bound as the caller gave it.
+using range_value = std::variant<std::int64_t, std::uint64_t, double>;
+
+/// A range as the caller gave it: numbers, or (`text`) strings. (The
+/// strings are not a variant alternative: g++ 12 at -O2 warns that a moved
+/// std::variant holding a std::string may be uninitialised.)
+struct user_range {
+  range_value lo, hi;
+  bool text = false;
+  std::string text_lo{}, text_hi{};
+
+  std::string describe() const {
+    return "[" + (text ? codec::json_string(text_lo) : number(lo)) + ", " + (text ? codec::json_string(text_hi) : number(hi)) +
+           "]";
+  }
+  static std::string number(const range_value& v) {
+    return std::visit([](auto x) { return std::to_string(x); }, v);
+  }
+};
+
+/// An inclusive range of order keys.
+struct key_range {
+  std::uint64_t lo = 0, hi = 0;
+  bool contains(std::uint64_t k) const noexcept { return lo <= k && k <= hi; }
+  bool overlaps(const key_range& o) const noexcept { return lo <= o.hi && o.lo <= hi; }
+};
+
+/// An inclusive range of a string dimension (bytewise order); `all`: the
+/// whole dimension (string dimensions have no domain).
+struct text_range {
+  std::string lo, hi;
+  bool all = false;
+  bool contains(std::string_view s) const noexcept { return all || (lo <= s && s <= hi); }
+  bool overlaps(std::string_view l, std::string_view h) const noexcept { return all || (lo <= h && l <= hi); }
+};
+
+/// One dimension of a resolved subarray.
+struct dimension_ranges {
+  std::vector<key_range> ranges;  // string dimensions: placeholders, as many as `text`
+  key_range domain;       // the dimension's domain, as keys
+  bool integral = true;   // integer, date or time coordinates
+  bool string = false;    // a string dimension: its ranges are `text`
+  std::vector<text_range> text;
+
+  bool contains_text(std::string_view s) const noexcept {
+    return std::any_of(text.begin(), text.end(), [&](const text_range& r) { return r.contains(s); });
+  }
+  bool overlaps_text(std::string_view lo, std::string_view hi) const noexcept {
+    return std::any_of(text.begin(), text.end(), [&](const text_range& r) { return r.overlaps(lo, hi); });
+  }
+
+  bool contains(std::uint64_t k) const noexcept {
+    return std::any_of(ranges.begin(), ranges.end(), [&](const key_range& r) { return r.contains(k); });
+  }
+  bool overlaps(const key_range& k) const noexcept {
+    return std::any_of(ranges.begin(), ranges.end(), [&](const key_range& r) { return r.overlaps(k); });
+  }
+};
+
+/// A subarray checked against a schema: its ranges per dimension, as keys.
+class subarray {
+public:
+  /// `given[d]`: the ranges of dimension d (none: its whole domain).
+  /// Dense arrays refuse ranges outside the domain; sparse arrays crop them.
+  subarray(const format::ArraySchema& schema, const std::vector<std::vector<user_range>>& given) {
+    const auto& dims = schema.domain.dimensions.value;
+    if (given.size() > dims.size())
+      throw std::invalid_argument("tilefmt: query: ranges for dimension " + std::to_string(given.size() - 1) +
+                                  ", the array has " + std::to_string(dims.size()) + " dimensions");
+    const bool crop = schema.is_sparse();
+    dims_.resize(dims.size());
+    const std::vector<user_range> none;
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      const auto& dim = dims[d];
+      const auto& ranges = d < given.size() ? given[d] : none;
+      auto& out = dims_[d];
+      if (dim.is_var() && dim.type.value == format::Datatype::STRING_ASCII) {
+        string_dimension(dim, ranges, out);
+        continue;
+      }
+      if (dim.is_var() || !numeric_dimension(schema, d, ranges, crop, out))
+        throw std::invalid_argument("tilefmt: query: dimension \"" + dim.name.value + "\" has " +
+                                    std::string(format::codec_enum_name(dim.type.value)) +
+                                    " coordinates; queries read fixed-size and ASCII string dimensions");
+    }
+  }
+
+  std::size_t dim_num() const noexcept { return dims_.size(); }
+  const dimension_ranges& dim(std::size_t d) const { return dims_[d]; }
+
+  /// Whether some dimension has no range left (all cropped away).
+  bool empty() const noexcept {
+    return std::any_of(dims_.begin(), dims_.end(), [](const auto& d) { return d.ranges.empty(); });
+  }
+  /// Combinations of one range per dimension.
+  std::uint64_t nd_range_num() const {
+    std::uint64_t n = 1;
+    for (const auto& d : dims_) n *= d.ranges.size();
+    return n;
+  }
+  /// The same subarray with dimension `d`'s ranges replaced by `ranges`,
+  /// taken as they are (parts of this subarray's: query batches).
+  subarray with_ranges(std::size_t d, std::vector<key_range> ranges) const {
+    subarray s = *this;
+    s.dims_[d].ranges = std::move(ranges);
+    return s;
+  }
+
+  /// The same subarray with each dimension's ranges sorted and overlapping
+  /// (or, for integers, adjacent) ones merged, as TileDB's global-order and
+  /// unordered readers take it.
+  subarray merged() const {
+    subarray s = *this;
+    for (auto& d : s.dims_) {
+      if (d.string) {
+        merge_text(d);
+        continue;
+      }
+      auto& rs = d.ranges;
+      std::sort(rs.begin(), rs.end(), [](const key_range& a, const key_range& b) { return a.lo < b.lo; });
+      std::vector<key_range> out;
+      for (const auto& r : rs) {
+        if (!out.empty() && out.back().hi != std::numeric_limits<std::uint64_t>::max() &&
+            r.lo <= out.back().hi + (d.integral ? 1 : 0)) {
+          out.back().hi = std::max(out.back().hi, r.hi);
+          continue;
+        }
+        out.push_back(r);
+      }
+      rs = std::move(out);
+    }
+    return s;
+  }
+
+private:
+  subarray() = default;
+
+  /// What the range checks need of a coordinate type: chosen once per
+  /// dimension, so that the checks are compiled once rather than once per
+  /// type (they compare keys through `less`, which is the type's own order:
+  /// the keys' order differs from it for -0.0 and 0.0).
+  struct bound_ops {
+    std::uint64_t (*key)(const range_value&, const std::string& who);
+    bool (*less)(std::uint64_t, std::uint64_t);
+    std::string (*text)(std::uint64_t);
+
+    template <class T>
+    static bound_ops of() {
+      return {[](const range_value& v, const std::string& who) { return order_key(convert<T>(v, who)); },
+              [](std::uint64_t a, std::uint64_t b) { return from_order_key<T>(a) < from_order_key<T>(b); },
+              [](std::uint64_t k) { return std::to_string(from_order_key<T>(k)); }};
+    }
+  };
+
+  /// A fixed-size dimension's ranges, as keys; false when its coordinates
+  /// are not of a type queries read. A current domain (format 22) bounds
+  /// what may be read: TileDB refuses ranges outside it (Query::process), and
+  /// sparse reads without ranges stay inside it (the same cells where every
+  /// write did, as TileDB's writers see to).
+  static bool numeric_dimension(const format::ArraySchema& schema, std::size_t d, const std::vector<user_range>& given,
+                                bool crop, dimension_ranges& out) {
+    const auto& dim = schema.domain.dimensions.value[d];
+    const auto& cd = schema.current_domain.value;
+    const bool has_current = !cd.empty && d < cd.ndrectangle.value.ranges.size();
+    key_range current{};
+    bound_ops ops{};
+    if (!with_coordinate_type(dim.type.value, [&]<class T>() {
+          const auto [dlo, dhi] = dim.domain_as<T>();
+          out.domain = {order_key(dlo), order_key(dhi)};
+          out.integral = std::is_integral_v<T>;
+          if (has_current) {
+            const auto [clo, chi] = cd.ndrectangle.value.ranges[d].template as<T>();
+            current = {order_key(clo), order_key(chi)};
+          }
+          ops = bound_ops::of<T>();
+        }))
+      return false;
+    if (given.empty()) {
+      out.ranges.push_back(has_current && crop ? current : out.domain);
+      return true;
+    }
+    const key_range dom = out.domain;
+    for (const auto& r : given) {
+      const std::string who = "tilefmt: query: range " + r.describe() + " of dimension \"" + dim.name.value + "\"";
+      if (r.text) throw std::invalid_argument(who + ": the dimension's coordinates are numbers, not strings");
+      std::uint64_t lo = ops.key(r.lo, who), hi = ops.key(r.hi, who);
+      if (ops.less(hi, lo)) throw std::invalid_argument(who + " is empty (lo > hi)");
+      if (ops.less(lo, dom.lo) || ops.less(dom.hi, hi)) {
+        if (!crop)
+          throw std::invalid_argument(who + " is outside the domain [" + ops.text(dom.lo) + ", " + ops.text(dom.hi) +
+                                      "]");
+        if (ops.less(hi, dom.lo) || ops.less(dom.hi, lo)) continue;  // nothing of it in the domain
+        if (ops.less(lo, dom.lo)) lo = dom.lo;
+        if (ops.less(dom.hi, hi)) hi = dom.hi;
+      }
+      if (has_current && (ops.less(lo, current.lo) || ops.less(current.hi, hi)))
+        throw std::invalid_argument(who + " is outside the current domain [" + ops.text(current.lo) + ", " +
+                                    ops.text(current.hi) + "] (TileDB refuses it too)");
+      add(out, {lo, hi});
+    }
+    return true;
+  }
+
+  /// A string dimension's ranges: strings only, lo <= hi; none given: all.
+  static void string_dimension(const format::Dimension& dim, const std::vector<user_range>& given,
+                               dimension_ranges& out) {
+    out.string = true;
+    out.integral = false;
+    if (given.empty()) out.text.push_back({{}, {}, true});
+    for (const auto& r : given) {
+      const std::string who = "tilefmt: query: range " + r.describe() + " of dimension \"" + dim.name.value + "\"";
+      if (!r.text) throw std::invalid_argument(who + ": the dimension's coordinates are strings");
+      if (r.text_lo > r.text_hi) throw std::invalid_argument(who + " is empty (lo > hi)");
+      out.text.push_back({r.text_lo, r.text_hi, false});
+    }
+    out.ranges.assign(out.text.size(), key_range{});
+  }
+
+  /// Sorts a string dimension's ranges (by lo, then hi) and merges those
+  /// that overlap as TileDB does: the merged range ends where the later one
+  /// ends, even when the earlier one reaches further (so ["a", "z"] and
+  /// ["b", "c"] read as ["a", "c"]; TileDB's MergeStrategy for strings).
+  static void merge_text(dimension_ranges& d) {
+    auto& rs = d.text;
+    std::sort(rs.begin(), rs.end(), [](const text_range& a, const text_range& b) {
+      return a.all != b.all ? a.all : a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi;
+    });
+    std::vector<text_range> out;
+    for (const auto& r : rs) {
+      if (!out.empty() && (out.back().all || r.lo <= out.back().hi)) {
+        if (!out.back().all) out.back().hi = r.hi;
+        continue;
+      }
+      out.push_back(r);
+    }
+    rs = std::move(out);
+    d.ranges.assign(rs.size(), key_range{});
+  }
+
+  /// An integer range that starts right after the previous one joins it.
+  static void add(dimension_ranges& d, key_range r) {
+    if (d.integral && !d.ranges.empty() && d.ranges.back().hi != std::numeric_limits<std::uint64_t>::max() &&
+        d.ranges.back().hi + 1 == r.lo) {
+      d.ranges.back().hi = r.hi;
+      return;
+    }
+    d.ranges.push_back(r);
+  }
+
+  /// `v` as a coordinate of type T, exactly, or an error.
+  template <class T>
+  static T convert(const range_value& v, const std::string& who) {
+    return std::visit(
+        [&](auto x) -> T {
+          using X = decltype(x);
+          if constexpr (std::is_floating_point_v<T>) {
+            if constexpr (std::is_floating_point_v<X>)
+              if (std::isnan(x)) throw std::invalid_argument(who + " has a NaN bound");
+            return static_cast<T>(x);
+          } else if constexpr (std::is_floating_point_v<X>) {
+            // [min, 2^digits): both ends exact as doubles.
+            const double below = std::ldexp(1.0, std::numeric_limits<T>::digits);
+            if (!(x == std::floor(x)) || x < static_cast<double>(std::numeric_limits<T>::min()) || x >= below)
+              throw std::invalid_argument(who + ": the dimension's coordinates are integers of " +
+                                          std::to_string(8 * sizeof(T)) + " bits");
+            return static_cast<T>(x);
+          } else {
+            if (!std::in_range<T>(x))
+              throw std::invalid_argument(who + " does not fit the dimension's " + std::to_string(8 * sizeof(T)) +
+                                          "-bit " + (std::is_signed_v<T> ? "signed" : "unsigned") + " integers");
+            return static_cast<T>(x);
+          }
+        },
+        v);
+  }
+
+  std::vector<dimension_ranges> dims_;
+};
+
+} // namespace tilefmt::array::detail

@@ -1,0 +1,63 @@
+// tilefmt — the switches of the optional compiled component (meson option
+// `compiled`, library tilefmt-compiled, `pkg-config tilefmt-compiled`).
+//
+// Header-only use is the default and needs none of this. The array layer's
+// entry points (opening an array, reading a column, running a query,
+// creating an array, writing a dense fragment) pull the whole reader or
+// writer into every translation unit that calls them, and compiling that
+// code is most of a 15-25 s compile at -O2 (bench/RESULTS.md, "Compile
+// time"). A program that defines TILEFMT_COMPILED (the `tilefmt_compiled_dep`
+// dependency and the pkg-config file add it) sees those entry points as
+// declarations only and links their one compiled copy from the library.
+//
+// Two ways a header keeps its code out of such a program:
+//
+// - The reader's public classes (fragment.hpp, array.hpp, query.hpp) are
+//   declared in their header and defined in a `-inl.hpp` beside it, as
+//   {fmt}'s format.h and format-inl.h: the header includes its -inl.hpp at
+//   its end unless TILEFMT_DECLARE_ONLY. A program built with
+//   TILEFMT_COMPILED then parses only the declarations (and the light
+//   headers they name: format/, column.hpp, query_result.hpp), not the
+//   filter pipeline, the tile source or the query readers. Each definition
+//   there is written `TILEFMT_FUNC`, that is `inline` (and emitted by the
+//   compiled component). The member templates that take a callable
+//   (fragment::read_values_in_chunks, for_each_tile) are defined only in the
+//   -inl.hpp: a compiled-mode program that calls them includes it.
+// - Elsewhere (the writer, directory listing) an entry point is written
+//
+//     #ifdef TILEFMT_DECLARE_ONLY
+//       std::string commit(const write_options& opt = {});   // the same declaration
+//     #else
+//       TILEFMT_EMIT
+//       std::string commit(const write_options& opt = {}) { ... }
+//     #endif
+//
+// src/compiled/ includes the headers with TILEFMT_COMPILED_BUILD, where
+// TILEFMT_EMIT is [[gnu::used]]: g++ and clang++ then emit an out-of-line
+// copy of each such inline function, under the very symbol the declaration
+// names (an inline function's mangled name does not say it is inline). So
+// translation units built with and without TILEFMT_COMPILED may share a
+// program: each symbol has one definition, or identical weak ones.
+//
+// Constructors a program calls are not emitted this way: clang emits only
+// the base-object constructor of a [[gnu::used]] one, and programs call the
+// complete-object one. The classes a program constructs itself (query,
+// dense_writer) keep their constructors in the header; array_reader and
+// fragment are made by array::open, inside the component.
+//
+// The compile-time filter::pipeline<...> and every other template stay in
+// the headers: set<P>() encodes with P in the including translation unit.
+#pragma once
+
+#if defined(TILEFMT_COMPILED) && !defined(TILEFMT_COMPILED_BUILD)
+#define TILEFMT_DECLARE_ONLY 1
+#endif
+
+#if defined(TILEFMT_COMPILED_BUILD)
+#define TILEFMT_EMIT [[gnu::used]]
+#else
+#define TILEFMT_EMIT
+#endif
+
+// A definition in a -inl.hpp header (see above).
+#define TILEFMT_FUNC TILEFMT_EMIT inline

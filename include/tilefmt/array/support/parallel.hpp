@@ -1,0 +1,147 @@
+// tilefmt — running independent pieces of work (tiles) on several threads.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <limits>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "tilefmt/array/support/thread_pool.hpp"
+
+namespace tilefmt::array::detail {
+
+/// The threads to use for `requested` (0: one per core).
+inline unsigned thread_count(unsigned requested) {
+  return requested ? requested : std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// Runs fn(i) for every i in [0, n) on up to `threads` threads: this one
+/// and threads of the process's pool (thread_pool.hpp). Each thread claims
+/// the next task when it is free, in increasing order (place_in_order relies
+/// on it), this thread task 0; a thread the system stalls holds up no one
+/// else. After an error no task is started; once every thread has left,
+/// the error of the lowest task that failed is rethrown (the same one
+/// however the threads ran).
+template <class Fn>
+void parallel_for(std::size_t n, unsigned threads, Fn&& fn) {
+  threads = static_cast<unsigned>(std::min<std::size_t>(thread_count(threads), n));
+  if (threads <= 1) {
+    for (std::size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  thread_pool::shared().run(n, threads - 1, fn);
+}
+
+/// std::stable_sort on up to `threads` threads, with the same result: pieces
+/// sorted at once, then neighbours merged pairwise (std::inplace_merge keeps
+/// equal elements in order), each round's merges at once. Its buffers are
+/// std::stable_sort's: half the elements at most. Pieces under 2^15
+/// elements are not worth a thread.
+template <class It, class Less>
+void parallel_stable_sort(It first, It last, Less less, unsigned threads) {
+  const auto n = static_cast<std::size_t>(last - first);
+  const std::size_t parts = std::min<std::size_t>(thread_count(threads), n >> 15);
+  if (parts <= 1) {
+    std::stable_sort(first, last, less);
+    return;
+  }
+  std::vector<It> bound(parts + 1);
+  for (std::size_t k = 0; k <= parts; ++k) bound[k] = first + static_cast<std::ptrdiff_t>(n * k / parts);
+  parallel_for(parts, threads, [&](std::size_t k) { std::stable_sort(bound[k], bound[k + 1], less); });
+  for (std::size_t width = 1; width < parts; width *= 2) {
+    parallel_for((parts + 2 * width - 1) / (2 * width), threads, [&](std::size_t j) {
+      const std::size_t lo = 2 * j * width, mid = lo + width;
+      if (mid < parts) std::inplace_merge(bound[lo], bound[mid], bound[std::min(mid + width, parts)], less);
+    });
+  }
+}
+
+/// Where each of the `n` tasks of a parallel_for puts its output when the
+/// outputs go back to back in task order but each task's size is known only
+/// once it has run: task j's output starts where task j - 1's ends. A task
+/// gives its size to its claim, which waits for the task before it and
+/// answers where its own output starts. parallel_for's threads claim tasks
+/// in increasing order and run each to its end, so every task before the
+/// lowest one still waiting has run (no wait is circular). A claim dropped
+/// unused (an error, or a task that gives up) makes every later claim
+/// answer nullopt at once: after an error parallel_for starts no more
+/// tasks, so later ones cannot wait for their predecessors' claims.
+class place_in_order {
+  static constexpr std::size_t unknown = std::numeric_limits<std::size_t>::max();
+  static constexpr std::size_t abandoned = unknown - 1;
+
+public:
+  explicit place_in_order(std::size_t n) : begin_(n + 1) {
+    for (auto& b : begin_) b.store(unknown, std::memory_order_relaxed);
+    begin_[0].store(0, std::memory_order_relaxed);
+  }
+
+  /// Task j's place, to be given its size once.
+  class claim_t {
+  public:
+    claim_t(const claim_t&) = delete;
+    claim_t& operator=(const claim_t&) = delete;
+    ~claim_t() {
+      if (!given_) owner_.abandon_after(j_);
+    }
+
+    /// Where the task's items start, once every task before it has given
+    /// its size, for a task that writes its items before it knows how many
+    /// (then gives their number); nullopt when a task before it gave up.
+    std::optional<std::size_t> start() const {
+      const std::size_t at = owner_.wait(j_);
+      if (at == abandoned) return std::nullopt;
+      return at;
+    }
+
+    /// Where the task's `size` items start, or nullopt when a task before
+    /// it gave up (the whole result is being abandoned).
+    std::optional<std::size_t> operator()(std::size_t size) {
+      given_ = true;
+      const std::size_t at = owner_.wait(j_);
+      owner_.publish(j_ + 1, at == abandoned ? abandoned : at + size);
+      if (at == abandoned) return std::nullopt;
+      return at;
+    }
+
+  private:
+    friend class place_in_order;
+    claim_t(place_in_order& owner, std::size_t j) : owner_(owner), j_(j) {}
+    place_in_order& owner_;
+    std::size_t j_;
+    bool given_ = false;
+  };
+
+  claim_t claim(std::size_t j) { return claim_t(*this, j); }
+
+  /// Every task's size summed, once each task has given its size; nullopt
+  /// if one gave up.
+  std::optional<std::size_t> total() const {
+    const std::size_t t = begin_.back().load(std::memory_order_acquire);
+    if (t == unknown || t == abandoned) return std::nullopt;
+    return t;
+  }
+
+private:
+  std::size_t wait(std::size_t j) const {
+    std::size_t v;
+    while ((v = begin_[j].load(std::memory_order_acquire)) == unknown) begin_[j].wait(unknown, std::memory_order_acquire);
+    return v;
+  }
+  // Sets begin_[j] unless it is abandoned already.
+  void publish(std::size_t j, std::size_t v) {
+    std::size_t was = unknown;
+    if (begin_[j].compare_exchange_strong(was, v, std::memory_order_release, std::memory_order_relaxed)) begin_[j].notify_all();
+  }
+  void abandon_after(std::size_t j) {
+    for (std::size_t k = j + 1; k < begin_.size(); ++k) publish(k, abandoned);
+  }
+
+  std::vector<std::atomic<std::size_t>> begin_;
+};
+
+} // namespace tilefmt::array::detail

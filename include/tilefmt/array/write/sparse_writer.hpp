@@ -1,0 +1,599 @@
+// tilefmt — writing a sparse fragment: cells in any order, sorted into
+// TileDB's global order, cut into data tiles of the schema's capacity, with
+// their R-tree. Part of the writer (array/write.hpp, which describes the
+// files written).
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tilefmt/array/model/coordinates.hpp"
+#include "tilefmt/array/model/hilbert.hpp"
+#include "tilefmt/array/support/radix_sort.hpp"
+#include "tilefmt/array/write/cells_api.hpp"
+#include "tilefmt/array/write/coordinates_api.hpp"
+#include "tilefmt/array/write/create.hpp"
+#include "tilefmt/array/write/fragment_builder.hpp"
+
+namespace tilefmt::array {
+
+namespace detail {
+
+/// The R-tree above a sparse fragment's data tiles, given each tile's MBR
+/// (`level`): levels of `shape.rtree.fanout` MBRs grouped into one, root
+/// first (RTree::build_tree); the non-empty domain is their union.
+inline void finish_rtree(const format::ArraySchema& schema, std::vector<format::MBR> level, fragment_shape& shape) {
+  const auto& dims = schema.domain.dimensions.value;
+  const std::size_t fanout = shape.rtree.fanout;
+  auto unite = [&](const std::vector<format::MBR>& mbrs, std::size_t begin, std::size_t end) {
+    format::MBR out = mbrs[begin];
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d].is_var()) {
+        auto [lo, hi] = out.ranges[d].as_strings();
+        for (std::size_t m = begin + 1; m < end; ++m) {
+          auto [l, h] = mbrs[m].ranges[d].as_strings();
+          lo = std::min(lo, l);
+          hi = std::max(hi, h);
+        }
+        out.ranges[d] = format::var_range(std::string(lo), std::string(hi));
+        continue;
+      }
+      detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+        auto [lo, hi] = out.ranges[d].as<T>();
+        for (std::size_t m = begin + 1; m < end; ++m) {
+          auto [l, h] = mbrs[m].ranges[d].as<T>();
+          lo = std::min(lo, l);
+          hi = std::max(hi, h);
+        }
+        out.ranges[d] = format::fixed_range<T>(lo, hi);
+      });
+    }
+    return out;
+  };
+  std::vector<std::vector<format::MBR>> levels{level};
+  while (levels.back().size() > 1) {
+    const auto& below = levels.back();
+    std::vector<format::MBR> up;
+    for (std::size_t i = 0; i < below.size(); i += fanout) up.push_back(unite(below, i, std::min(i + fanout, below.size())));
+    levels.push_back(std::move(up));
+  }
+  shape.non_empty_domain = unite(level, 0, level.size());
+  for (auto it = levels.rbegin(); it != levels.rend(); ++it) shape.rtree.levels.value.push_back({{std::move(*it)}});
+}
+
+} // namespace detail
+
+/// One sparse fragment of an existing array: cells with their coordinates,
+/// in any order.
+///
+/// Every dimension's coordinates (set_coords) and every attribute's values
+/// (set, set_var, one per cell, in the same order) must be given before
+/// commit(), which sorts the cells into TileDB's global order (tile order
+/// over the space tiles, then cell order; in the Hilbert cell order, the
+/// Hilbert curve, then row-major coordinates; ties keep the order given), cuts
+/// them into data tiles of the schema's capacity and writes the fragment
+/// with its R-tree. Coordinates outside the domain, NaN coordinates and,
+/// unless the schema allows duplicates, cells with equal coordinates are
+/// refused as TileDB refuses them. (Where duplicates are allowed, TileDB
+/// orders equal coordinates by an unstable sort whose result depends on its
+/// thread count; byte-identical files are then not to be expected.)
+class sparse_writer : public detail::coordinates_api<sparse_writer> {
+public:
+  /// Writes into the array at `root`, with its latest schema. Throws
+  /// io_error when `root` is not an array and std::invalid_argument for a
+  /// schema this writer cannot write.
+  explicit sparse_writer(const fs::path& root, std::shared_ptr<storage::backend> storage = {})
+      : sparse_writer(root, write_options{.storage = std::move(storage)}) {}
+  /// The same with the storage and, for an encrypted array, the encryption
+  /// key taken from `opt` (its other fields are for commit()).
+  sparse_writer(const fs::path& root, const write_options& opt)
+      : b_(root, "sparse_writer", true, opt.storage, opt.encryption_key) {
+    check_sparse_schema(b_);
+    const auto& s = b_.schema();
+    coords_.resize(s.domain.dimensions.size());
+    attrs_.resize(s.attributes.size());
+  }
+
+  const format::ArraySchema& schema() const noexcept { return b_.schema(); }
+  const std::string& schema_name() const noexcept { return b_.schema_name(); }
+  /// Cells given so far (by the first set or set_coords call).
+  std::uint64_t cell_num() const noexcept { return cells_.value_or(0); }
+
+  /// Sorts the cells, writes the fragment: data files,
+  /// `__fragment_metadata.tdb`, then the commit marker. Returns the
+  /// fragment's name. A fragment commits once.
+  std::string commit(const write_options& opt = {}) {
+    if (b_.committed()) throw std::logic_error(b_.message("commit: already committed"));
+    const auto& s = schema();
+    const auto& dims = s.domain.dimensions.value;
+    check_every_field_set("commit", coords_, attrs_);
+    const std::size_t n = static_cast<std::size_t>(cell_num());
+    if (n == 0) throw std::invalid_argument(b_.message("commit: no cells (TileDB writes no fragment)"));
+
+    sort_cells();
+    const std::vector<std::uint64_t>& order = *order_;
+    // A consolidation keeps every version of a cell, with its timestamp.
+    if (maybe_duplicates_ && !s.allows_dups.value && special_.empty()) check_duplicates(order);
+    const std::vector<std::uint64_t> tiles = data_tiles();
+
+    // Each data tile's MBR along the fixed-size dimensions, taken from the
+    // tile's gathered coordinates by the thread encoding it.
+    std::vector<std::vector<format::Range1D>> mbrs(dims.size());
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      const auto spec = b_.dimension_spec(d);
+      if (!spec.var()) {
+        mbrs[d].resize(tiles.size());
+        const auto gather = permuted(coords_[d].bytes, spec.cell_size(), order);
+        auto& ranges = mbrs[d];
+        const format::Datatype type = dims[d].type.value;
+        b_.encode_fixed(
+            b_.dimension_tiles(d), spec,
+            [&](std::size_t t, std::vector<std::byte>& scratch) {
+              const auto cells = gather(t, scratch);
+              detail::with_coordinate_type(type, [&]<class T>() {
+                T lo = codec::load_le<T>(cells.data()), hi = lo;
+                for (std::size_t c = 1; c < cells.size() / sizeof(T); ++c) {
+                  const T v = codec::load_le<T>(cells.data() + c * sizeof(T));
+                  lo = std::min(lo, v);
+                  hi = std::max(hi, v);
+                }
+                ranges[t] = format::fixed_range<T>(lo, hi);
+              });
+              return cells;
+            },
+            {}, {});
+        continue;
+      }
+      if (spec.var()) {
+        std::vector<std::byte> values;
+        std::vector<std::uint64_t> offsets;
+        offsets.reserve(n);
+        for (std::size_t c : order) {
+          const auto str = coord_string(d, c);
+          offsets.push_back(values.size());
+          for (char ch : str) values.push_back(static_cast<std::byte>(ch));
+        }
+        b_.encode_var(b_.dimension_tiles(d), spec, values, offsets, 1, {});
+      }
+    }
+    for (std::size_t i = 0; i < attrs_.size(); ++i) {
+      const auto spec = b_.attribute_spec(i);
+      const auto& a = attrs_[i];
+      if (a.encoded) continue;
+      std::vector<std::uint8_t> validity;
+      if (!a.validity.empty())
+        for (std::size_t c : order) validity.push_back(a.validity[c]);
+      if (spec.var()) {
+        std::vector<std::byte> values;
+        std::vector<std::uint64_t> offsets;
+        offsets.reserve(n);
+        for (std::size_t c : order) {
+          const auto cell = detail::var_cell(a.bytes, a.offsets, c, a.value_size);
+          offsets.push_back(values.size() / a.value_size);
+          values.insert(values.end(), cell.begin(), cell.end());
+        }
+        b_.encode_var(b_.attribute_tiles(i), spec, values, offsets, a.value_size, validity);
+      } else {
+        b_.encode_fixed(b_.attribute_tiles(i), spec, permuted(a.bytes, spec.cell_size(), order), validity, a.encoder);
+      }
+    }
+
+    if (!special_.empty()) {
+      std::vector<std::vector<std::uint64_t>> sorted(special_.size());
+      for (std::size_t k = 0; k < special_.size(); ++k)
+        for (std::size_t c : order) sorted[k].push_back(special_[k][c]);
+      if (sorted.size() == 1) b_.set_special(sorted[0]);
+      else b_.set_special(sorted[0], sorted[1], sorted[2]);
+    }
+
+    detail::fragment_shape shape;
+    shape.dense = false;
+    shape.processed_conditions = processed_conditions_;
+    shape.sparse_tile_num = tiles.size();
+    shape.last_tile_cell_num = tiles.back();
+    build_rtree(order, tiles, std::move(mbrs), shape);
+    return b_.commit(opt, shape);
+  }
+
+private:
+  friend class detail::cells_api<sparse_writer>;
+  friend class detail::coordinates_api<sparse_writer>;
+  friend struct detail::consolidator;
+  using pending = detail::pending_cells;
+
+  void check_writable(const char* who) const {
+    if (b_.committed()) throw std::logic_error(b_.message(std::string(who) + ": the fragment is already committed"));
+  }
+  pending& coordinates_(std::size_t d) { return coords_[d]; }
+
+  /// The cells' global order (and the data tiles), once every dimension
+  /// has its coordinates. Refuses coordinates outside the domain.
+  void sort_cells() {
+    if (order_) return;
+    bool dups = true;
+    auto order = global_order(dups);
+    order_ = std::move(order);
+    maybe_duplicates_ = dups;
+    b_.set_tiles(data_tiles());
+  }
+
+  /// Data tiles of `capacity` cells in global order; the last one short.
+  std::vector<std::uint64_t> data_tiles() const {
+    const std::uint64_t n = cell_num(), cap = schema().capacity;
+    std::vector<std::uint64_t> tiles(static_cast<std::size_t>((n + cap - 1) / cap), cap);
+    tiles.back() = n - (tiles.size() - 1) * cap;
+    return tiles;
+  }
+
+  /// New coordinates after attributes were encoded in the order of the old
+  /// ones cannot be written.
+  void coordinates_changing() {
+    if (!order_) return;
+    throw std::logic_error(b_.message("set_coords: attributes set after every dimension's coordinates are encoded in "
+                                      "their order as they are set; set the coordinates once, first"));
+  }
+
+  /// A fixed-size dimension's coordinates as little-endian bytes.
+  void put_coords(std::size_t d, std::vector<std::byte> bytes) {
+    coordinates_changing();
+    const std::size_t size = format::datatype_size(schema().domain.dimensions.value[d].type.value);
+    take_cells(bytes.size() / size, "set_coords");
+    coords_[d] = pending{};
+    coords_[d].bytes = std::move(bytes);
+    coords_[d].set = true;
+  }
+
+
+
+  /// Coordinate `c` of string dimension `d`.
+  std::string_view coord_string(std::size_t d, std::size_t c) const {
+    const auto& p = coords_[d];
+    const std::size_t b = static_cast<std::size_t>(p.offsets[c]);
+    const std::size_t e = c + 1 < p.offsets.size() ? static_cast<std::size_t>(p.offsets[c + 1]) : p.bytes.size();
+    return {reinterpret_cast<const char*>(p.bytes.data()) + b, e - b};
+  }
+
+
+  void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
+                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
+    const auto [i, cells] = b_.fixed_attribute(name, value_size, n, validity, cells_);
+    take_cells(cells, std::string("set: attribute \"") + std::string(name) + "\"");
+    // With every dimension's coordinates given, the cells' order is known:
+    // the attribute is encoded now, straight from the caller's cells, and
+    // not kept (a copy of every attribute until commit() was most of a
+    // write's memory). Coordinates the sort refuses are reported by
+    // commit(), as before.
+    bool sorted = cells != 0;
+    for (const auto& c : coords_) sorted = sorted && c.set;
+    if (sorted) {
+      try {
+        sort_cells();
+      } catch (const std::invalid_argument&) {
+        sorted = false;
+      }
+    }
+    if (sorted) {
+      const auto& order = *order_;
+      const auto spec = b_.attribute_spec(i);
+      std::vector<std::uint8_t> valid;
+      if (!validity.empty()) {
+        valid.resize(order.size());
+        detail::gather_cells(reinterpret_cast<std::byte*>(valid.data()), reinterpret_cast<const std::byte*>(validity.data()),
+                             1, order.data(), order.size());
+      }
+      b_.encode_fixed(b_.attribute_tiles(i), spec, permuted(bytes, spec.cell_size(), order), valid, encoder);
+      attrs_[i] = pending{};
+      attrs_[i].set = attrs_[i].encoded = true;
+      return;
+    }
+    attrs_[i] = pending::fixed(bytes, value_size, validity, encoder);
+  }
+
+  void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
+               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
+    const std::size_t i = b_.var_attribute(name, value_size, values, offsets, validity, cells_);
+    take_cells(offsets.size(), std::string("set_var: attribute \"") + std::string(name) + "\"");
+    attrs_[i] = pending::var(values, offsets, value_size, validity);
+  }
+
+  /// The cells' positions in TileDB's global order (GlobalCmpQB): space
+  /// tiles in the tile order (dimensions without a tile extent left out),
+  /// then coordinates in the cell order. Also refuses coordinates TileDB
+  /// refuses (outside the domain, NaN).
+  /// `maybe_duplicates` is cleared when no two cells have the same
+  /// coordinates.
+  std::vector<std::uint64_t> global_order(bool& maybe_duplicates) const {
+    const auto& dims = schema().domain.dimensions.value;
+    const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
+    if (auto order = packed_global_order(maybe_duplicates)) return std::move(*order);
+    maybe_duplicates = true;
+    detail::cell_keys keys(nd);
+    for (std::size_t d = 0; d < nd; ++d) {
+      const auto& dim = dims[d];
+      if (dim.is_var()) {
+        // Strings: no tile extent; their ranks order them byte by byte.
+        keys.tiled[d] = false;
+        std::vector<std::size_t> by(n);
+        std::iota(by.begin(), by.end(), std::size_t{0});
+        std::stable_sort(by.begin(), by.end(),
+                         [&](std::size_t a, std::size_t b) { return coord_string(d, a) < coord_string(d, b); });
+        keys.cell[d].assign(n, 0);
+        for (std::size_t k = 1; k < n; ++k)
+          keys.cell[d][by[k]] = keys.cell[d][by[k - 1]] + (coord_string(d, by[k]) != coord_string(d, by[k - 1]));
+        continue;
+      }
+      keys.tiled[d] = dim.has_tile_extent();
+      detail::with_coordinate_type(dim.type.value, [&]<class T>() {
+        auto [lo, hi] = dim.domain_as<T>();
+        const T ext = keys.tiled[d] ? *dim.tile_extent_as<T>() : T{1};
+        for (std::size_t c = 0; c < n; ++c) {
+          const T v = codec::load_le<T>(coords_[d].bytes.data() + c * sizeof(T));
+          if constexpr (std::is_floating_point_v<T>) {
+            if (std::isnan(v))
+              throw std::invalid_argument(b_.message(std::string("coordinate ") + std::to_string(c) + " of dimension \"" +
+                                                     dim.name.value + "\" is NaN"));
+          }
+          if (v < lo || v > hi)
+            throw std::invalid_argument(b_.message(std::string("coordinate ") + std::to_string(c) + " of dimension \"" +
+                                                   dim.name.value + "\" is " + std::to_string(v) +
+                                                   ", outside the domain [" + std::to_string(lo) + ", " +
+                                                   std::to_string(hi) + "]"));
+          keys.push(d, v, lo, ext);
+        }
+      });
+    }
+    std::vector<std::uint64_t> order(n);
+    std::iota(order.begin(), order.end(), std::uint64_t{0});
+    if (schema().cell_order == format::Layout::HILBERT) {
+      // No space tiles: the Hilbert curve over the domain, then row-major
+      // coordinates (UnorderedWriter::sort_coords, HilbertCmpQB).
+      const std::vector<std::uint64_t> h = hilbert_values();
+      std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) {
+        return h[a] != h[b] ? h[a] < h[b] : keys.layout_less(a, b, true);
+      });
+      return order;
+    }
+    const bool tile_row = schema().tile_order == format::Layout::ROW_MAJOR;
+    const bool cell_row = schema().cell_order == format::Layout::ROW_MAJOR;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint64_t a, std::uint64_t b) { return keys.global_less(a, b, tile_row, cell_row); });
+    return order;
+  }
+
+  /// Each cell's place on the Hilbert curve (model/hilbert.hpp), as the
+  /// libtiledb of the array's version computed it.
+  std::vector<std::uint64_t> hilbert_values() const {
+    const auto& dims = schema().domain.dimensions.value;
+    const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
+    const int bits = detail::hilbert_bits(nd);
+    const bool wide = schema().version.value <= 8;  // libtiledb 2.2's mapping (model/hilbert.hpp)
+    std::vector<std::vector<std::uint64_t>> bucket(nd, std::vector<std::uint64_t>(n));
+    for (std::size_t d = 0; d < nd; ++d) {
+      if (dims[d].is_var()) {
+        for (std::size_t c = 0; c < n; ++c) bucket[d][c] = detail::hilbert_bucket(coord_string(d, c), bits);
+        continue;
+      }
+      detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+        auto [lo, hi] = dims[d].domain_as<T>();
+        for (std::size_t c = 0; c < n; ++c)
+          bucket[d][c] =
+              detail::hilbert_bucket(codec::load_le<T>(coords_[d].bytes.data() + c * sizeof(T)), lo, hi, bits, wide);
+      });
+    }
+    std::vector<std::uint64_t> out(n), x(nd);
+    for (std::size_t c = 0; c < n; ++c) {
+      for (std::size_t d = 0; d < nd; ++d) x[d] = bucket[d][c];
+      out[c] = detail::hilbert_value(x, bits);
+    }
+    return out;
+  }
+
+  /// "Duplicate coordinates (c0, c1) are not allowed", as TileDB says it
+  /// when cells next to each other in global order have the same bytes.
+  void check_duplicates(const std::vector<std::uint64_t>& order) const {
+    const auto& dims = schema().domain.dimensions.value;
+    for (std::size_t k = 1; k < order.size(); ++k) {
+      bool same = true;
+      for (std::size_t d = 0; d < dims.size() && same; ++d) {
+        if (dims[d].is_var()) {
+          same = coord_string(d, order[k]) == coord_string(d, order[k - 1]);
+          continue;
+        }
+        const std::size_t size = format::datatype_size(dims[d].type.value);
+        same = std::memcmp(coords_[d].bytes.data() + order[k] * size, coords_[d].bytes.data() + order[k - 1] * size,
+                           size) == 0;
+      }
+      if (!same) continue;
+      std::string c;
+      for (std::size_t d = 0; d < dims.size(); ++d) {
+        if (dims[d].is_var()) {
+          c += (d ? ", " : "") + std::string(coord_string(d, order[k]));
+          continue;
+        }
+        detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+          c += (d ? ", " : "") + std::to_string(codec::load_le<T>(coords_[d].bytes.data() + order[k] * sizeof(T)));
+        });
+      }
+      throw std::invalid_argument(b_.message("Duplicate coordinates (" + c +
+                                             ") are not allowed (the schema does not allow duplicates)"));
+    }
+  }
+
+  /// A fixed-size field's tiles in global order, each gathered by the
+  /// thread encoding it (no copy of the whole field).
+  detail::tile_cells permuted(std::span<const std::byte> bytes, std::size_t cell_size,
+                              const std::vector<std::uint64_t>& order) const {
+    return [bytes, cell_size, &order, this](std::size_t t, std::vector<std::byte>& scratch) {
+      const std::uint64_t cap = schema().capacity;
+      const std::size_t first = static_cast<std::size_t>(t * cap);
+      const std::size_t cells = std::min(order.size() - first, static_cast<std::size_t>(cap));
+      scratch.resize(cells * cell_size);
+      detail::gather_cells(scratch.data(), bytes.data(), cell_size, order.data() + first, cells);
+      return std::span<const std::byte>(scratch);
+    };
+  }
+
+  /// The global order by one integer key per cell, where every dimension is
+  /// an integer with a tile extent: the cell's space tile (in the tile
+  /// order) times the cells of a space tile, plus its place inside the tile
+  /// (in the cell order). That is the order of GlobalCmpQB, ties (equal
+  /// coordinates) in the order given. Where key and cell index fit in 64
+  /// bits together they are sorted as one number by a parallel radix sort;
+  /// otherwise (or for floats, strings, Hilbert order) nullopt. Refuses
+  /// coordinates outside the domain.
+  std::optional<std::vector<std::uint64_t>> packed_global_order(bool& maybe_duplicates) const {
+    const auto& dims = schema().domain.dimensions.value;
+    const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
+    if (schema().cell_order == format::Layout::HILBERT || n == 0) return std::nullopt;
+    struct axis {
+      std::uint64_t extent = 0, tile_stride = 0, cell_stride = 0;
+    };
+    std::vector<axis> ax(nd);
+    std::vector<std::uint64_t> tiles(nd);
+    for (std::size_t d = 0; d < nd; ++d) {
+      const auto& dim = dims[d];
+      if (dim.is_var() || !dim.has_tile_extent()) return std::nullopt;
+      bool integral = false;
+      detail::with_coordinate_type(dim.type.value, [&]<class T>() {
+        if constexpr (std::is_integral_v<T>) {
+          auto [lo, hi] = dim.domain_as<T>();
+          const std::uint64_t ext = static_cast<std::uint64_t>(static_cast<std::int64_t>(*dim.tile_extent_as<T>()));
+          if (ext == 0) return;
+          ax[d].extent = ext;
+          tiles[d] = detail::tile_index<T>(hi, lo, static_cast<T>(ext)) + 1;
+          integral = tiles[d] != 0;
+        }
+      });
+      if (!integral) return std::nullopt;
+    }
+    static_assert(sizeof(std::size_t) <= sizeof(std::uint64_t));
+    // Strides of the tile grid (tile order) and of a tile's cells (cell
+    // order); nullopt where a product passes 64 bits.
+    auto strides = [&](bool row_major, auto size, auto set) {
+      std::uint64_t p = 1;
+      for (std::size_t k = 0; k < nd; ++k) {
+        const std::size_t d = row_major ? nd - 1 - k : k;
+        set(d, p);
+        if (size(d) != 0 && p > std::numeric_limits<std::uint64_t>::max() / size(d)) return std::optional<std::uint64_t>{};
+        p *= size(d);
+      }
+      return std::optional<std::uint64_t>{p};
+    };
+    const auto tile_count = strides(
+        schema().tile_order != format::Layout::COL_MAJOR, [&](std::size_t d) { return tiles[d]; },
+        [&](std::size_t d, std::uint64_t p) { ax[d].tile_stride = p; });
+    const auto cells_per_tile = strides(
+        schema().cell_order != format::Layout::COL_MAJOR, [&](std::size_t d) { return ax[d].extent; },
+        [&](std::size_t d, std::uint64_t p) { ax[d].cell_stride = p; });
+    if (!tile_count || !cells_per_tile || *tile_count > std::numeric_limits<std::uint64_t>::max() / *cells_per_tile)
+      return std::nullopt;
+    const int index_bits = std::bit_width(static_cast<std::uint64_t>(n - 1));
+    const int key_bits = std::bit_width(*tile_count * *cells_per_tile - 1);
+    if (index_bits >= 64 || index_bits + key_bits > 64) return std::nullopt;
+
+    // Each cell's key above its index, summed dimension by dimension.
+    std::vector<std::uint64_t> packed(n);
+    for (std::size_t c = 0; c < n; ++c) packed[c] = c;
+    for (std::size_t d = 0; d < nd; ++d) {
+      const auto& dim = dims[d];
+      detail::with_coordinate_type(dim.type.value, [&]<class T>() {
+        if constexpr (std::is_integral_v<T>) {
+          auto [lo, hi] = dim.domain_as<T>();
+          const std::uint64_t ext = ax[d].extent, ts = ax[d].tile_stride * *cells_per_tile, cs = ax[d].cell_stride;
+          const std::byte* p = coords_[d].bytes.data();
+          for (std::size_t c = 0; c < n; ++c) {
+            const T v = codec::load_le<T>(p + c * sizeof(T));
+            if (v < lo || v > hi)
+              throw std::invalid_argument(b_.message(std::string("coordinate ") + std::to_string(c) + " of dimension \"" +
+                                                     dim.name.value + "\" is " + std::to_string(v) +
+                                                     ", outside the domain [" + std::to_string(lo) + ", " +
+                                                     std::to_string(hi) + "]"));
+            const std::uint64_t off = static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) -
+                                      static_cast<std::uint64_t>(static_cast<std::int64_t>(lo));
+            packed[c] += ((off / ext) * ts + (off % ext) * cs) << index_bits;
+          }
+        }
+      });
+    }
+    detail::radix_sort(packed, index_bits, index_bits + key_bits, b_.threads());
+    maybe_duplicates = false;
+    for (std::size_t k = 1; k < n && !maybe_duplicates; ++k)
+      maybe_duplicates = (packed[k] >> index_bits) == (packed[k - 1] >> index_bits);
+    // The cell indices, in place of the keys.
+    const std::uint64_t mask = (std::uint64_t{1} << index_bits) - 1;
+    for (auto& k : packed) k &= mask;
+    return packed;
+  }
+
+  /// One MBR per data tile (per dimension, the least and greatest
+  /// coordinate), and the R-tree above them (detail::finish_rtree).
+  /// `mbrs[d]` has the data tiles' ranges along each fixed-size dimension d.
+  void build_rtree(const std::vector<std::uint64_t>& order, const std::vector<std::uint64_t>& tiles,
+                   std::vector<std::vector<format::Range1D>> mbrs, detail::fragment_shape& shape) const {
+    const auto& dims = schema().domain.dimensions.value;
+    std::vector<format::MBR> level(tiles.size());
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (!mbrs[d].empty()) {
+        for (std::size_t t = 0; t < tiles.size(); ++t) level[t].ranges.push_back(std::move(mbrs[d][t]));
+        continue;
+      }
+      if (dims[d].is_var()) {
+        std::size_t at = 0;
+        for (std::size_t t = 0; t < tiles.size(); ++t) {
+          std::string_view lo = coord_string(d, order[at]), hi = lo;
+          for (std::size_t c = at; c < at + tiles[t]; ++c) {
+            const auto v = coord_string(d, order[c]);
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+          }
+          level[t].ranges.push_back(format::var_range(lo, hi));
+          at += static_cast<std::size_t>(tiles[t]);
+        }
+        continue;
+      }
+      detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+        std::size_t at = 0;
+        for (std::size_t t = 0; t < tiles.size(); ++t) {
+          T lo = codec::load_le<T>(coords_[d].bytes.data() + order[at] * sizeof(T)), hi = lo;
+          for (std::size_t c = at; c < at + tiles[t]; ++c) {
+            const T v = codec::load_le<T>(coords_[d].bytes.data() + order[c] * sizeof(T));
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+          }
+          level[t].ranges.push_back(format::fixed_range<T>(lo, hi));
+          at += static_cast<std::size_t>(tiles[t]);
+        }
+      });
+    }
+    detail::finish_rtree(schema(), std::move(level), shape);
+  }
+
+  detail::fragment_builder b_;
+  std::optional<std::uint64_t> cells_;
+  std::vector<pending> coords_, attrs_;
+  /// Per cell, in the order given: timestamps, then delete timestamps and
+  /// delete condition indices (a consolidation's special fields), or none.
+  std::vector<std::vector<std::uint64_t>> special_;
+  std::vector<std::string> processed_conditions_;
+  /// The cells' global order, once sorted, and whether two cells may have
+  /// the same coordinates (checked at commit, where a consolidation's
+  /// duplicates are known to be wanted).
+  std::optional<std::vector<std::uint64_t>> order_;
+  bool maybe_duplicates_ = true;
+};
+
+} // namespace tilefmt::array
