@@ -15,7 +15,8 @@
         A.meta["unit"] = "m"
 """
 
-from ._array import Array, Attr, Dim, Domain, Fragment, Metadata, Query, Schema, open
+from ._array import Array, Attr, Dim, Domain, Fragment, Metadata, Query, Schema
+from ._open import open
 from ._write import ArrayWriter, create
 
 __all__ = ["open", "create", "Array", "ArrayWriter", "Query", "Schema", "Domain", "Dim", "Attr", "Fragment",

@@ -277,25 +277,6 @@ def _timestamps(timestamp):
     return 0, int(timestamp)
 
 
-def open(uri, mode="r", key=None, timestamp=None, config=None):
-    """Opens the TileDB array at `uri` (for reading unless `mode` is "w"):
-    a local path or ``s3://bucket/key``.
-
-    `key`: the AES-256-GCM key of an encrypted array (32 bytes, str or
-    bytes). `timestamp`: read as of this time (ms since the epoch), or a
-    (start, end) pair, as in TileDB-Py. The result is a context manager.
-    Mode "w" opens it for writing (tilefmt.ArrayWriter; `timestamp` then
-    names the fragments' time). `config`: storage options for s3:// URIs
-    (endpoint, region, credentials; see tilefmt._config), over the AWS
-    environment variables."""
-    if mode == "w":
-        from ._write import ArrayWriter
-        return ArrayWriter(uri, timestamp=timestamp, config=config, key=key)
-    if mode != "r":
-        raise ValueError('tilefmt.open: mode must be "r" or "w"')
-    return Array(uri, key=key, timestamp=timestamp, config=config)
-
-
 class Array:
     """An array opened for reading (see `open`)."""
 

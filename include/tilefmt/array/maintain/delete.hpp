@@ -14,7 +14,8 @@
 
 #include "tilefmt/array/model/condition.hpp"
 #include "tilefmt/array/read/condition_eval.hpp"
-#include "tilefmt/array/write/fragment_builder.hpp"
+#include "tilefmt/array/model/directory.hpp"
+#include "tilefmt/array/write/options.hpp"
 
 namespace tilefmt::array {
 

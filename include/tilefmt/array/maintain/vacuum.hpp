@@ -27,7 +27,8 @@
 #include <vector>
 
 #include "tilefmt/array/model/directory.hpp"
-#include "tilefmt/array/write/fragment_builder.hpp"
+#include "tilefmt/array/model/directory.hpp"
+#include "tilefmt/array/write/options.hpp"
 
 namespace tilefmt::array {
 

@@ -16,8 +16,10 @@
 #include <string_view>
 #include <vector>
 
-#include "tilefmt/array/write/fragment_builder.hpp"
+#include "tilefmt/array/model/directory.hpp"
+#include "tilefmt/array/write/options.hpp"
 #include "tilefmt/format/array_metadata.hpp"
+#include "tilefmt/format/feature_versions.hpp"
 
 namespace tilefmt::array {
 
