@@ -37,34 +37,33 @@ else
 fi
 
 status=0
-for b in build/bench/bench/bench-*; do
+for b in build/bench/bench/micro/bench-*; do
   [ -f "$b" ] && [ -x "$b" ] || continue
-  case "$(basename "$b")" in bench-read-column | bench-read-query | bench-write-array) continue ;; esac  # driven by compare_*.py below
   say "$(basename "$b")"
   taskset -c 0 "$b" --benchmark_min_time=0.2 "$@" || status=1
 done
 # Whole-column reads against TileDB-Py, on all cores as well as one, so not
 # pinned. TileDB-Py comes from the package index into its own environment, at
 # the newest release the interop suite covers.
-say "tilefmt vs libtiledb's C API and TileDB-Py (bench/compare_tiledb.py)"
+say "tilefmt vs libtiledb's C API and TileDB-Py (bench/compare/compare_tiledb.py)"
 read -r TILEDB_PY NUMPY_PIN < <(grep -v '^#' tests/interop/versions.txt | awk 'NF {v=$1; n=$2} END {print v, n}')
 if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import tiledb" 2>/dev/null; then
   python3 -m venv "$VENV" && "$VENV/bin/pip" install -q "tiledb==$TILEDB_PY" "$NUMPY_PIN" || VENV=""
 fi
 if [ -n "$VENV" ]; then
-  "$VENV/bin/python" bench/compare_tiledb.py --reader build/bench/bench/bench-read-column --dir build/bench/arrays \
+  "$VENV/bin/python" bench/compare/compare_tiledb.py --reader build/bench/bench/compare/bench-read-column --dir build/bench/arrays \
     --rounds 3 || status=1
-  say "tilefmt queries vs TileDB-Py (bench/compare_query.py; QUERY_SIDE=16384 for the 1 GiB array)"
-  "$VENV/bin/python" bench/compare_query.py --reader build/bench/bench/bench-read-query --dir build/bench/arrays \
+  say "tilefmt queries vs TileDB-Py (bench/compare/compare_query.py; QUERY_SIDE=16384 for the 1 GiB array)"
+  "$VENV/bin/python" bench/compare/compare_query.py --reader build/bench/bench/compare/bench-read-query --dir build/bench/arrays \
     --side "${QUERY_SIDE:-4096}" || status=1
-  say "tilefmt writes vs TileDB-Py (bench/compare_write.py: dense 1-D, 32 Mi cells; sparse 2-D, 10^7 cells)"
-  "$VENV/bin/python" bench/compare_write.py --writer build/bench/bench/bench-write-array --dir build/bench/arrays \
+  say "tilefmt writes vs TileDB-Py (bench/compare/compare_write.py: dense 1-D, 32 Mi cells; sparse 2-D, 10^7 cells)"
+  "$VENV/bin/python" bench/compare/compare_write.py --writer build/bench/bench/compare/bench-write-array --dir build/bench/arrays \
     || status=1
-  say "tilefmt sparse queries vs TileDB-Py (bench/compare_sparse_query.py; SPARSE_CELLS=100000000 for 10^8 cells)"
-  "$VENV/bin/python" bench/compare_sparse_query.py --reader build/bench/bench/bench-read-query --dir build/bench/arrays \
+  say "tilefmt sparse queries vs TileDB-Py (bench/compare/compare_sparse_query.py; SPARSE_CELLS=100000000 for 10^8 cells)"
+  "$VENV/bin/python" bench/compare/compare_sparse_query.py --reader build/bench/bench/compare/bench-read-query --dir build/bench/arrays \
     --cells "${SPARSE_CELLS:-10000000}" || status=1
-  say "tilefmt 2-D sparse boxes vs TileDB-Py (bench/compare_sparse_box.py, 2 * 10^7 cells)"
-  "$VENV/bin/python" bench/compare_sparse_box.py --reader build/bench/bench/bench-read-query --dir build/bench/arrays \
+  say "tilefmt 2-D sparse boxes vs TileDB-Py (bench/compare/compare_sparse_box.py, 2 * 10^7 cells)"
+  "$VENV/bin/python" bench/compare/compare_sparse_box.py --reader build/bench/bench/compare/bench-read-query --dir build/bench/arrays \
     || status=1
 else
   echo "TileDB-Py could not be installed: comparison skipped"

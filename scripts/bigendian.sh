@@ -98,8 +98,8 @@ declare -A TEST_GROUPS=(
   [format-tests]="tests/format/test_golden.cpp tests/format/test_names.cpp"
   [filter-kernel-tests]="tests/filter/test_simd.cpp $(echo tests/filter/test_*_kernel.cpp)"
   [filter-tests]="tests/filter/test_encryption_aes256gcm.cpp tests/filter/test_pipeline.cpp"
-  [array-tests]="tests/array/test_array.cpp tests/array/test_legacy.cpp tests/array/test_writer.cpp
-                 tests/array/test_memory_array.cpp tests/array/test_query.cpp")
+  [array-tests]="tests/array/read/test_array.cpp tests/array/model/test_legacy.cpp tests/array/write/test_writer.cpp
+                 tests/array/read/test_memory_array.cpp tests/array/read/test_query.cpp")
 # PROGRAMS: "name source", the longest to compile first; RUNS: "program
 # [source file]" per test. The interop checker has its own main: every
 # committed TileDB array compared with the values TileDB-Py read from it.

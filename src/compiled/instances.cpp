@@ -1,5 +1,5 @@
 // tilefmt-compiled: the explicit instantiations of
-// include/tilefmt/array/detail/compiled_instances.hpp.
+// include/tilefmt/array/model/compiled_instances.hpp.
 #define TILEFMT_COMPILED_BUILD 1
 #define TILEFMT_COMPILED_INSTANTIATE 1
 

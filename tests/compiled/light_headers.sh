@@ -5,7 +5,7 @@
 # once (the -inl.hpp definitions, the tile source, the filter pipeline, the
 # query readers) is among the headers it includes. A header that includes
 # one of these again would bring back most of the compile time
-# (bench/RESULTS.md, "Compile time").
+# (docs/performance.md, "Compile time").
 set -eu
 src=$1 inc=$2
 shift 2

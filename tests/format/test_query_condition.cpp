@@ -2,7 +2,7 @@
 // two TileDB 2.30 wrote for tests/data/time_travel/sparse_deletes (stored
 // negated: the cells to keep), a tree of every node kind, set offsets, and
 // damaged bytes; update commits (the one TileDB wrote is decoded in
-// tests/array/test_delete_writer.cpp).
+// tests/array/maintain/test_delete.cpp).
 #include "tilefmt/format/query_condition.hpp"
 
 #include <filesystem>

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints every public header under include/, relative to it; with
 --mode-dependent, only those whose text depends on TILEFMT_DECLARE_ONLY
-(include/tilefmt/array/detail/compiled.hpp)."""
+(include/tilefmt/array/support/compiled.hpp)."""
 import pathlib
 import sys
 

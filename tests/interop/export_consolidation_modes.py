@@ -9,7 +9,7 @@ vacuums, with a copy of the array folder after every operation.
 DEST/<case>/<k>/ is the array after operation k (0: as first written);
 DEST/manifest.json lists, per case, each operation, the configuration
 TileDB was given and what it added (new files and folders, in the order
-written). tests/array/test_consolidate_modes.cpp repeats every operation
+written). tests/array/maintain/test_consolidate_modes.cpp repeats every operation
 with tilefmt on a copy of the stage before and compares the files with the
 stage after; tests/interop/consolidation_modes_check.py has TileDB-Py read
 tilefmt's results at several timestamps. Timestamps are fixed, so that

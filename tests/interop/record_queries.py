@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record what TileDB-Py returns for a seeded set of queries on the arrays
 committed under tests/data (tiledb/, time_travel/), so that
-tests/array/test_query.cpp can run the same queries through tilefmt without
+tests/array/read/test_query.cpp can run the same queries through tilefmt without
 Python. Run it in a TileDB-Py environment (scripts/interop.sh makes them):
 
     build/interop/venv/tiledb-0.36.1/bin/python tests/interop/record_queries.py [OUT_DIR]

@@ -1,6 +1,6 @@
 // Recorded queries: what TileDB-Py returned for a query, as
 // tests/interop/record_queries.py writes it, and the same query run
-// through tilefmt and compared. Shared by tests/array/test_query.cpp (the
+// through tilefmt and compared. Shared by tests/array/read/test_query.cpp (the
 // committed records) and the interop checker (every release's records), so
 // it reports a mismatch as a message, not through a test framework.
 #pragma once

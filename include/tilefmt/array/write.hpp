@@ -69,7 +69,7 @@
 // folder and the temporary data files at its first submission, so a process killed before finalize()
 // leaves the same (dropped unfinished, the writer removes them). Several
 // processes may commit to one array at once: fragment names differ by their
-// random labels, in the same millisecond too (tests/array/crash_writer.cpp).
+// random labels, in the same millisecond too (tests/array/programs/crash_writer.cpp).
 //
 // Scope: dense fragments (any subarray with cell_layout::row_major, whole
 // space tiles in storage order otherwise, or in global order from several

@@ -117,7 +117,7 @@ public:
 
   /// Consumes `n` bytes and returns where they start. Always inlined: it is
   /// on every field's path, and a call per field cost ~5% of decoding
-  /// records of small fields (bench/bench_formats.cpp).
+  /// records of small fields (bench/micro/bench_formats.cpp).
   [[gnu::always_inline]] const std::byte* take(std::size_t n) {
     if (n > remaining()) fail_short(n);
     const std::byte* p = cur_;

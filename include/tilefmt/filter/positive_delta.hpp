@@ -42,7 +42,7 @@ private:
     // The window table is reused chunk after chunk, one per thread (a stage
     // is shared by every thread decoding with its pipeline, so its methods
     // are const and keep no state of their own): allocating it per chunk cost
-    // 2-3% of [bit_width_reduction, lz4] decoding (bench/RESULTS.md).
+    // 2-3% of [bit_width_reduction, lz4] decoding (measured in bench/micro/bench_filters.cpp).
     thread_local format::PositiveDeltaMD<T> md;
     md.windows.value.clear();
     auto out = scratch::sized(io.buf.data, io.in_data.total_bytes());

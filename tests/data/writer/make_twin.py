@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the TileDB-Py twins of the arrays tests/array/test_writer.cpp writes.
+"""Writes the TileDB-Py twins of the arrays tests/array/write/test_writer.cpp writes.
 
     make_twin.py OUTDIR [twin] [twin_var] [twin_col] [twin_sparse] [twin_partial] [twin_sparse_global]
                  [twin_dense_global]   (run with TileDB-Py 0.36.1 / libtiledb 2.30)

@@ -2,7 +2,7 @@
 // (support/compiled.hpp) instantiates once: the run-time filter pipeline's
 // tile loops and the decoders of the format's large structs, the
 // instantiations that cost most in a reader's or writer's translation unit
-// (clang -ftime-trace; bench/RESULTS.md, "Compile time").
+// (clang -ftime-trace; docs/performance.md, "Compile time").
 //
 // With TILEFMT_COMPILED these are explicit instantiation declarations
 // (extern template): the including translation unit calls the library's

@@ -15,6 +15,10 @@
 #include <span>
 #include <string_view>
 #include <type_traits>
+#include <vector>
+
+#include "tilefmt/array/model/coordinates.hpp"
+#include "tilefmt/format/array_schema.hpp"
 
 namespace tilefmt::array::detail {
 
@@ -54,21 +58,27 @@ inline std::uint64_t hilbert_value(std::span<std::uint64_t> x, int bits) {
   return out;
 }
 
+/// The bucket of number `v` in a dimension whose domain starts at `start`
+/// and spans `range`, both in double as TileDB computes them.
+inline std::uint64_t hilbert_bucket_in(double v, double start, double range, int bits) {
+  const double max_bucket = static_cast<double>((std::uint64_t{1} << bits) - 1);
+  if (!(range > 0)) return 0;  // a domain of one value (TileDB divides by zero)
+  const double b = (v - start) / range * max_bucket;
+  if (!(b > 0)) return 0;
+  if (b >= max_bucket) return static_cast<std::uint64_t>(max_bucket);
+  return static_cast<std::uint64_t>(b);
+}
+
 /// The bucket of number `v` in a dimension with domain [lo, hi].
 /// libtiledb 2.2 (format versions 7 and 8, the first with this order)
 /// measured an integer domain as hi - lo + 1 (`wide_integer_range`); 2.3 on
-/// as hi - lo, which readers use whatever wrote the array.
+/// as hi - lo (hilbert_curve says who uses which).
 template <class T>
 std::uint64_t hilbert_bucket(T v, T lo, T hi, int bits, bool wide_integer_range = false) {
   const double start = static_cast<double>(lo);
   const double range =
       static_cast<double>(hi) - start + (wide_integer_range && std::is_integral_v<T> ? 1.0 : 0.0);
-  const std::uint64_t max_bucket = (std::uint64_t{1} << bits) - 1;
-  if (!(range > 0)) return 0;  // a domain of one value (TileDB divides by zero)
-  const double b = (static_cast<double>(v) - start) / range * static_cast<double>(max_bucket);
-  if (!(b > 0)) return 0;
-  if (b >= static_cast<double>(max_bucket)) return max_bucket;
-  return static_cast<std::uint64_t>(b);
+  return hilbert_bucket_in(static_cast<double>(v), start, range, bits);
 }
 
 /// The bucket of a string coordinate. TileDB widens each byte as a
@@ -82,5 +92,58 @@ inline std::uint64_t hilbert_bucket(std::string_view s, int bits) {
   }
   return bits <= 0 ? 0 : v >> (64 - bits);
 }
+
+/// The curve of an array's dimensions: buckets per dimension, then the
+/// curve's value of a cell. Fixed-size coordinates are given in their own
+/// type (bucket<T>), string ones as their bytes.
+class hilbert_curve {
+public:
+  /// The curve a writer orders cells by in an array of format `version`:
+  /// libtiledb 2.2's wider integer domains at versions 7 and 8 (the first
+  /// with this order), so that a fragment appended to such an array is in
+  /// the order its libtiledb reads; hi - lo from 2.3 on.
+  static hilbert_curve for_writing(const std::vector<format::Dimension>& dims, std::uint32_t version) {
+    return hilbert_curve(dims, version <= 8);
+  }
+
+  /// The curve a reader merges and returns cells by, whatever wrote the
+  /// array: TileDB 2.3 on reads format 7 and 8 arrays with hi - lo too, and
+  /// the reader answers as the newest libtiledb does.
+  static hilbert_curve for_reading(const std::vector<format::Dimension>& dims) { return hilbert_curve(dims, false); }
+
+  std::size_t dimensions() const noexcept { return start_.size(); }
+  int bits() const noexcept { return bits_; }
+
+  /// The bucket of number `v` of dimension `d` (of type T, the dimension's).
+  template <class T>
+  std::uint64_t bucket(std::size_t d, T v) const {
+    return hilbert_bucket_in(static_cast<double>(v), start_[d], range_[d], bits_);
+  }
+
+  /// The bucket of a string coordinate.
+  std::uint64_t bucket(std::string_view s) const { return hilbert_bucket(s, bits_); }
+
+  /// The curve's value of a cell given its buckets (one a dimension, in
+  /// dimension order); `buckets` is used as scratch.
+  std::uint64_t value(std::span<std::uint64_t> buckets) const { return hilbert_value(buckets, bits_); }
+
+private:
+  hilbert_curve(const std::vector<format::Dimension>& dims, bool wide_integer_range)
+      : bits_(hilbert_bits(dims.size())),
+        start_(dims.size(), 0.0),
+        range_(dims.size(), 0.0) {
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d].is_var()) continue;
+      with_coordinate_type(dims[d].type.value, [&]<class T>() {
+        const auto [lo, hi] = dims[d].template domain_as<T>();
+        start_[d] = static_cast<double>(lo);
+        range_[d] = static_cast<double>(hi) - start_[d] + (wide_integer_range && std::is_integral_v<T> ? 1.0 : 0.0);
+      });
+    }
+  }
+
+  int bits_;
+  std::vector<double> start_, range_;  // per fixed-size dimension, in double as TileDB computes
+};
 
 } // namespace tilefmt::array::detail

@@ -5,7 +5,7 @@
 // entry points (opening an array, reading a column, running a query,
 // creating an array, writing a dense fragment) pull the whole reader or
 // writer into every translation unit that calls them, and compiling that
-// code is most of a 15-25 s compile at -O2 (bench/RESULTS.md, "Compile
+// code is most of a 15-25 s compile at -O2 (docs/performance.md, "Compile
 // time"). A program that defines TILEFMT_COMPILED (the `tilefmt_compiled_dep`
 // dependency and the pkg-config file add it) sees those entry points as
 // declarations only and links their one compiled copy from the library.

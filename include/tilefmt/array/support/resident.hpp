@@ -2,7 +2,7 @@
 //
 // A tile decoded around the caches (tile_context::stream_destination) is
 // faster only into memory already mapped: a buffer reused from read to
-// read runs twice as fast (bench/RESULTS.md, "Byte unshuffle around the
+// read runs twice as fast (bench/RESULTS.md in the history, "Byte unshuffle around the
 // caches"), but the first write to a fresh page faults it in, and the
 // kernel clears the page through the cache, so streaming stores then have
 // to push those lines out first (16% slower than ordinary stores).

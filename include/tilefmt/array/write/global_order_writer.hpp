@@ -362,22 +362,19 @@ private:
   std::vector<std::uint64_t> hilbert_values(std::size_t n) const {
     const auto& dims = schema().domain.dimensions.value;
     const std::size_t nd = dims.size();
-    const int bits = detail::hilbert_bits(nd);
-    const bool wide = schema().version.value <= 8;
+    const auto curve = detail::hilbert_curve::for_writing(dims, schema().version.value);
     std::vector<std::uint64_t> out(n), x(nd);
     for (std::size_t c = 0; c < n; ++c) {
       for (std::size_t d = 0; d < nd; ++d) {
         const auto v = coord(d, c);
         if (dims[d].is_var()) {
-          x[d] = detail::hilbert_bucket(std::string_view(reinterpret_cast<const char*>(v.data()), v.size()), bits);
+          x[d] = curve.bucket(std::string_view(reinterpret_cast<const char*>(v.data()), v.size()));
           continue;
         }
-        detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
-          auto [lo, hi] = dims[d].domain_as<T>();
-          x[d] = detail::hilbert_bucket(codec::load_le<T>(v.data()), lo, hi, bits, wide);
-        });
+        detail::with_coordinate_type(dims[d].type.value,
+                                     [&]<class T>() { x[d] = curve.bucket(d, codec::load_le<T>(v.data())); });
       }
-      out[c] = detail::hilbert_value(x, bits);
+      out[c] = curve.value(x);
     }
     return out;
   }

@@ -379,25 +379,22 @@ private:
   std::vector<std::uint64_t> hilbert_values() const {
     const auto& dims = schema().domain.dimensions.value;
     const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
-    const int bits = detail::hilbert_bits(nd);
-    const bool wide = schema().version.value <= 8;  // libtiledb 2.2's mapping (model/hilbert.hpp)
+    const auto curve = detail::hilbert_curve::for_writing(dims, schema().version.value);
     std::vector<std::vector<std::uint64_t>> bucket(nd, std::vector<std::uint64_t>(n));
     for (std::size_t d = 0; d < nd; ++d) {
       if (dims[d].is_var()) {
-        for (std::size_t c = 0; c < n; ++c) bucket[d][c] = detail::hilbert_bucket(coord_string(d, c), bits);
+        for (std::size_t c = 0; c < n; ++c) bucket[d][c] = curve.bucket(coord_string(d, c));
         continue;
       }
       detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
-        auto [lo, hi] = dims[d].domain_as<T>();
         for (std::size_t c = 0; c < n; ++c)
-          bucket[d][c] =
-              detail::hilbert_bucket(codec::load_le<T>(coords_[d].bytes.data() + c * sizeof(T)), lo, hi, bits, wide);
+          bucket[d][c] = curve.bucket(d, codec::load_le<T>(coords_[d].bytes.data() + c * sizeof(T)));
       });
     }
     std::vector<std::uint64_t> out(n), x(nd);
     for (std::size_t c = 0; c < n; ++c) {
       for (std::size_t d = 0; d < nd; ++d) x[d] = bucket[d][c];
-      out[c] = detail::hilbert_value(x, bits);
+      out[c] = curve.value(x);
     }
     return out;
   }

@@ -53,7 +53,7 @@ inline void unshuffle_range(const std::byte* in, std::size_t count, std::size_t 
 // the L1 cache; with 8 or more rows and the input, the set holds fewer lines
 // than are in use, and a line written a register at a time is evicted
 // between its parts and fetched again (float64 with AVX2 in cache: 0.45x ->
-// 0.73x memcpy, bench/RESULTS.md). With fewer rows they fit; 16 rows
+// 0.73x memcpy, docs/performance.md). With fewer rows they fit; 16 rows
 // would want it too, but that case is not measured.
 template <std::size_t S, class Arch>
 inline constexpr std::size_t whole_lines = S == 8 && simd::width<Arch> < 64 ? 64 / simd::width<Arch> : 1;
@@ -103,7 +103,7 @@ inline std::array<simd::bytes<Arch>, S> load_dealt_rows(const std::byte* in, std
 // 16 / S bytes instead, so that lane l gathers elements whose bytes end in
 // lane l of consecutive output registers: one permute per row replaces the
 // two rounds of lane transposes before the stores (S = 8 in cache: 0.78x ->
-// 0.9x memcpy on Zen 4, bench/RESULTS.md "Byte shuffle kernels by level").
+// 0.9x memcpy on Zen 4, docs/performance.md, "Filters and kernels").
 // (Reading whole_lines steps of each row back to back, as the shuffle
 // writes them, gained nothing with AVX2 and lost 17% with SSE2, whose 16
 // registers cannot hold them.)
@@ -209,7 +209,7 @@ inline void byteshuffle(const std::byte* in, std::size_t n, std::size_t type_siz
   std::size_t done = 0;
 #if TILEFMT_WITH_AVX512VBMI_GFNI
   // 4-byte elements take the interleaves below: on Zen 4 they beat the
-  // permutes by 10% (bench/RESULTS.md, "Byte shuffle kernels by level").
+  // permutes by 10% (docs/performance.md, "Filters and kernels").
   if constexpr (simd::has_vbmi_gfni<Arch>) {
     switch (type_size) {
       case 2: done = byteshuffle_impl::shuffle_vbmi<2>(in, count, out); break;
@@ -243,8 +243,8 @@ inline std::size_t unshuffle_kernel(const std::byte* in, std::size_t count, std:
                                     std::byte* out, std::size_t first, std::size_t last) noexcept {
 #if TILEFMT_WITH_AVX512VBMI_GFNI
   // 4- and 8-byte elements take the interleaves below: on Zen 4 they beat
-  // the permutes by 5% and 30% (bench/RESULTS.md, "Byte shuffle kernels by
-  // level"), the permutes' two sources costing more there than the
+  // the permutes by 5% and 30% (docs/performance.md, "Filters and
+  // kernels"), the permutes' two sources costing more there than the
   // interleaves' extra round.
   if constexpr (simd::has_vbmi_gfni<Arch>) {
     switch (type_size) {

@@ -654,7 +654,7 @@ private:
     // The vectors grow as the cells come, not reserved for every cell of the
     // tiles the R-trees let in: that bound is many times the cells of a small
     // box, and reused heap pages under the reserve are resident (a 1% box of
-    // bench/compare_sparse_box.py: 45 MB grown, 73 MB reserved).
+    // bench/compare/compare_sparse_box.py: 45 MB grown, 73 MB reserved).
     for (std::size_t k = 0; k < frags.size(); ++k) {
       const auto& f = frags[k];
       plan_.check_fragment(f);
@@ -976,21 +976,19 @@ private:
   /// Each hit's place on the Hilbert curve (model/hilbert.hpp), which is
   /// the global order of arrays in Hilbert cell order.
   void hilbert_values() {
-    const int bits = hilbert_bits(dims_.size());
+    const auto curve = hilbert_curve::for_reading(dims_);
     hilbert_.assign(hits_.size(), 0);
     std::vector<std::uint64_t> x(dims_.size());
     for (std::size_t i = 0; i < hits_.size(); ++i) {
       for (std::size_t d = 0; d < dims_.size(); ++d) {
         if (text(d)) {
-          x[d] = hilbert_bucket(std::string_view(strings_[d][i]), bits);
+          x[d] = curve.bucket(std::string_view(strings_[d][i]));
           continue;
         }
-        with_coordinate_type(dims_[d].type.value, [&]<class T>() {
-          const auto [lo, hi] = dims_[d].domain_as<T>();
-          x[d] = hilbert_bucket(from_order_key<T>(keys_.cell[d][i]), lo, hi, bits);
-        });
+        with_coordinate_type(dims_[d].type.value,
+                             [&]<class T>() { x[d] = curve.bucket(d, from_order_key<T>(keys_.cell[d][i])); });
       }
-      hilbert_[i] = hilbert_value(x, bits);
+      hilbert_[i] = curve.value(x);
     }
   }
 
