@@ -11,7 +11,7 @@ src=$1 inc=$2
 shift 2
 deps=$("$@" -std=c++20 -DTILEFMT_COMPILED -I"$inc" -MM "$src")
 heavy=$(printf '%s\n' "$deps" | tr ' \\' '\n\n' | grep -E -- \
-  '-inl\.hpp$|/detail/(tile_source|dense_read|sparse_read|read_plan|condition_eval|legacy|schema_file|metadata_files)\.hpp$|/filter/(runtime_pipeline|generic_tile|pipeline|zstd|byteshuffle)\.hpp$' || true)
+  '-inl\.hpp$|/array/read/(tile_source|fragment_sections|read_plan|condition_eval)\.hpp$|/array/read/(dense|sparse)/|/array/model/(legacy|schema_file|metadata_files)\.hpp$|/filter/(runtime_pipeline|generic_tile|pipeline|zstd|byteshuffle)\.hpp$' || true)
 if [ -n "$heavy" ]; then
   echo "$(basename "$src") with TILEFMT_COMPILED includes what the compiled component holds:" >&2
   printf '%s\n' "$heavy" >&2

@@ -20,9 +20,7 @@ MAX_LINES = 600
 # grow. Lower a number when a header shrinks; remove it once under MAX_LINES.
 STILL_LONG = {
     "array/read/sparse/reader.hpp": 1209,
-    "array/read/dense/reader.hpp": 886,
-    "array/read/tile_source.hpp": 697,
-    "array/write/fragment_builder.hpp": 1011,
+    "array/write/fragment_builder.hpp": 630,
 }
 # What each folder may include, by the folder's path under include/tilefmt.
 ALLOWED = {

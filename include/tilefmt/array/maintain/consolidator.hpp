@@ -19,7 +19,7 @@
 #include "tilefmt/array/read/array.hpp"
 #include "tilefmt/array/read/delete_commits.hpp"
 #include "tilefmt/array/read/query.hpp"
-#include "tilefmt/array/write/dense_writer.hpp"
+#include "tilefmt/array/write/rewrite_access.hpp"
 #include "tilefmt/array/write/sparse_writer.hpp"
 
 namespace tilefmt::array::detail {
@@ -116,9 +116,8 @@ struct consolidator {
     }
     const query_result cells = arr.query().subarray(clamped).layout(query_layout::row_major).read();
 
-    dense_writer out(arr.path(), expanded, cell_layout::storage, opt, true);
-    out.non_empty_domain_ = unite;
-    out.b_.set_time_range(frags.front()->timestamp_start(), frags.back()->timestamp_end());
+    dense_writer out = rewrite_access::dense_rewrite(arr.path(), expanded, unite, opt);
+    rewrite_access::time_range(out, frags.front()->timestamp_start(), frags.back()->timestamp_end());
     // Where each cell of the tiles comes from in the row-major result, or
     // nowhere (past the domain: the fill value, as TileDB's reader gives).
     constexpr std::size_t outside = static_cast<std::size_t>(-1);
@@ -238,7 +237,7 @@ struct consolidator {
         }
         out.set_coords(dims[d].name.value, strings);
       } else {
-        out.put_coords(d, c.values);
+        rewrite_access::put_coords(out, d, c.values);
       }
     }
     for (std::size_t a = 0; a < schema.attributes.size(); ++a) {
@@ -251,13 +250,12 @@ struct consolidator {
       sorted_at.push_back(deleted_at[i]);
       sorted_by.push_back(deleted_by[i]);
     }
-    out.special_ = {std::move(sorted_times)};
-    if (delete_meta) {
-      out.special_.push_back(std::move(sorted_at));
-      out.special_.push_back(std::move(sorted_by));
-    }
-    for (const auto& d : deletes) out.processed_conditions_.push_back(d.marker);
-    out.b_.set_time_range(frags.front()->timestamp_start(), frags.back()->timestamp_end());
+    rewrite_access::cell_times(out, std::move(sorted_times));
+    if (delete_meta) rewrite_access::cell_deletes(out, std::move(sorted_at), std::move(sorted_by));
+    std::vector<std::string> applied;
+    for (const auto& d : deletes) applied.push_back(d.marker);
+    rewrite_access::processed_conditions(out, std::move(applied));
+    rewrite_access::time_range(out, frags.front()->timestamp_start(), frags.back()->timestamp_end());
     return out.commit(opt);
   }
 
@@ -281,7 +279,7 @@ struct consolidator {
         }
         out.set_coords(name, strings);
       } else {
-        out.put_coords(d, {cells.bytes(name).begin(), cells.bytes(name).end()});
+        rewrite_access::put_coords(out, d, {cells.bytes(name).begin(), cells.bytes(name).end()});
       }
     }
     for (const auto& a : schema.attributes.value) {
@@ -296,7 +294,7 @@ struct consolidator {
       if (a.nullable.value) c.validity = cells.validity(a.name.value);
       put(out, a, c);
     }
-    out.b_.set_time_range(frags.front()->timestamp_start(), frags.back()->timestamp_end());
+    rewrite_access::time_range(out, frags.front()->timestamp_start(), frags.back()->timestamp_end());
     return out.commit(opt);
   }
 
@@ -407,9 +405,9 @@ private:
     const std::size_t value_size = format::datatype_size(a.type);
     if (a.is_var()) {
       const auto offsets = c.element_offsets(value_size);
-      out.put_var(a.name.value, value_size, c.values, offsets, c.validity);
+      rewrite_access::put_var(out, a.name.value, value_size, c.values, offsets, c.validity);
     } else {
-      out.put_fixed(a.name.value, value_size, c.values.size() / value_size, c.values, c.validity, tile_encoder{});
+      rewrite_access::put_fixed(out, a.name.value, value_size, c.values.size() / value_size, c.values, c.validity);
     }
   }
 };

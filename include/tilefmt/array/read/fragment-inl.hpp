@@ -55,9 +55,9 @@ TILEFMT_FUNC fragment::fragment(std::shared_ptr<const storage::backend> st, time
   if (legacy) {
     using k = detail::tile_source::section_kind;
     for (std::size_t i = 0; i < legacy->tile_offsets.size(); ++i) {
-      source->preload(k::offsets, i, std::move(legacy->tile_offsets[i]));
-      source->preload(k::var_offsets, i, std::move(legacy->var_offsets[i]));
-      source->preload(k::var_sizes, i, std::move(legacy->var_sizes[i]));
+      source->sections().preload(k::offsets, i, std::move(legacy->tile_offsets[i]));
+      source->sections().preload(k::var_offsets, i, std::move(legacy->var_offsets[i]));
+      source->sections().preload(k::var_sizes, i, std::move(legacy->var_sizes[i]));
     }
   }
   source_ = std::move(source);
@@ -90,7 +90,7 @@ TILEFMT_FUNC field_info fragment::field(std::string_view name) const {
 
 TILEFMT_FUNC std::vector<std::string> fragment::processed_conditions() const {
   if (format_version() < 16) return {};
-  auto pc = source_->read_section<format::ProcessedConditions>(footer().processed_conditions_offset.value);
+  auto pc = source_->sections().read_section<format::ProcessedConditions>(footer().processed_conditions_offset.value);
   std::vector<std::string> out;
   for (const auto& c : pc.conditions.value) out.push_back(c.value);
   return out;
@@ -98,7 +98,7 @@ TILEFMT_FUNC std::vector<std::string> fragment::processed_conditions() const {
 
 TILEFMT_FUNC std::vector<format::MBR> fragment::mbrs() const {
   if (dense() || format_version() < 3) return {};
-  auto tree = source_->read_section<format::RTree>(footer().rtree_offset);
+  auto tree = source_->sections().read_section<format::RTree>(footer().rtree_offset);
   if (tree.levels.value.empty()) return {};
   auto leaves = std::move(tree.levels.value.back().mbrs.value);
   if (leaves.size() != tile_num())
@@ -223,7 +223,7 @@ TILEFMT_FUNC std::optional<tile_summary> fragment::tile_metadata(std::string_vie
   const field_info f = field(name);
   if (!f.is_attribute()) throw std::invalid_argument("tilefmt: \"" + f.name + "\" is not an attribute");
   return naming_metadata([&] {
-    const auto& md = source_->tile_metadata(f);
+    const auto& md = source_->sections().tile_metadata(f);
     const std::size_t tiles = tile_num();
     if (i >= tiles) throw std::out_of_range("tilefmt: fragment " + where_.name.str() + " has no tile " + std::to_string(i));
     tile_summary out;

@@ -1,10 +1,10 @@
-// tilefmt — where a fragment's tiles come from: the sections of its
-// `__fragment_metadata.tdb` that locate them, the run-time pipelines that
-// unfilter them, and the reads of their bytes through the storage backend.
+// tilefmt — where a fragment's tiles come from: the run-time pipelines that
+// unfilter them and the reads of their bytes through the storage backend,
+// at the places the fragment metadata's sections give (fragment_sections.hpp).
 //
-// A tile's way from file to values: `section` gives the tile's offset in
-// its data file (and the next tile's offset, or the file size from the
-// footer, its end); `fetch` reads those bytes and checks that the chunk
+// A tile's way from file to values: `sections().stored_range` gives where
+// the tile is in its data file (its offset, and the next tile's offset or
+// the file size from the footer, its end); `fetch` reads those bytes and checks that the chunk
 // headers add up to the unfiltered size the caller expects, before that
 // much is allocated; `pipeline` runs the filters in reverse into the
 // caller's buffer. A tile stored in more than open_options::tile_read_window
@@ -13,7 +13,7 @@
 // it comes, so that a decoding thread holds a window and a chunk, not the
 // stored tile beside the decoded one.
 //
-// Every member is const and safe to call from many threads: the section and
+// Every const member is safe to call from many threads: the section and
 // pipeline caches are once_maps.
 #pragma once
 
@@ -32,6 +32,7 @@
 #include "tilefmt/array/model/io.hpp"
 #include "tilefmt/array/model/options.hpp"
 #include "tilefmt/array/read/fetched_tiles.hpp"
+#include "tilefmt/array/read/fragment_sections.hpp"
 #include "tilefmt/array/support/function_ref.hpp"
 #include "tilefmt/array/support/once_map.hpp"
 #include "tilefmt/array/support/parallel.hpp"
@@ -47,103 +48,29 @@ namespace tilefmt::array::detail {
 
 class tile_source {
 public:
-  /// The per-field sections that locate tiles.
-  enum class section_kind : int { offsets, var_offsets, var_sizes, validity_offsets };
-
-  struct fragment_files {
-    std::shared_ptr<const storage::backend> storage;
-    fs::path folder;
-    std::uint32_t version = 0;  // 0: TileDB 1.3, tiles stored unfiltered
-    std::vector<std::byte> metadata;  // `__fragment_metadata.tdb`
-    format::FragmentContext ctx;
-    format::Footer footer;
-  };
+  using section_kind = fragment_sections::section_kind;
+  using fragment_files = fragment_sections::fragment_files;
 
   tile_source(fragment_files files, std::shared_ptr<const format::ArraySchema> schema, open_options opt)
-      : files_(std::move(files)), schema_(std::move(schema)), opt_(std::move(opt)) {}
+      : sections_(std::move(files), opt), schema_(std::move(schema)), opt_(std::move(opt)) {}
 
   const format::ArraySchema& schema() const noexcept { return *schema_; }
   const std::shared_ptr<const format::ArraySchema>& schema_ptr() const noexcept { return schema_; }
   const open_options& options() const noexcept { return opt_; }
 
-  std::uint32_t version() const noexcept { return files_.version; }
-  const format::Footer& footer() const noexcept { return files_.footer; }
-  const format::FragmentContext& context() const noexcept { return files_.ctx; }
-  const fs::path& folder() const noexcept { return files_.folder; }
-  const fs::path metadata_path() const { return files_.folder / "__fragment_metadata.tdb"; }
+  /// The fragment metadata's sections (tile offsets, sizes, tile metadata,
+  /// and any other generic tile of `__fragment_metadata.tdb`).
+  const fragment_sections& sections() const noexcept { return sections_; }
+  /// Before the source is shared: sections that came from elsewhere.
+  fragment_sections& sections() noexcept { return sections_; }
 
-  filter::generic_tile_options generic_tile_options() const {
-    return {opt_.verify_checksums, opt_.encryption_key, opt_.max_allocation};
-  }
-
-  /// The generic tile at `offset` of the fragment metadata file, decoded as `Section`.
-  template <class Section>
-  Section read_section(std::uint64_t offset) const {
-    const auto& meta = files_.metadata;
-    return naming_file(metadata_path(), [&] {
-      if (offset >= meta.size())
-        throw format_error("section offset " + std::to_string(offset) + " is past the end of the file", offset);
-      auto g = filter::read_generic_tile(std::span<const std::byte>(meta).subspan(static_cast<std::size_t>(offset)),
-                                         generic_tile_options());
-      try {
-        return codec::decode<Section>(g.payload, files_.ctx);
-      } catch (format_error& e) {
-        e.add_offset(offset);
-        throw;
-      }
-    });
-  }
-
-  /// Field `f`'s entry of a per-field list of section offsets in the footer.
-  static std::uint64_t field_offset(const std::vector<std::uint64_t>& offsets, const field_info& f, const char* what) {
-    if (f.footer_index >= offsets.size())
-      throw format_error(std::string("the footer has no ") + what + " of field " + f.name, 0);
-    return offsets[f.footer_index];
-  }
+  std::uint32_t version() const noexcept { return sections_.version(); }
+  const format::Footer& footer() const noexcept { return sections_.footer(); }
+  const format::FragmentContext& context() const noexcept { return sections_.context(); }
+  const fs::path& folder() const noexcept { return sections_.folder(); }
 
   /// A per-field section, decoded once.
-  const std::vector<std::uint64_t>& section(section_kind k, const field_info& f) const {
-    return sections_.get({k, f.footer_index}, [&] {
-      const auto& footer = files_.footer;
-      auto at = [&](const auto& offsets) { return field_offset(offsets.value, f, "section"); };
-      switch (k) {
-      case section_kind::offsets: return read_section<format::TileOffsets>(at(footer.tile_offsets)).offsets.value;
-      case section_kind::var_offsets: return read_section<format::TileOffsets>(at(footer.tile_var_offsets)).offsets.value;
-      case section_kind::var_sizes: return read_section<format::TileSizes>(at(footer.tile_var_sizes)).sizes.value;
-      case section_kind::validity_offsets:
-        return read_section<format::TileOffsets>(at(footer.tile_validity_offsets)).offsets.value;
-      }
-      return std::vector<std::uint64_t>{};
-    });
-  }
-  /// A field's tile metadata (format 11 on): per tile its min and max, sum
-  /// and null count, as stored; fields without them have them empty.
-  struct tile_metadata_sections {
-    format::TileMinMax min, max;
-    std::vector<std::uint64_t> sums, null_counts;
-    std::uint64_t min_offset = 0, max_offset = 0;  // where min and max are in the metadata file
-  };
-
-  /// Field `f`'s tile metadata sections, decoded once.
-  const tile_metadata_sections& tile_metadata(const field_info& f) const {
-    return tile_metadata_.get(f.footer_index, [&] {
-      const auto& footer = files_.footer;
-      auto at = [&](const auto& offsets) { return field_offset(offsets.value, f, "tile metadata"); };
-      tile_metadata_sections s;
-      s.min_offset = at(footer.tile_min_offsets);
-      s.max_offset = at(footer.tile_max_offsets);
-      s.min = read_section<format::TileMinMax>(s.min_offset);
-      s.max = read_section<format::TileMinMax>(s.max_offset);
-      s.sums = read_section<format::TileSums>(at(footer.tile_sum_offsets)).sums.value;
-      s.null_counts = read_section<format::TileNullCounts>(at(footer.tile_null_count_offsets)).null_counts.value;
-      return s;
-    });
-  }
-
-  /// Stores a section that came from elsewhere (legacy fragment metadata).
-  void preload(section_kind k, std::size_t footer_index, std::vector<std::uint64_t> values) {
-    sections_.put({k, footer_index}, std::move(values));
-  }
+  const std::vector<std::uint64_t>& section(section_kind k, const field_info& f) const { return sections_.section(k, f); }
 
   /// The run-time pipeline of `filters` over `type`, built once; encrypted
   /// arrays end every pipeline with AES-256-GCM.
@@ -177,9 +104,7 @@ public:
     }
   }
 
-  fs::path file_path(const field_info& f, format::DataFile which) const {
-    return files_.folder / f.file_name(files_.version, which);
-  }
+  fs::path file_path(const field_info& f, format::DataFile which) const { return sections_.file_path(f, which); }
 
   /// The stored bytes of tiles `tiles` of `f` (each of its files), read
   /// with one read_range per run of tiles adjacent in a file (at most
@@ -189,7 +114,7 @@ public:
   /// out: fetch then reads its tiles one by one and says what is wrong.
   fetched_tiles fetch_ahead(const field_info& f, std::vector<std::size_t> tiles) const {
     fetched_tiles out;
-    if (!files_.storage->prefers_merged_reads() || files_.version == 0 || f.in_coords_file) return out;
+    if (!sections_.storage()->prefers_merged_reads() || sections_.version() == 0 || f.in_coords_file) return out;
     std::sort(tiles.begin(), tiles.end());
     tiles.erase(std::unique(tiles.begin(), tiles.end()), tiles.end());
     std::vector<format::DataFile> which{format::DataFile::fixed};
@@ -198,8 +123,8 @@ public:
     const std::uint64_t limit = std::min(merged_read_limit, opt_.max_allocation);
     std::vector<std::uint64_t> begins;  // of each run, in its file
     for (const auto w : which) {
-      const auto& offsets = offsets_of(f, w);
-      const std::uint64_t file_size = file_size_of(f, w);
+      const auto& offsets = sections_.offsets_of(f, w);
+      const std::uint64_t file_size = sections_.file_size_of(f, w);
       auto end_of = [&](std::size_t i) { return i + 1 < offsets.size() ? offsets[i + 1] : file_size; };
       for (std::size_t a = 0; a < tiles.size() && tiles[a] < offsets.size();) {
         fetched_tiles::run r{w, tiles[a], {}, {}};
@@ -224,7 +149,7 @@ public:
     detail::parallel_for(out.runs_.size(), opt_.threads, [&](std::size_t k) {
       auto& r = out.runs_[k];
       try {
-        r.bytes = files_.storage->read_range(file_path(f, r.which), begins[k], r.ends.back());
+        r.bytes = sections_.storage()->read_range(file_path(f, r.which), begins[k], r.ends.back());
         read[k] = 1;
       } catch (const io_error&) {
       }
@@ -245,12 +170,12 @@ public:
                                                                 std::uint64_t limit) const {
     std::vector<std::pair<std::size_t, std::size_t>> out;
     if (n == 0) return out;
-    if (!files_.storage->prefers_merged_reads() || files_.version == 0 || f.in_coords_file) return {{0, n}};
-    std::vector<std::pair<const std::vector<std::uint64_t>*, std::uint64_t>> files{
-        {&offsets_of(f, format::DataFile::fixed), file_size_of(f, format::DataFile::fixed)}};
-    if (f.var()) files.emplace_back(&offsets_of(f, format::DataFile::var), file_size_of(f, format::DataFile::var));
-    if (f.nullable)
-      files.emplace_back(&offsets_of(f, format::DataFile::validity), file_size_of(f, format::DataFile::validity));
+    if (!sections_.storage()->prefers_merged_reads() || sections_.version() == 0 || f.in_coords_file) return {{0, n}};
+    std::vector<std::pair<const std::vector<std::uint64_t>*, std::uint64_t>> files;
+    auto add = [&](format::DataFile w) { files.emplace_back(&sections_.offsets_of(f, w), sections_.file_size_of(f, w)); };
+    add(format::DataFile::fixed);
+    if (f.var()) add(format::DataFile::var);
+    if (f.nullable) add(format::DataFile::validity);
     // A tile's stored size as its offsets say (0 where they do not add up:
     // fetch then reports the damage).
     auto stored = [&](std::size_t i) {
@@ -407,43 +332,6 @@ private:
     std::uint64_t begin = 0;
   };
 
-  const std::vector<std::uint64_t>& offsets_of(const field_info& f, format::DataFile which) const {
-    switch (which) {
-    case format::DataFile::fixed: return section(section_kind::offsets, f);
-    case format::DataFile::var: return section(section_kind::var_offsets, f);
-    case format::DataFile::validity: return section(section_kind::validity_offsets, f);
-    }
-    return section(section_kind::offsets, f);
-  }
-
-  std::uint64_t file_size_of(const field_info& f, format::DataFile which) const {
-    const auto& footer = files_.footer;
-    const auto& sizes = which == format::DataFile::fixed ? footer.file_sizes.value
-                        : which == format::DataFile::var ? footer.file_var_sizes.value
-                                                         : footer.file_validity_sizes.value;
-    if (f.footer_index >= sizes.size()) throw format_error("the footer has no file size of field " + f.name, 0);
-    return sizes[f.footer_index];
-  }
-
-  /// Where tile i's stored bytes are in its file, [first, second), checked
-  /// against the size limit (as `expected`, its unfiltered size).
-  std::pair<std::uint64_t, std::uint64_t> stored_range(const field_info& f, format::DataFile which, std::size_t i,
-                                                       std::uint64_t expected) const {
-    const auto& offsets = offsets_of(f, which);
-    if (i >= offsets.size()) throw format_error("tile " + std::to_string(i) + " has no offset", 0);
-    if (expected > opt_.max_allocation)
-      throw format_error("tile " + std::to_string(i) + " would hold " + std::to_string(expected) +
-                             " bytes, more than the " + std::to_string(opt_.max_allocation) +
-                             " a tile may claim (open_options::max_allocation)",
-                         0);
-    const std::uint64_t begin = offsets[i], end = i + 1 < offsets.size() ? offsets[i + 1] : file_size_of(f, which);
-    if (end < begin) throw format_error("tile offsets decrease", 0);
-    if (end - begin > opt_.max_allocation)
-      throw format_error("tile " + std::to_string(i) + " is stored in " + std::to_string(end - begin) +
-                             " bytes, more than the " + std::to_string(opt_.max_allocation) + " a tile may claim",
-                         0);
-    return {begin, end};
-  }
 
   /// One chunk of a tile read a piece at a time: its header's original
   /// length, its metadata and data (valid during the call that gets them),
@@ -466,8 +354,8 @@ private:
   /// bytes, and they must add up to it.
   bool stream_chunks(const field_info& f, format::DataFile which, std::size_t i, std::uint64_t expected,
                      const fetched_tiles* ahead, function_ref<void(std::uint64_t, const stored_chunk&)> each) const {
-    if (files_.version == 0 || files_.storage->prefers_merged_reads() || (ahead && ahead->find(which, i))) return false;
-    const auto range = stored_range(f, which, i, expected);
+    if (sections_.version() == 0 || sections_.storage()->prefers_merged_reads() || (ahead && ahead->find(which, i))) return false;
+    const auto range = sections_.stored_range(f, which, i, expected);
     const std::uint64_t begin = range.first, end = range.second;  // (lambdas below capture them)
     const std::uint64_t window = std::max<std::uint64_t>(opt_.tile_read_window, 1);
     if (end - begin <= window) return false;
@@ -480,7 +368,7 @@ private:
       const std::uint64_t len = std::max(n, std::min(window, end - at));
       if (buf.size() < len) buf = column<std::byte>(static_cast<std::size_t>(len));
       try {
-        files_.storage->read_range_into(file, at, std::span(buf.data(), static_cast<std::size_t>(len)));
+        sections_.storage()->read_range_into(file, at, std::span(buf.data(), static_cast<std::size_t>(len)));
       } catch (const io_error& e) {
         throw format_error(e.what(), static_cast<std::size_t>(at));
       }
@@ -605,7 +493,7 @@ private:
                      const fetched_tiles* ahead) const {
     const fs::path file = file_path(f, which);
     fetched_tile t;
-    const auto [begin, end] = stored_range(f, which, i, expected);
+    const auto [begin, end] = sections_.stored_range(f, which, i, expected);
     t.begin = begin;
     // A data file shorter than the footer says is a format_error (not an
     // io_error), so that the caller can name the fragment, field and tile.
@@ -615,7 +503,7 @@ private:
         t.bytes = *held;
       } else {
         t.read = column<std::byte>(static_cast<std::size_t>(end - t.begin));
-        files_.storage->read_range_into(file, t.begin, t.read);
+        sections_.storage()->read_range_into(file, t.begin, t.read);
         t.bytes = t.read;
       }
     } catch (const io_error& e) {
@@ -624,7 +512,7 @@ private:
       throw fe;
     }
     naming_file(file, [&] {
-      if (files_.version == 0) {
+      if (sections_.version() == 0) {
         check_unfiltered_tile(f, t.bytes, t.begin, expected);
         return 0;
       }
@@ -640,7 +528,7 @@ private:
 
   filter::tile_context decode_context(std::size_t cell_size, std::vector<std::uint64_t>* rebuilt_offsets) const {
     filter::tile_context ctx;
-    ctx.version = files_.version;
+    ctx.version = sections_.version();
     ctx.cell_size = cell_size;
     ctx.verify_checksums = opt_.verify_checksums;
     ctx.encryption_key = opt_.encryption_key;
@@ -683,12 +571,10 @@ private:
                          static_cast<std::size_t>(begin));
   }
 
-  fragment_files files_;
+  fragment_sections sections_;
   std::shared_ptr<const format::ArraySchema> schema_;
   open_options opt_;
-  once_map<std::pair<section_kind, std::size_t>, std::vector<std::uint64_t>> sections_;
   once_map<std::pair<const format::FilterPipeline*, format::Datatype>, filter::runtime_pipeline> pipelines_;
-  once_map<std::size_t, tile_metadata_sections> tile_metadata_;
 };
 
 } // namespace tilefmt::array::detail

@@ -179,7 +179,7 @@ public:
 
 private:
   friend class detail::cells_api<dense_writer>;
-  friend struct detail::consolidator;
+  friend struct detail::rewrite_access;
 
   /// `consolidation`: written as TileDB's consolidation writes (its
   /// global-order writer): the subarray may reach past the domain's upper
@@ -203,7 +203,7 @@ private:
   TILEFMT_EMIT
   void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
                  std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
-    const std::size_t i = b_.attribute(name, value_size, n, false, validity, cell_num());
+    const std::size_t i = b_.checks().attribute(name, value_size, n, false, validity, cell_num());
     const auto spec = b_.attribute_spec(i);
     if (layout_ == cell_layout::storage)
       return b_.encode_fixed(b_.attribute_tiles(i), spec, bytes, validity, encoder);
@@ -293,9 +293,9 @@ private:
   TILEFMT_EMIT
   void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
                std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
-    const std::size_t i = b_.attribute(name, value_size, offsets.size(), true, validity, cell_num());
+    const std::size_t i = b_.checks().attribute(name, value_size, offsets.size(), true, validity, cell_num());
     const auto spec = b_.attribute_spec(i);
-    b_.check_var_offsets(spec.name, offsets, values.size() / value_size);
+    b_.checks().check_var_offsets(spec.name, offsets, values.size() / value_size);
     if (layout_ == cell_layout::storage)
       return b_.encode_var(b_.attribute_tiles(i), spec, values, offsets, value_size, validity);
     // Cells outside the subarray hold one zero value (DenseTiler::get_tile).

@@ -9,34 +9,30 @@
 #pragma once
 
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <exception>
 #include <filesystem>
 #include <functional>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
-
-#include <openssl/err.h>
-#include <openssl/rand.h>
 
 #include "tilefmt/array/model/column.hpp"
 #include "tilefmt/array/model/directory.hpp"
 #include "tilefmt/array/model/field.hpp"
 #include "tilefmt/array/model/io.hpp"
 #include "tilefmt/array/model/schema_file.hpp"
+#include "tilefmt/array/support/in_order.hpp"
 #include "tilefmt/array/support/parallel.hpp"
+#include "tilefmt/array/write/cell_checks.hpp"
+#include "tilefmt/array/write/field_tiles.hpp"
+#include "tilefmt/array/write/fragment_metadata_file.hpp"
 #include "tilefmt/array/write/options.hpp"
 #include "tilefmt/array/write/tile_metadata.hpp"
 #include "tilefmt/filter/generic_tile.hpp"
@@ -51,10 +47,8 @@ namespace tilefmt::array {
 
 namespace detail {
 
-/// Consolidation (array/maintain/consolidate.hpp) writes through the fragment
-/// writers' internals: cells as raw bytes, a name spanning several writes,
-/// per-cell timestamps.
-struct consolidator;
+/// The writers' door for fragments that rewrite others (rewrite_access.hpp).
+struct rewrite_access;
 
 template <class P>
 struct is_pipeline : std::false_type {};
@@ -78,41 +72,6 @@ std::span<const std::byte> le_bytes(std::span<const T> values, std::vector<std::
     return copy;
   }
 }
-
-/// What a field whose tiles are streamed (fragment_builder::begin_stream)
-/// keeps from tile to tile: its data files, open until the commit, and its
-/// pipelines, built once.
-struct field_stream {
-  std::unique_ptr<storage::file_writer> file, var_file, validity_file;
-  std::optional<filter::runtime_pipeline> pipeline, offsets_pipeline;
-  filter::tile_context context, offsets_context;
-  bool skip_offsets = false;
-  std::vector<std::byte> tile, offsets_tile;  // each encoded tile, reused
-};
-
-/// One field's encoded tiles and their metadata.
-struct field_tiles {
-  bool set = false;
-  // Data files are array::column buffers: huge pages where the system
-  // allows, so that first touching hundreds of MiB of encoded tiles does
-  // not take a page fault every 4 KiB.
-  column<std::byte> file;                    // fixed tiles, or var offsets tiles, back to back (a<i>.tdb)
-  std::vector<std::uint64_t> offsets;        // where each tile starts
-  column<std::byte> var_file;                // var tiles (a<i>_var.tdb)
-  std::vector<std::uint64_t> var_offsets;    // where each var tile starts
-  std::vector<std::uint64_t> var_sizes;      // each var tile's unfiltered size
-  std::vector<std::byte> validity_file;      // validity tiles (a<i>_validity.tdb)
-  std::vector<std::uint64_t> validity_offsets;
-  std::vector<tile_stats> stats;             // as stored: all-null tiles keep zero min/max
-  /// Streamed: the tiles went to these files instead of the three above.
-  std::unique_ptr<field_stream> stream;
-
-  std::uint64_t file_size() const { return stream ? stream->file->size() : file.size(); }
-  std::uint64_t var_file_size() const { return stream && stream->var_file ? stream->var_file->size() : var_file.size(); }
-  std::uint64_t validity_file_size() const {
-    return stream && stream->validity_file ? stream->validity_file->size() : validity_file.size();
-  }
-};
 
 /// Appends an encoded tile to a data file and records where it starts.
 template <class File>
@@ -172,22 +131,6 @@ void gather_cells(std::byte* to, const std::byte* from, std::size_t cell_size, c
         std::memcpy(to + k * cell_size, from + static_cast<std::size_t>(order[k]) * cell_size, cell_size);
   }
 }
-
-/// What the footer and R-tree say of a fragment's extent.
-struct fragment_shape {
-  bool dense = true;
-  /// The commits (delete markers) already applied to the cells, as a
-  /// consolidation records them.
-  std::vector<std::string> processed_conditions;
-  format::MBR non_empty_domain;
-  format::RTree rtree;                      // dense: no levels
-  std::uint64_t sparse_tile_num = 0;
-  std::uint64_t last_tile_cell_num = 0;     // dense: the cells of a space tile
-  /// Dense: written as TileDB's global-order writer writes (tile by tile),
-  /// not its ordered dense writer, whose var min/max quirk
-  /// (var_min_max_slots) it does not share.
-  bool global_order = false;
-};
 
 /// Calls f(start, n) for the runs of cells of tile `tile` (of `cells`
 /// cells) in the order TileDB feeds them to its metadata generator.
@@ -289,67 +232,11 @@ public:
   field_info attribute_spec(std::size_t i) const { return attribute_field(schema_, i, version_); }
   field_info dimension_spec(std::size_t d) const { return dimension_field(schema_, d, version_); }
 
-  /// The attribute called `name`, checked against what set() or set_var()
-  /// was given: `n` values (fixed) or offsets (var) of `value_size` bytes
-  /// for `cells` cells, and a validity byte per cell for nullable ones.
-  std::size_t attribute(std::string_view name, std::size_t value_size, std::size_t n, bool var,
-                        std::span<const std::uint8_t> validity, std::uint64_t cells) const {
+  /// The checks of what a set() or set_var() was given (cell_checks.hpp),
+  /// refused once the fragment is committed.
+  cell_checks checks() const {
     if (committed_) throw std::logic_error(message("set: the fragment is already committed"));
-    std::size_t i = 0;
-    for (; i < schema_.attributes.size(); ++i)
-      if (schema_.attributes[i].name.value == name) break;
-    if (i == schema_.attributes.size())
-      throw std::invalid_argument(message(std::string("set: the array has no attribute \"").append(name).append("\"")));
-    const format::Attribute& a = schema_.attributes[i];
-    const std::string who = "set: attribute \"" + a.name.value + "\"";
-    if (format::datatype_size(a.type) != value_size)
-      throw std::invalid_argument(message(who + " holds " + std::string(format::codec_enum_name(a.type)) +
-                                          " values, not " + std::to_string(value_size) + "-byte ones"));
-    if (a.is_var() != var)
-      throw std::invalid_argument(message(who + " is " + (a.is_var() ? "var-size: use set_var" : "fixed-size: use set")));
-    if (a.nullable.value && validity.size() != cells)
-      throw std::invalid_argument(message(who + " is nullable and needs a validity byte per cell: " +
-                                          std::to_string(cells) + ", got " + std::to_string(validity.size())));
-    if (!a.nullable.value && !validity.empty())
-      throw std::invalid_argument(message(who + " is not nullable; it takes no validity"));
-    const std::uint64_t want = var ? cells : cells * a.cell_val_num;
-    if (n != want)
-      throw std::invalid_argument(message(who + " needs " + std::to_string(want) + (var ? " offsets" : " values") +
-                                          " (" + std::to_string(cells) + " cells), got " + std::to_string(n)));
-    return i;
-  }
-
-  /// Offsets start at 0, never decrease and stay within the values.
-  /// attribute() for a set() of `n` values of a fixed-size attribute,
-  /// whose cells are n / cell_val_num unless earlier calls fixed `cells`:
-  /// the attribute's index and the call's cell count.
-  std::pair<std::size_t, std::uint64_t> fixed_attribute(std::string_view name, std::size_t value_size, std::size_t n,
-                                                        std::span<const std::uint8_t> validity,
-                                                        std::optional<std::uint64_t> cells) const {
-    std::uint64_t count = cells.value_or(0);
-    if (!cells)
-      for (const auto& a : schema_.attributes)
-        if (a.name.value == name && !a.is_var() && a.cell_val_num) count = n / a.cell_val_num;
-    return {attribute(name, value_size, n, false, validity, count), count};
-  }
-  /// attribute() and check_var_offsets() for a set_var() of a cell per offset.
-  std::size_t var_attribute(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
-                            std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity,
-                            std::optional<std::uint64_t> cells) const {
-    const std::size_t i = attribute(name, value_size, offsets.size(), true, validity, cells.value_or(offsets.size()));
-    check_var_offsets(attribute_spec(i).name, offsets, values.size() / value_size);
-    return i;
-  }
-
-  void check_var_offsets(const std::string& field, std::span<const std::uint64_t> offsets, std::size_t values) const {
-    for (std::size_t c = 0; c < offsets.size(); ++c) {
-      const std::uint64_t prev = c ? offsets[c - 1] : 0;
-      if ((c == 0 && offsets[0] != 0) || offsets[c] < prev || offsets[c] > values)
-        throw std::invalid_argument(message("set_var: \"" + field + "\": offset " + std::to_string(c) + " is " +
-                                            std::to_string(offsets[c]) +
-                                            (c == 0 ? " (the first must be 0)" : std::string(", after ") + std::to_string(prev)) +
-                                            ", with " + std::to_string(values) + " values"));
-    }
+    return cell_checks(schema_, version_, who_);
   }
 
   field_tiles& attribute_tiles(std::size_t i) { return attrs_[i]; }
@@ -556,7 +443,8 @@ public:
     } else {
       std::tie(name, dir) = fragment_dir(opt);
     }
-    std::vector<std::byte> meta = fragment_metadata(shape);
+    std::vector<std::byte> meta = fragment_metadata_file(
+        {schema_, schema_name_, version_, key_, tile_cells_, attrs_, dims_, specials_, special_specs_}, shape);
     if (!stream_) storage_->make_folder(dir);
     auto write_field = [&](const field_info& f, const field_tiles& t) {
       if (t.stream) {
@@ -667,82 +555,17 @@ private:
 
   /// Runs encode(t, scratch, result) for every tile t on up to threads_
   /// threads and take(t, result) on this thread, in tile order, as the
-  /// tiles are done. Threads take the next tile as they become free (a
-  /// thread the system stalls holds up no one else), up to a window of tiles
-  /// ahead of the next one taken: a few tiles a thread and at least 32 MiB
-  /// of cells (`tile_bytes` a tile), which bounds the encoded tiles held
-  /// outside their files. Each result slot and each thread's scratch buffer
-  /// is reused from tile to tile.
+  /// tiles are done (support/in_order.hpp), at most a window of tiles ahead
+  /// of the next one taken: a few tiles a thread and at least 32 MiB of
+  /// cells (`tile_bytes` a tile), which bounds the encoded tiles held
+  /// outside their files.
   template <class Result, class Encode, class Take>
   void for_tiles(std::size_t tile_bytes, Encode&& encode, Take&& take) const {
     const std::size_t n = tile_num();
-    if (n == 0) return;
     const std::size_t workers = std::min<std::size_t>(thread_count(threads_), n);
-    if (workers <= 1) {
-      Result result;
-      std::vector<std::byte> scratch;
-      for (std::size_t t = 0; t < n; ++t) {
-        encode(t, scratch, result);
-        take(t, result);
-      }
-      return;
-    }
     const std::size_t window =
         std::min(n, std::max<std::size_t>(2 * workers, (std::size_t{32} << 20) / std::max<std::size_t>(1, tile_bytes)));
-    std::vector<Result> results(window);
-    std::mutex m;
-    std::condition_variable cv;
-    // Guarded by m: the slots holding a finished tile, the next tile to
-    // start, the tiles taken, and the first error.
-    std::vector<char> ready(window, 0);
-    std::size_t next = 0, taken = 0;
-    std::exception_ptr error;
-    auto fail = [&](std::exception_ptr e) {
-      std::lock_guard<std::mutex> lock(m);
-      if (!error) error = e;
-      cv.notify_all();
-    };
-    auto work = [&] {
-      std::vector<std::byte> scratch;
-      while (true) {
-        std::size_t t = 0;
-        {
-          std::unique_lock<std::mutex> lock(m);
-          cv.wait(lock, [&] { return error || next >= n || next < taken + window; });
-          if (error || next >= n) return;
-          t = next++;
-        }
-        try {
-          encode(t, scratch, results[t % window]);
-        } catch (...) {
-          return fail(std::current_exception());
-        }
-        std::lock_guard<std::mutex> lock(m);
-        ready[t % window] = 1;
-        cv.notify_all();
-      }
-    };
-    std::vector<std::thread> pool;
-    pool.reserve(workers);
-    try {
-      for (std::size_t w = 0; w < workers; ++w) pool.emplace_back(work);
-      for (std::size_t t = 0; t < n; ++t) {
-        {
-          std::unique_lock<std::mutex> lock(m);
-          cv.wait(lock, [&] { return error || ready[t % window]; });
-          if (error) break;
-        }
-        take(t, results[t % window]);
-        std::lock_guard<std::mutex> lock(m);
-        ready[t % window] = 0;
-        ++taken;
-        cv.notify_all();
-      }
-    } catch (...) {
-      fail(std::current_exception());
-    }
-    for (auto& th : pool) th.join();
-    if (error) std::rethrow_exception(error);
+    for_each_in_order<Result>(n, workers, window, encode, take);
   }
 
   /// A tile's metadata, `feed(generator, validity, start, end)` giving the
@@ -777,213 +600,6 @@ private:
     else if (f.nullable)
       append_tile(out.validity_file, out.validity_offsets, e.validity);
     out.stats.push_back(std::move(e.stats));
-  }
-
-  /// The var min/max strings as TileDB's dense writer stores them. Each
-  /// tile's string has its own size; but when the array has more
-  /// attributes than the fragment has tiles, TileDB writes the tiles one per
-  /// batch and copies every batch's strings to tile 0's place, each cut to
-  /// tile 0's size (OrderedWriter::dense, the "parallelize over attributes"
-  /// branch restarts its index at every batch): tile 0 ends up with the last
-  /// tile's strings and the other tiles with zero bytes. Where the last
-  /// tile's string is shorter than tile 0's, TileDB reads past its end; the
-  /// rest is written here as zeros. Sparse writes index them correctly.
-  std::vector<tile_stats> var_min_max_slots(std::vector<tile_stats> stats, bool dense) const {
-    if (!dense || schema_.attributes.size() <= tile_num() || stats.empty()) return stats;
-    auto place = [&](auto member) {
-      std::vector<std::byte> first((stats[0].*member).size(), std::byte{0});
-      const auto& last = stats.back().*member;
-      std::copy(last.begin(), last.begin() + static_cast<std::ptrdiff_t>(std::min(first.size(), last.size())),
-                first.begin());
-      for (auto& st : stats) std::fill((st.*member).begin(), (st.*member).end(), std::byte{0});
-      stats[0].*member = std::move(first);
-    };
-    place(&tile_stats::min);
-    place(&tile_stats::max);
-    return stats;
-  }
-
-  /// `__fragment_metadata.tdb` as FragmentMetadata::store writes it at the
-  /// array's format version: every section a generic tile, then the footer
-  /// (and its length, where the version stores one).
-  std::vector<std::byte> fragment_metadata(const fragment_shape& shape) const {
-    const auto& dims = schema_.domain.dimensions.value;
-    const std::size_t na = schema_.attributes.size(), nd = dims.size();
-    format::FragmentContext ctx;
-    ctx.version = version_;
-    ctx.num_attributes = na;
-    for (const auto& d : dims) ctx.dims.push_back({d.type.value, d.is_var()});
-    ctx.has_timestamps = !specials_.empty();
-    ctx.has_delete_meta = specials_.size() > 1;
-    const std::size_t num = ctx.num_fields();  // attributes, __coords, dimensions, special fields
-    const std::size_t coords = ctx.coords_index();
-    const format::Datatype coord_type = dims[0].type.value;
-    const std::size_t coord_size = format::datatype_size(coord_type);
-    const std::size_t tiles = tile_num();
-
-    // The fields with tiles of their own: attributes, the dimensions of
-    // sparse fragments and the special fields. `__coords` and dense
-    // dimensions have none.
-    const std::size_t first_special = coords + 1 + nd;
-    auto tiles_of = [&](std::size_t k) -> const field_tiles* {
-      if (k < na) return &attrs_[k];
-      if (k >= first_special) return &specials_[k - first_special];
-      if (!shape.dense && k > coords && k - coords - 1 < nd) return &dims_[k - coords - 1];
-      return nullptr;
-    };
-    auto spec_of = [&](std::size_t k) {
-      if (k >= first_special) return special_specs_[k - first_special];
-      return k < na ? attribute_spec(k) : dimension_spec(k - coords - 1);
-    };
-    auto var = [&](std::size_t k) { return tiles_of(k) && spec_of(k).var(); };
-    auto nullable = [&](std::size_t k) { return k < na && schema_.attributes[k].nullable.value; };
-
-    std::vector<std::vector<tile_stats>> var_slots(na);
-    for (std::size_t k = 0; k < na; ++k)
-      if (schema_.attributes[k].is_var())
-        var_slots[k] = var_min_max_slots(attrs_[k].stats, shape.dense && !shape.global_order);
-
-    std::vector<std::byte> file;
-    auto section = [&](const auto& payload) {
-      const std::uint64_t at = file.size();
-      auto tile = generic_tile(codec::encode(payload, ctx));
-      file.insert(file.end(), tile.begin(), tile.end());
-      return at;
-    };
-
-    format::Footer f{};
-    f.version = version_;
-    f.array_schema_name.value.value = schema_name_;
-    f.dense = shape.dense;
-    f.null_non_empty_domain = false;
-    f.non_empty_domain = shape.non_empty_domain;
-    f.sparse_tile_num = shape.sparse_tile_num;
-    f.last_tile_cell_num = shape.last_tile_cell_num;
-    f.has_timestamps.value = ctx.has_timestamps;
-    f.has_delete_meta.value = ctx.has_delete_meta;
-    f.file_sizes.value.assign(num, 0);
-    f.file_var_sizes.value.assign(num, 0);
-    if (version_ >= 7) f.file_validity_sizes.value.assign(num, 0);
-    for (std::size_t k = 0; k < num; ++k)
-      if (const auto* t = tiles_of(k)) {
-        f.file_sizes.value[k] = t->file_size();
-        f.file_var_sizes.value[k] = t->var_file_size();
-        if (version_ >= 7) f.file_validity_sizes.value[k] = t->validity_file_size();
-      }
-
-    f.rtree_offset = section(shape.rtree);
-
-    const std::vector<std::uint64_t> zeros(tiles, 0);
-    auto per_field = [&](auto&& make, auto& offsets) {
-      offsets.value.resize(num);
-      for (std::size_t k = 0; k < num; ++k) offsets.value[k] = section(make(k));
-    };
-    per_field([&](std::size_t k) { return format::TileOffsets{{tiles_of(k) ? tiles_of(k)->offsets : zeros}}; },
-              f.tile_offsets);
-    per_field([&](std::size_t k) { return format::TileOffsets{{var(k) ? tiles_of(k)->var_offsets : zeros}}; },
-              f.tile_var_offsets);
-    per_field([&](std::size_t k) { return format::TileSizes{{var(k) ? tiles_of(k)->var_sizes : zeros}}; },
-              f.tile_var_sizes);
-
-    // Sections a version lacks are not written: validity from 7, tile
-    // metadata from 11, the fragment's summary from 12, processed conditions
-    // from 15.
-    if (version_ >= 7)
-      per_field([&](std::size_t k) { return format::TileOffsets{{nullable(k) ? attrs_[k].validity_offsets : zeros}}; },
-                f.tile_validity_offsets);
-
-    // `__coords` is not a dimension to TileDB's metadata generator: it gets
-    // zero-filled min/max cells (all coordinates of a cell) and zero sums.
-    // Dimensions get sums (sparse only) but never min/max.
-    const bool coords_min_max = has_min_max(coord_type, 1);
-    const bool coords_sum = has_sum(coord_type, 1);
-    if (version_ >= 11) {
-      auto min_max = [&](bool want_min) {
-        return [&, want_min](std::size_t k) {
-          format::TileMinMax m{};
-          if (var(k) && k < na) {
-            // Var fields: a u64 offset per tile into the concatenated strings.
-            if (has_var_min_max(schema_.attributes[k].type)) {
-              m.fixed.resize(tiles * 8);
-              for (std::size_t t = 0; t < tiles; ++t) {
-                const auto& v = want_min ? var_slots[k][t].min : var_slots[k][t].max;
-                codec::store_le<std::uint64_t>(m.fixed.data() + t * 8, m.var.size());
-                m.var.insert(m.var.end(), v.begin(), v.end());
-              }
-            }
-          } else if (k < na && has_min_max(schema_.attributes[k].type, schema_.attributes[k].cell_val_num)) {
-            for (const auto& s : attrs_[k].stats) {
-              const auto& v = want_min ? s.min : s.max;
-              m.fixed.insert(m.fixed.end(), v.begin(), v.end());
-            }
-          } else if (k == coords && coords_min_max) {
-            m.fixed.assign(tiles * nd * coord_size, std::byte{0});
-          } else if (k >= first_special) {
-            for (const auto& s : specials_[k - first_special].stats) {
-              const auto& v = want_min ? s.min : s.max;
-              m.fixed.insert(m.fixed.end(), v.begin(), v.end());
-            }
-          }
-          return m;
-        };
-      };
-      per_field(min_max(true), f.tile_min_offsets);
-      per_field(min_max(false), f.tile_max_offsets);
-      per_field(
-          [&](std::size_t k) {
-            format::TileSums s{};
-            const auto* t = tiles_of(k);
-            if (t && !var(k) && has_sum(spec_of(k).type, spec_of(k).cell_val_num))
-              for (const auto& st : t->stats) s.sums.value.push_back(st.sum);
-            if (k == coords && coords_sum) s.sums.value = zeros;
-            return s;
-          },
-          f.tile_sum_offsets);
-      per_field(
-          [&](std::size_t k) {
-            format::TileNullCounts n{};
-            if (nullable(k))
-              for (const auto& st : attrs_[k].stats) n.null_counts.value.push_back(st.null_count);
-            return n;
-          },
-          f.tile_null_count_offsets);
-
-    }
-    if (version_ >= 12) {
-      format::FragmentMinMaxSumNullCount summary;
-      for (std::size_t k = 0; k < num; ++k) {
-        format::FieldMinMaxSumNullCount e{};
-        if (k < na) {
-          e = fold_stats(schema_.attributes[k], var(k) ? var_slots[k] : attrs_[k].stats, tile_cells_);
-        } else if (k >= first_special) {
-          // TileDB folds its special fields as it folds a UINT64 attribute.
-          format::Attribute u64{};
-          u64.type = format::Datatype::UINT64;
-          u64.cell_val_num = 1;
-          e = fold_stats(u64, specials_[k - first_special].stats, tile_cells_);
-        } else if (k == coords && coords_min_max) {
-          // The fold reads the zero cells as values of the first dimension's type.
-          e.min.value.assign(coord_size, std::byte{0});
-          e.max.value.assign(coord_size, std::byte{0});
-        } else if (const auto* t = tiles_of(k)) {
-          e.sum = fold_dimension_sum(spec_of(k).type, t->stats);
-        }
-        summary.fields.value.push_back(std::move(e));
-      }
-      f.fragment_min_max_sum_null_count_offset.value = section(summary);
-    }
-    // libtiledb 2.11 (version 15) writes the processed conditions tile too,
-    // but not its offset, which the footer has from 16.
-    if (version_ >= 15) {
-      format::ProcessedConditions pc{};
-      for (const auto& c : shape.processed_conditions) pc.conditions.value.emplace_back().value = c;
-      const std::uint64_t at = section(pc);
-      if (version_ >= 16) f.processed_conditions_offset.value = at;
-    }
-
-    auto footer = format::write_footer(f, ctx);
-    file.insert(file.end(), footer.begin(), footer.end());
-    return file;
   }
 
   fs::path root_;

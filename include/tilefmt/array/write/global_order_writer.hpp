@@ -199,7 +199,7 @@ private:
   void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
                  std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
     check_writable("set");
-    const auto [i, cells] = b_.fixed_attribute(name, value_size, n, validity, cells_);
+    const auto [i, cells] = b_.checks().fixed_attribute(name, value_size, n, validity, cells_);
     take_cells(cells, std::string("set: attribute \"") + std::string(name) + "\"");
     in_attrs_[i] = input::fixed(bytes, value_size, validity, encoder);
   }
@@ -207,7 +207,7 @@ private:
   void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
                std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
     check_writable("set_var");
-    const std::size_t i = b_.var_attribute(name, value_size, values, offsets, validity, cells_);
+    const std::size_t i = b_.checks().var_attribute(name, value_size, values, offsets, validity, cells_);
     take_cells(offsets.size(), std::string("set_var: attribute \"") + std::string(name) + "\"");
     in_attrs_[i] = input::var(values, offsets, value_size, validity);
   }

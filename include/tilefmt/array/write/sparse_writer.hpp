@@ -212,7 +212,7 @@ public:
 private:
   friend class detail::cells_api<sparse_writer>;
   friend class detail::coordinates_api<sparse_writer>;
-  friend struct detail::consolidator;
+  friend struct detail::rewrite_access;
   using pending = detail::pending_cells;
 
   void check_writable(const char* who) const {
@@ -270,7 +270,7 @@ private:
 
   void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
                  std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
-    const auto [i, cells] = b_.fixed_attribute(name, value_size, n, validity, cells_);
+    const auto [i, cells] = b_.checks().fixed_attribute(name, value_size, n, validity, cells_);
     take_cells(cells, std::string("set: attribute \"") + std::string(name) + "\"");
     // With every dimension's coordinates given, the cells' order is known:
     // the attribute is encoded now, straight from the caller's cells, and
@@ -305,7 +305,7 @@ private:
 
   void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
                std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
-    const std::size_t i = b_.var_attribute(name, value_size, values, offsets, validity, cells_);
+    const std::size_t i = b_.checks().var_attribute(name, value_size, values, offsets, validity, cells_);
     take_cells(offsets.size(), std::string("set_var: attribute \"") + std::string(name) + "\"");
     attrs_[i] = pending::var(values, offsets, value_size, validity);
   }
