@@ -39,7 +39,6 @@ public:
     format::Footer footer;
   };
 
-
   fragment_sections(fragment_files files, const open_options& opt)
       : files_(std::move(files)),
         verify_checksums_(opt.verify_checksums),
