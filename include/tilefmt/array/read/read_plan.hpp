@@ -1,4 +1,4 @@
-// tilefmt — what both readers of a query (dense_read.hpp, sparse_read.hpp)
+// tilefmt — what both readers of a query (read/dense/reader.hpp, read/sparse/reader.hpp)
 // are given and check first: the array, the subarray, the layout, the
 // attributes asked for, and the fragments they may read.
 #pragma once

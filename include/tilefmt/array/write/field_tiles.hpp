@@ -1,12 +1,14 @@
 // tilefmt — what a fragment writer keeps of each field while it writes: its
 // encoded tiles (or the files they are streamed to), where each starts, and
 // their tile metadata; and what the footer says of the fragment's extent.
+// Tiles are appended to a field's data files with append_tile.
 // The fragment builder fills these; fragment_metadata_file.hpp turns them
 // into `__fragment_metadata.tdb`.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,5 +71,29 @@ struct fragment_shape {
   /// (var_min_max_slots) it does not share.
   bool global_order = false;
 };
+
+/// Appends an encoded tile to a data file and records where it starts.
+template <class File>
+void append_tile(File& file, std::vector<std::uint64_t>& offsets, std::span<const std::byte> tile) {
+  offsets.push_back(file.size());
+  file.insert(file.end(), tile.begin(), tile.end());
+}
+
+/// The same for a file streamed to storage.
+inline void append_tile(storage::file_writer& file, std::vector<std::uint64_t>& offsets, std::span<const std::byte> tile) {
+  offsets.push_back(file.size());
+  file.append(tile);
+}
+
+/// Makes room in a data file for what its remaining tiles will likely hold,
+/// judged by the `done` of `total` tiles appended so far: one allocation of
+/// about the final size instead of repeated doublings, each of which would
+/// hold the old and the new buffer at once.
+template <class File>
+void reserve_file(File& file, std::size_t done, std::size_t total) {
+  if (done == 0 || done >= total || file.empty()) return;
+  const std::size_t want = file.size() / done * total + file.size() / done / 2 * (total - done);
+  if (want > file.capacity()) file.reserve(want);
+}
 
 } // namespace tilefmt::array::detail

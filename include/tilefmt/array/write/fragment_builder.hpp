@@ -73,64 +73,11 @@ std::span<const std::byte> le_bytes(std::span<const T> values, std::vector<std::
   }
 }
 
-/// Appends an encoded tile to a data file and records where it starts.
-template <class File>
-void append_tile(File& file, std::vector<std::uint64_t>& offsets, std::span<const std::byte> tile) {
-  offsets.push_back(file.size());
-  file.insert(file.end(), tile.begin(), tile.end());
-}
-
-/// The same for a file streamed to storage.
-inline void append_tile(storage::file_writer& file, std::vector<std::uint64_t>& offsets, std::span<const std::byte> tile) {
-  offsets.push_back(file.size());
-  file.append(tile);
-}
-
-/// Makes room in a data file for what its remaining tiles will likely hold,
-/// judged by the `done` of `total` tiles appended so far: one allocation of
-/// about the final size instead of repeated doublings, each of which would
-/// hold the old and the new buffer at once.
-template <class File>
-void reserve_file(File& file, std::size_t done, std::size_t total) {
-  if (done == 0 || done >= total || file.empty()) return;
-  const std::size_t want = file.size() / done * total + file.size() / done / 2 * (total - done);
-  if (want > file.capacity()) file.reserve(want);
-}
-
 /// The cells of tile `tile` for encoding (little-endian bytes): a view of
 /// the caller's cells where the tile lies among them as stored, or the cells
 /// gathered into `scratch`, the buffer of the thread encoding the tile
 /// (reused from tile to tile).
 using tile_cells = std::function<std::span<const std::byte>(std::size_t tile, std::vector<std::byte>& scratch)>;
-
-/// Copies cells `order[0..n)` of `from` (cells of `cell_size` bytes) to `to`,
-/// one after another.
-template <class Index>
-void gather_cells(std::byte* to, const std::byte* from, std::size_t cell_size, const Index* order, std::size_t n) {
-  auto copy = [&]<std::size_t S>() {
-    // The cells are scattered (a sort's permutation): asking for a cell some
-    // iterations ahead hides most of the wait for memory.
-    constexpr std::size_t ahead = 16;
-    std::size_t k = 0;
-#if defined(__GNUC__)
-    for (; k + ahead < n; ++k) {
-      __builtin_prefetch(from + static_cast<std::size_t>(order[k + ahead]) * S);
-      std::memcpy(to + k * S, from + static_cast<std::size_t>(order[k]) * S, S);
-    }
-#endif
-    for (; k < n; ++k) std::memcpy(to + k * S, from + static_cast<std::size_t>(order[k]) * S, S);
-  };
-  switch (cell_size) {  // fixed sizes: one load and store per cell
-    case 1: return copy.template operator()<1>();
-    case 2: return copy.template operator()<2>();
-    case 4: return copy.template operator()<4>();
-    case 8: return copy.template operator()<8>();
-    case 16: return copy.template operator()<16>();
-    default:
-      for (std::size_t k = 0; k < n; ++k)
-        std::memcpy(to + k * cell_size, from + static_cast<std::size_t>(order[k]) * cell_size, cell_size);
-  }
-}
 
 /// Calls f(start, n) for the runs of cells of tile `tile` (of `cells`
 /// cells) in the order TileDB feeds them to its metadata generator.

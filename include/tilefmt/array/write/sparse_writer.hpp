@@ -23,6 +23,7 @@
 
 #include "tilefmt/array/model/coordinates.hpp"
 #include "tilefmt/array/model/hilbert.hpp"
+#include "tilefmt/array/support/gather_cells.hpp"
 #include "tilefmt/array/support/radix_sort.hpp"
 #include "tilefmt/array/write/cells_api.hpp"
 #include "tilefmt/array/write/coordinates_api.hpp"

@@ -1,0 +1,186 @@
+// tilefmt — what the sparse readers share about the cells they find: a hit
+// (a cell of a fragment's tile inside the subarray), runs of a tile's cells
+// that go to one stretch of the result, the runs grouped by the tile they
+// come from (so that each tile is read once), copying a run's cells, and
+// whether a rectangle (a non-empty domain, an MBR) meets the subarray.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "tilefmt/array/model/coordinates.hpp"
+#include "tilefmt/array/read/fragment.hpp"
+#include "tilefmt/array/read/query_result.hpp"
+#include "tilefmt/array/read/subarray.hpp"
+#include "tilefmt/format/array_schema.hpp"
+
+namespace tilefmt::array::detail {
+
+/// A cell of the subarray found in a fragment's tile: 24 bytes a cell
+/// read; what only some reads need (the ND range, a timestamp per cell)
+/// the general reader keeps beside it.
+struct sparse_hit {
+  std::uint64_t tile;
+  std::uint64_t pos;
+  std::uint32_t frag;
+  bool filtered;  // dropped after the newest cells are chosen (dropped())
+};
+
+/// Cells `pos .. pos + count` of tile `tile` of fragment `frag` are the
+/// result's cells `out .. out + count`; with `select`, the `count` cells
+/// of `pos .. pos + span` whose select byte is set are.
+struct tile_run {
+  std::uint32_t frag;
+  std::uint64_t tile;
+  std::size_t pos, out, count;
+  const std::uint8_t* select = nullptr;
+  std::size_t span = 0;
+  /// The tile cells the run covers.
+  std::size_t covered() const noexcept { return select ? span : count; }
+};
+
+/// A result's runs grouped by the tile they come from: either made already
+/// (sparse_one_range: few and long), or made a tile at a time, when that tile is
+/// read, from the hits and each hit's place in the result (the general
+/// reader: in a row-major read of a 2-D box most runs are one cell, and
+/// made at once they took 56 bytes a cell, more than twice the result).
+class run_groups {
+public:
+  static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+
+  /// Runs grouped by tile.
+  explicit run_groups(std::vector<tile_run> runs) : runs_(std::move(runs)) {
+    for (std::size_t b = 0; b < runs_.size();) {
+      group g{b, b, 0};
+      for (; g.end < runs_.size() && same_tile(runs_[g.end], runs_[b]); ++g.end) g.cells += runs_[g.end].count;
+      groups_.push_back(g);
+      b = g.end;
+    }
+  }
+  /// Hit `i` of `hits` (in storage order) is result cell `place[i]`, or
+  /// left out (`none`).
+  run_groups(const std::vector<sparse_hit>& hits, std::vector<std::size_t> place) : hits_(&hits), place_(std::move(place)) {
+    for (std::size_t b = 0; b < hits.size();) {
+      group g{b, b, 0};
+      for (; g.end < hits.size() && same_tile(hits[g.end], hits[b]); ++g.end) g.cells += place_[g.end] != none;
+      if (g.cells != 0) groups_.push_back(g);
+      b = g.end;
+    }
+  }
+
+  std::size_t size() const noexcept { return groups_.size(); }
+  std::uint32_t frag(std::size_t j) const {
+    return hits_ ? (*hits_)[groups_[j].begin].frag : runs_[groups_[j].begin].frag;
+  }
+  std::uint64_t tile(std::size_t j) const {
+    return hits_ ? (*hits_)[groups_[j].begin].tile : runs_[groups_[j].begin].tile;
+  }
+  /// The result cells group `j` gives.
+  std::uint64_t cells(std::size_t j) const { return groups_[j].cells; }
+  /// Group `j`'s runs, made in `scratch` if they are not made already (in
+  /// tile order then: a tile's hits come in it).
+  std::span<const tile_run> runs(std::size_t j, std::vector<tile_run>& scratch) const {
+    const group& g = groups_[j];
+    if (!hits_) return {runs_.data() + g.begin, g.end - g.begin};
+    scratch.clear();
+    for (std::size_t i = g.begin; i < g.end; ++i) {
+      const std::size_t c = place_[i];
+      if (c == none) continue;
+      const sparse_hit& h = (*hits_)[i];
+      if (!scratch.empty()) {
+        auto& last = scratch.back();
+        if (last.pos + last.count == h.pos && last.out + last.count == c) {
+          ++last.count;
+          continue;
+        }
+      }
+      scratch.push_back({h.frag, h.tile, static_cast<std::size_t>(h.pos), c, 1});
+    }
+    return scratch;
+  }
+
+private:
+  struct group {
+    std::size_t begin, end;  // runs_ or hits [begin, end)
+    std::uint64_t cells;
+  };
+  template <class T>
+  static bool same_tile(const T& a, const T& b) noexcept {
+    return a.frag == b.frag && a.tile == b.tile;
+  }
+
+  std::vector<tile_run> runs_;
+  const std::vector<sparse_hit>* hits_ = nullptr;
+  std::vector<std::size_t> place_;
+  std::vector<group> groups_;
+};
+
+/// Copies the `size`-byte values of `src` whose select byte is set (of
+/// `n`) to `dst`, back to back, without a branch per value: each value is
+/// written, and the next one overwrites it unless it was selected. Up to
+/// the last selected value no write passes the selected ones' end. `dst`
+/// may be `src` or before it (a tile compacted in place).
+inline void copy_selected(std::byte* dst, const std::byte* src, const std::uint8_t* select, std::size_t n,
+                          std::size_t size) {
+  while (n > 0 && !select[n - 1]) --n;
+  auto each = [&]<std::size_t S>() {
+    std::size_t o = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      std::memmove(dst + o * S, src + k * S, S);
+      o += select[k] != 0;
+    }
+  };
+  switch (size) {
+  case 1: return each.template operator()<1>();
+  case 2: return each.template operator()<2>();
+  case 4: return each.template operator()<4>();
+  case 8: return each.template operator()<8>();
+  case 16: return each.template operator()<16>();
+  default:
+    for (std::size_t k = 0, o = 0; k < n; ++k)
+      if (select[k]) std::memmove(dst + (o++) * size, src + k * size, size);
+  }
+}
+
+/// Writes the cells run `r` takes from a tile whose cells (`size` bytes
+/// each) start at `tile` to `dst`, back to back.
+inline void copy_run(std::byte* dst, const void* tile, const tile_run& r, std::size_t size) {
+  const auto* src = static_cast<const std::byte*>(tile) + r.pos * size;
+  if (r.select)
+    copy_selected(dst, src, r.select, r.span, size);
+  else if (r.count != 0)
+    std::memcpy(dst, src, r.count * size);
+}
+
+/// The values (`size` bytes a cell) and, for a nullable field, the
+/// validity of run `run` of tile `t`, into its place in `r`.
+inline void copy_run_cells(result_field& r, const tile_data& t, const tile_run& run, std::size_t size) {
+  copy_run(r.values.data() + run.out * size, t.values.data(), run, size);
+  if (r.nullable) copy_run(reinterpret_cast<std::byte*>(r.validity.data()) + run.out, t.validity.data(), run, 1);
+}
+
+/// Whether rectangle `m` (a non-empty domain or an MBR) meets the subarray.
+inline bool meets_subarray(const subarray& sub, const std::vector<format::Dimension>& dims,
+                           const format::MBR& m) {
+  if (m.ranges.size() != dims.size()) return true;  // not ours to judge: the tiles' coordinates decide
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d].is_var()) {
+      const auto [lo, hi] = m.ranges[d].as_strings();
+      if (!sub.dim(d).overlaps_text(lo, hi)) return false;
+      continue;
+    }
+    bool meets = true;
+    with_coordinate_type(dims[d].type.value, [&]<class T>() {
+      const auto [lo, hi] = m.ranges[d].as<T>();
+      meets = sub.dim(d).overlaps({order_key(lo), order_key(hi)});
+    });
+    if (!meets) return false;
+  }
+  return true;
+}
+
+} // namespace tilefmt::array::detail
