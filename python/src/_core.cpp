@@ -210,6 +210,46 @@ std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string& path, 
   return b;
 }
 
+/// A schema as the Python layer takes it (tilefmt._array._schema_of).
+nb::dict schema_dict(const tilefmt::format::ArraySchema& s) {
+  nb::dict out;
+  out["sparse"] = s.is_sparse();
+  out["allows_duplicates"] = bool(s.allows_dups.value);
+  out["cell_order"] = layout_name(s.cell_order);
+  out["tile_order"] = layout_name(s.tile_order);
+  out["capacity"] = s.capacity;
+  out["version"] = s.version.value;
+  nb::list dims;
+  for (const auto& d : s.domain.dimensions.value) {
+    nb::dict x;
+    x["name"] = d.name.value;
+    x["type"] = type_name(d.type.value);
+    x["var"] = d.is_var();
+    x["domain"] = to_bytes(d.domain.value);
+    x["tile"] = d.has_tile_extent() ? nb::object(to_bytes(d.tile_extent.value)) : nb::none();
+    dims.append(x);
+  }
+  out["dims"] = dims;
+  nb::list attrs;
+  for (const auto& a : s.attributes.value) {
+    nb::dict x;
+    x["name"] = a.name.value;
+    x["type"] = type_name(a.type);
+    x["cell_val_num"] = a.is_var() ? 0u : a.cell_val_num;
+    x["var"] = a.is_var();
+    x["nullable"] = bool(a.nullable.value);
+    x["fill"] = to_bytes(a.fill());
+    x["enumeration"] = a.enumeration_name->value;
+    attrs.append(x);
+  }
+  out["attrs"] = attrs;
+  nb::list cd;
+  if (!s.current_domain->empty)
+    for (const auto& r : s.current_domain->ndrectangle->ranges) cd.append(range_dict(r));
+  out["current_domain"] = cd;
+  return out;
+}
+
 class py_array {
 public:
   py_array(const std::string& path, const nb::bytes& key, std::uint64_t t0, std::uint64_t t1, const config_map& config) {
@@ -223,45 +263,7 @@ public:
     arr_ = std::make_unique<ta::array_reader>(path, std::move(opt));
   }
 
-  nb::dict schema() const {
-    const auto& s = arr_->schema();
-    nb::dict out;
-    out["sparse"] = s.is_sparse();
-    out["allows_duplicates"] = bool(s.allows_dups.value);
-    out["cell_order"] = layout_name(s.cell_order);
-    out["tile_order"] = layout_name(s.tile_order);
-    out["capacity"] = s.capacity;
-    out["version"] = s.version.value;
-    nb::list dims;
-    for (const auto& d : s.domain.dimensions.value) {
-      nb::dict x;
-      x["name"] = d.name.value;
-      x["type"] = type_name(d.type.value);
-      x["var"] = d.is_var();
-      x["domain"] = to_bytes(d.domain.value);
-      x["tile"] = d.has_tile_extent() ? nb::object(to_bytes(d.tile_extent.value)) : nb::none();
-      dims.append(x);
-    }
-    out["dims"] = dims;
-    nb::list attrs;
-    for (const auto& a : s.attributes.value) {
-      nb::dict x;
-      x["name"] = a.name.value;
-      x["type"] = type_name(a.type);
-      x["cell_val_num"] = a.is_var() ? 0u : a.cell_val_num;
-      x["var"] = a.is_var();
-      x["nullable"] = bool(a.nullable.value);
-      x["fill"] = to_bytes(a.fill());
-      x["enumeration"] = a.enumeration_name->value;
-      attrs.append(x);
-    }
-    out["attrs"] = attrs;
-    nb::list cd;
-    if (!s.current_domain->empty)
-      for (const auto& r : s.current_domain->ndrectangle->ranges) cd.append(range_dict(r));
-    out["current_domain"] = cd;
-    return out;
-  }
+  nb::dict schema() const { return schema_dict(arr_->schema()); }
 
   nb::list fragments() const {
     nb::list out;
@@ -463,6 +465,22 @@ ta::write_options writing(const std::string& path, const nb::bytes& key, const c
   return opt;
 }
 
+/// The schema a write to the array at `path` uses (its latest), read with
+/// the write's key as the writers read it: without opening the array's
+/// fragments.
+nb::dict read_schema(const std::string& path, const nb::bytes& key, const config_map& config) {
+  const ta::write_options opt = writing(path, key, config);
+  tilefmt::format::ArraySchema s;
+  {
+    nb::gil_scoped_release unlocked;
+    const auto st = ta::detail::or_local(opt.storage);
+    const auto l = ta::list_array(*st, path);
+    if (l.latest_schema.empty()) throw ta::io_error(path, "has no schema file");
+    s = ta::detail::read_schema_for_writing(*st, l.latest_schema, opt.encryption_key);
+  }
+  return schema_dict(s);
+}
+
 std::string create_array(const std::string& path, const nb::dict& schema, const nb::bytes& key,
                          const config_map& config) {
   return ta::create(path, schema_of(schema), writing(path, key, config));
@@ -590,6 +608,7 @@ NB_MODULE(_core, m) {
       .def("read", &py_array::read, "ranges"_a, "attrs"_a.none(), "order"_a, "cond"_a.none())
       .def("aggregate", &py_array::aggregate, "ranges"_a, "cond"_a.none(), "what"_a);
   m.def("create", &create_array, "path"_a, "schema"_a, "key"_a, "config"_a);
+  m.def("read_schema", &read_schema, "path"_a, "key"_a, "config"_a);
   m.def("write_dense", &write_dense, "path"_a, "subarray"_a, "attrs"_a, "timestamp"_a.none(), "key"_a, "config"_a);
   m.def("write_sparse", &write_sparse, "path"_a, "coords"_a, "attrs"_a, "timestamp"_a.none(), "key"_a, "config"_a);
   m.def("write_metadata", &write_metadata, "path"_a, "entries"_a, "timestamp"_a.none(), "key"_a, "config"_a);

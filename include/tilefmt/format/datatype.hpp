@@ -120,6 +120,15 @@ constexpr bool visit_datatype(Datatype t, F&& f) {
   }
 }
 
+/// The type TileDB accumulates a sum of T values in, for tile metadata and
+/// for SUM and MEAN aggregates: int64 for signed integers and for char
+/// (TileDB's metadata generator sums CHAR cells as int64), uint64 for
+/// unsigned integers, double for floating point.
+template <class T>
+using sum_type_of =
+    std::conditional_t<std::is_floating_point_v<T>, double,
+                       std::conditional_t<std::is_same_v<T, char> || std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
+
 /// The datatype a C++ value type is stored as.
 template <class T>
 constexpr Datatype datatype_of() {

@@ -5,7 +5,7 @@ with TileDB-Py's forms (``tilefmt.create``, ``open(uri, "w")``,
 import numpy as np
 
 from . import _config, _core, _types
-from ._array import Array, Schema, _encode_ranges, _replace_ellipsis
+from ._array import Schema, _encode_ranges, _replace_ellipsis, _schema_of
 
 
 def _schema_dict(schema):
@@ -111,8 +111,8 @@ class ArrayWriter:
         self.uri = str(uri)
         self.config = _config.normalize(config)
         self.key = _key_bytes(key)
-        with Array(self.uri, key=self.key or None, config=self.config) as r:
-            self.schema = r.schema
+        # The schema a write uses, read without opening the array's fragments.
+        self.schema = _schema_of(_core.read_schema(self.uri, self.key, self.config))
         self.timestamp = timestamp
         self._meta = {}
         self.meta = _MetaWriter(self._meta)

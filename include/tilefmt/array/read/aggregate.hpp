@@ -277,10 +277,10 @@ public:
   }
 
 private:
-  /// Sums and extremes in the widest type of T's kind.
+  /// Sums and extremes in the widest type of T's kind: the type TileDB
+  /// sums T in (format::sum_type_of, as tile metadata does).
   template <class T>
-  using wide_t = std::conditional_t<std::is_floating_point_v<T>, double,
-                                    std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
+  using wide_t = format::sum_type_of<T>;
 
   /// Cells summed or compared in one go: 2^16 values narrower than 64 bits
   /// cannot overflow an int64 or uint64 sum.

@@ -78,9 +78,10 @@ bool with_metadata_type(format::Datatype type, F&& f) {
   default: break;
   }
   return format::visit_datatype(type, [&]<class T>() {
-    constexpr sum_kind K = std::is_floating_point_v<T>                              ? sum_kind::float64
-                           : std::is_same_v<T, char> || std::is_signed_v<T> ? sum_kind::int64
-                                                                                    : sum_kind::uint64;
+    using S = format::sum_type_of<T>;
+    constexpr sum_kind K = std::is_same_v<S, double>         ? sum_kind::float64
+                           : std::is_same_v<S, std::int64_t> ? sum_kind::int64
+                                                             : sum_kind::uint64;
     f.template operator()<T, K>();
   });
 }
