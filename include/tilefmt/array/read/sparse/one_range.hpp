@@ -36,6 +36,9 @@
 #include "tilefmt/array/read/sparse/runs.hpp"
 #include "tilefmt/array/support/parallel.hpp"
 #include "tilefmt/array/support/resident.hpp"
+// fragment::read_values_in_chunks, a member template, is defined there
+// (array.hpp leaves it out of programs built with TILEFMT_COMPILED).
+#include "tilefmt/array/read/fragment-inl.hpp"
 
 namespace tilefmt::array::detail {
 
