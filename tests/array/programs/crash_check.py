@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "interop"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "interop"))
 
 import tiledb  # noqa: E402
 import tdbcompat as tc  # noqa: E402
