@@ -255,7 +255,7 @@ void whole_array(input in) {
     const auto& dims = arr.schema().domain.dimensions.value;
     for (std::size_t d = 0; d < dims.size(); ++d)
       guarded([&] {
-        array::detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+        format::visit_coordinate_type(dims[d].type.value, [&]<class T>() {
           const auto [lo, hi] = dims[d].domain_as<T>();
           if (!(lo <= hi)) return;
           T end = hi;

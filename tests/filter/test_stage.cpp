@@ -29,7 +29,7 @@ const char* type_name() {
 }
 std::string integer_type_of(format::Datatype t) {
   std::string out = "none";
-  filter::with_integer_type(t, [&]<class T>() { out = type_name<T>(); });
+  format::visit_integer_type(t, [&]<class T>() { out = type_name<T>(); });
   return out;
 }
 } // namespace

@@ -218,7 +218,7 @@ bool integer_type(format::Datatype t) {
 /// The bounds of a fixed integer range of a non-empty domain.
 std::pair<wide_int, wide_int> integer_range(const format::MBR& m, std::size_t d, format::Datatype t) {
   std::pair<wide_int, wide_int> out;
-  filter::with_integer_type(t, [&]<class T>() {
+  format::visit_integer_type(t, [&]<class T>() {
     auto [lo, hi] = m.ranges.at(d).template as<T>();
     out = {static_cast<wide_int>(lo), static_cast<wide_int>(hi)};
   });
@@ -314,7 +314,7 @@ void check_time_travel(const json::object& a, const fs::path& base, const array:
       const auto r = arr.query().layout(array::query_layout::unordered).read();
       std::vector<std::vector<wide_int>> cells(static_cast<std::size_t>(r.cell_num()));
       for (const auto& d : dims)
-        filter::with_integer_type(d.type.value, [&]<class T>() {
+        format::visit_integer_type(d.type.value, [&]<class T>() {
           const auto col = r.get<T>(d.name.value);
           for (std::size_t c = 0; c < cells.size(); ++c) cells[c].push_back(static_cast<wide_int>(col[c]));
         });
@@ -339,7 +339,7 @@ void check_time_travel(const json::object& a, const fs::path& base, const array:
       std::int32_t fill_value = codec::load_le<std::int32_t>(fill.data());
       std::vector<std::int32_t> merged(static_cast<std::size_t>(H - L + 1), fill_value);
       wide_int dom_lo = 0, ext = 1;
-      filter::with_integer_type(dim.type.value, [&]<class T>() {
+      format::visit_integer_type(dim.type.value, [&]<class T>() {
         dom_lo = static_cast<wide_int>(dim.domain_as<T>().first);
         ext = static_cast<wide_int>(dim.tile_extent_as<T>().value_or(T{1}));
       });

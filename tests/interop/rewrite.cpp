@@ -208,7 +208,7 @@ void write_twin(const array::array_reader& arr, const fs::path& root, const arra
       // TileDB did.
       std::vector<std::pair<std::int64_t, std::int64_t>> box;
       for (std::size_t d = 0; d < schema.domain.dimensions.size(); ++d)
-        filter::with_integer_type(schema.domain.dimensions[d].type.value, [&]<class T>() {
+        format::visit_integer_type(schema.domain.dimensions[d].type.value, [&]<class T>() {
           auto [lo, hi] = frag.non_empty_domain().ranges.at(d).template as<T>();
           box.emplace_back(static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi));
         });

@@ -223,19 +223,4 @@ bytes_view write_metadata(std::vector<std::byte>& buf, const MD& md, const Ctx& 
   return out;
 }
 
-/// Calls f.template operator()<T>() with T the C++ integer type of width
-/// `bytes` and the signedness of `type` (TileDB computes date/time values as
-/// int64, CHAR as int8). Returns false when `type` is not integral.
-template <class F>
-bool with_integer_type(format::Datatype type, F&& f) {
-  bool integral = false;
-  format::visit_datatype(type, [&]<class T>() {
-    if constexpr (std::is_integral_v<T>) {
-      integral = true;
-      f.template operator()<std::conditional_t<std::is_same_v<T, char>, std::int8_t, T>>();
-    }
-  });
-  return integral;
-}
-
 } // namespace tilefmt::filter

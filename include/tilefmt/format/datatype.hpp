@@ -120,6 +120,40 @@ constexpr bool visit_datatype(Datatype t, F&& f) {
   }
 }
 
+/// visit_datatype restricted to the types a fixed-size dimension's
+/// coordinates have (integers, floats, dates and times as int64): calls
+/// f.template operator()<T>() for those, and returns false for any other
+/// type (strings, CHAR, BOOL, BLOB, ANY) without calling f.
+template <class F>
+constexpr bool visit_coordinate_type(Datatype t, F&& f) {
+  using D = Datatype;
+  if (t == D::CHAR || t == D::BOOL || t == D::BLOB || t == D::ANY || is_string(t)) return false;
+  bool fixed = false;
+  visit_datatype(t, [&]<class T>() {
+    // Only the coordinate types are instantiated.
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, char> && !std::is_same_v<T, bool>) {
+      fixed = true;
+      f.template operator()<T>();
+    }
+  });
+  return fixed;
+}
+
+/// visit_datatype restricted to integers, as filters compute them: T the
+/// C++ integer type of the datatype's width and signedness (dates and times
+/// as int64, CHAR as int8). Returns false for floats.
+template <class F>
+constexpr bool visit_integer_type(Datatype t, F&& f) {
+  bool integral = false;
+  visit_datatype(t, [&]<class T>() {
+    if constexpr (std::is_integral_v<T>) {
+      integral = true;
+      f.template operator()<std::conditional_t<std::is_same_v<T, char>, std::int8_t, T>>();
+    }
+  });
+  return integral;
+}
+
 /// The type TileDB accumulates a sum of T values in, for tile metadata and
 /// for SUM and MEAN aggregates: int64 for signed integers and for char
 /// (TileDB's metadata generator sums CHAR cells as int64), uint64 for

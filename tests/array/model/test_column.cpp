@@ -122,7 +122,7 @@ TEST_CASE("dense tiles: fully_written agrees with the per-cell walk, which cover
       std::uint64_t expected = 1;
       const auto& dims = f.schema().domain.dimensions.value;
       for (std::size_t d = 0; d < dims.size(); ++d)
-        filter::with_integer_type(dims[d].type.value, [&]<class T>() {
+        format::visit_integer_type(dims[d].type.value, [&]<class T>() {
           auto [lo, hi] = f.non_empty_domain().ranges.at(d).template as<T>();
           expected *= static_cast<std::uint64_t>(hi - lo) + 1;
         });

@@ -568,7 +568,7 @@ TEST_CASE("one opened array, one query, many threads: each gets the single-threa
       if (c.ranges) {
         const auto& dims = arr.schema().domain.dimensions.value;
         for (std::size_t d = 0; d < dims.size(); ++d) {
-          filter::with_integer_type(dims[d].type.value, [&]<class T>() {
+          format::visit_integer_type(dims[d].type.value, [&]<class T>() {
             const auto [lo, hi] = dims[d].template domain_as<T>();
             q.add_range(d, lo, static_cast<T>(lo + (hi - lo) / 3)).add_range(d, static_cast<T>(hi - (hi - lo) / 2), hi);
           });

@@ -380,7 +380,7 @@ public:
   static ranges int_ranges(const format::MBR& m, const std::vector<format::Dimension>& dims) {
     ranges out;
     for (std::size_t d = 0; d < dims.size(); ++d)
-      filter::with_integer_type(dims[d].type.value, [&]<class T>() {
+      format::visit_integer_type(dims[d].type.value, [&]<class T>() {
         out.emplace_back(static_cast<std::int64_t>(codec::load_le<T>(m.ranges[d].bytes.data())),
                          static_cast<std::int64_t>(codec::load_le<T>(m.ranges[d].bytes.data() + sizeof(T))));
       });

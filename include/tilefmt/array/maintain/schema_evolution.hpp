@@ -236,7 +236,7 @@ private:
         }
         continue;
       }
-      bool ok = detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+      bool ok = format::visit_coordinate_type(dims[d].type.value, [&]<class T>() {
         const auto [lo, hi] = r.ranges[d].template as<T>();
         const auto [dlo, dhi] = dims[d].template domain_as<T>();
         if (lo > hi) throw std::invalid_argument(who + dim + "the range is empty");

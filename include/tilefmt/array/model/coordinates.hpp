@@ -15,24 +15,6 @@
 
 namespace tilefmt::array::detail {
 
-/// Calls f.template operator()<T>() with the C++ type of a fixed-size
-/// dimension's coordinates (integers, floats, dates and times as int64);
-/// false for any other type (strings, CHAR, BOOL, BLOB, ANY).
-template <class F>
-bool with_coordinate_type(format::Datatype t, F&& f) {
-  using D = format::Datatype;
-  if (t == D::CHAR || t == D::BOOL || t == D::BLOB || t == D::ANY || format::is_string(t)) return false;
-  bool fixed = false;
-  format::visit_datatype(t, [&]<class T>() {
-    // Only the coordinate types are instantiated.
-    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, char> && !std::is_same_v<T, bool>) {
-      fixed = true;
-      f.template operator()<T>();
-    }
-  });
-  return fixed;
-}
-
 /// A coordinate as a key whose unsigned order is the coordinate's order.
 /// For integers the difference of two keys is the distance of the values.
 template <class T>

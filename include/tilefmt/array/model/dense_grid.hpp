@@ -70,7 +70,7 @@ public:
       std::size_t width = 0;
       bool is_signed = false, positive = false;
       std::uint64_t lo = 0, hi = 0, a = 0, b = 0, extent = 1;
-      const bool integral = filter::with_integer_type(dim.type.value, [&]<class T>() {
+      const bool integral = format::visit_integer_type(dim.type.value, [&]<class T>() {
         width = sizeof(T);
         is_signed = std::is_signed_v<T>;
         if (dim.domain.size() != 2 * sizeof(T) || (dim.has_tile_extent() && dim.tile_extent.size() != sizeof(T)) ||

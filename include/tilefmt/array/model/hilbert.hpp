@@ -134,7 +134,7 @@ private:
         range_(dims.size(), 0.0) {
     for (std::size_t d = 0; d < dims.size(); ++d) {
       if (dims[d].is_var()) continue;
-      with_coordinate_type(dims[d].type.value, [&]<class T>() {
+      format::visit_coordinate_type(dims[d].type.value, [&]<class T>() {
         const auto [lo, hi] = dims[d].template domain_as<T>();
         start_[d] = static_cast<double>(lo);
         range_[d] = static_cast<double>(hi) - start_[d] + (wide_integer_range && std::is_integral_v<T> ? 1.0 : 0.0);

@@ -45,7 +45,7 @@ public:
       dim_ = layout == query_layout::col_major ? nd - 1 : 0;
     const auto& dim = schema.domain.dimensions.value[dim_];
     if (global) {
-      filter::with_integer_type(dim.type.value, [&]<class T>() {
+      format::visit_integer_type(dim.type.value, [&]<class T>() {
         if (dim.has_tile_extent()) extent_ = static_cast<std::uint64_t>(*dim.tile_extent_as<T>());
       });
       if (extent_ == 0) extent_ = sparse_ ? 0 : 1;  // dense dimensions are integers
@@ -113,7 +113,7 @@ private:
   void plan_sparse(const array_reader& arr, bool global) {
     const auto& dim = arr.schema().domain.dimensions.value[dim_];
     const auto& ranges = sub_.dim(dim_).ranges;
-    bool cut = !sub_.dim(dim_).string && with_coordinate_type(dim.type.value, []<class>() {});
+    bool cut = !sub_.dim(dim_).string && format::visit_coordinate_type(dim.type.value, []<class>() {});
     if (global && (extent_ == 0 || !sub_.dim(dim_).integral)) cut = false;
     if (global && arr.schema().cell_order == format::Layout::HILBERT) cut = false;  // the curve crosses every slab
     if (!global && sub_.dim_num() == 1)
@@ -128,7 +128,7 @@ private:
       for (std::size_t t = 0; t < mbrs.size() && t < f.tile_num(); ++t) {
         if (mbrs[t].ranges.size() <= dim_) continue;
         std::uint64_t lo = 0, hi = 0;
-        with_coordinate_type(dim.type.value, [&]<class T>() {
+        format::visit_coordinate_type(dim.type.value, [&]<class T>() {
           const auto [a, b] = mbrs[t].ranges[dim_].as<T>();
           lo = order_key(a), hi = order_key(b);
         });

@@ -440,7 +440,7 @@ format::ConditionNode resolve_labels(format::ConditionNode root, const std::vect
     // An index as the attribute's integer type stores it.
     auto index_bytes = [&](std::uint64_t i) {
       std::vector<std::byte> out;
-      const bool integral = filter::with_integer_type(attr->type, [&]<class T>() {
+      const bool integral = format::visit_integer_type(attr->type, [&]<class T>() {
         if (!std::in_range<T>(i))
           throw std::invalid_argument("tilefmt: query condition: the index of a label of \"" + v.field_name.value +
                                       "\" does not fit its type");

@@ -273,7 +273,7 @@ TILEFMT_FUNC std::uint64_t fragment::full_tile_cells() const {
   if (grid_) return grid_->cells_per_tile();
   std::uint64_t n = 1;
   for (const auto& d : schema().domain.dimensions)
-    filter::with_integer_type(d.type.value, [&]<class T>() {
+    format::visit_integer_type(d.type.value, [&]<class T>() {
       n = guard_.product(n, static_cast<std::uint64_t>(d.tile_extent_as<T>().value_or(T{1})), "cells in a space tile");
     });
   return n;

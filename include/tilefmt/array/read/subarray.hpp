@@ -18,7 +18,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <optional>
 #include <string>
@@ -77,19 +79,104 @@ struct dimension_ranges {
   bool string = false;    // a string dimension: its ranges are `text`
   std::vector<text_range> text;
 
+  // Whether a coordinate (or an MBR's [lo, hi]) meets some range: a binary
+  // search in the ranges' union once index() has run (a query of thousands
+  // of ranges tests every cell of the tiles it reads), else a scan.
+
   bool contains_text(std::string_view s) const noexcept {
-    return std::any_of(text.begin(), text.end(), [&](const text_range& r) { return r.contains(s); });
+    if (!indexed_) return std::any_of(text.begin(), text.end(), [&](const text_range& r) { return r.contains(s); });
+    if (text_all_) return true;
+    auto it = std::upper_bound(text_cover_.begin(), text_cover_.end(), s,
+                               [](std::string_view v, const text_range& r) { return v < r.lo; });
+    return it != text_cover_.begin() && std::prev(it)->hi >= s;
   }
   bool overlaps_text(std::string_view lo, std::string_view hi) const noexcept {
-    return std::any_of(text.begin(), text.end(), [&](const text_range& r) { return r.overlaps(lo, hi); });
+    if (!indexed_) return std::any_of(text.begin(), text.end(), [&](const text_range& r) { return r.overlaps(lo, hi); });
+    if (text_all_) return true;
+    auto it = std::lower_bound(text_cover_.begin(), text_cover_.end(), lo,
+                               [](const text_range& r, std::string_view v) { return r.hi < v; });
+    return it != text_cover_.end() && it->lo <= hi;
   }
 
   bool contains(std::uint64_t k) const noexcept {
-    return std::any_of(ranges.begin(), ranges.end(), [&](const key_range& r) { return r.contains(k); });
+    if (!indexed_) return std::any_of(ranges.begin(), ranges.end(), [&](const key_range& r) { return r.contains(k); });
+    auto it = std::upper_bound(cover_.begin(), cover_.end(), k, [](std::uint64_t v, const key_range& r) { return v < r.lo; });
+    return it != cover_.begin() && std::prev(it)->hi >= k;
   }
   bool overlaps(const key_range& k) const noexcept {
-    return std::any_of(ranges.begin(), ranges.end(), [&](const key_range& r) { return r.overlaps(k); });
+    if (!indexed_) return std::any_of(ranges.begin(), ranges.end(), [&](const key_range& r) { return r.overlaps(k); });
+    auto it = std::lower_bound(cover_.begin(), cover_.end(), k.lo, [](const key_range& r, std::uint64_t v) { return r.hi < v; });
+    return it != cover_.end() && it->lo <= k.hi;
   }
+
+  /// Appends to `out` the indices of the ranges holding key `k` (of
+  /// `text_k` on a string dimension), in increasing order.
+  void ranges_holding(std::uint64_t k, std::string_view text_k, std::vector<std::size_t>& out) const {
+    const std::size_t first = out.size();
+    if (!indexed_) {
+      for (std::size_t r = 0; r < ranges.size(); ++r)
+        if (string ? text[r].contains(text_k) : ranges[r].contains(k)) out.push_back(r);
+      return;
+    }
+    if (string) {
+      // Few string ranges hold a key; all-ranges sort first.
+      auto it = std::upper_bound(text_by_lo_.begin(), text_by_lo_.end(), text_k,
+                                 [&](std::string_view v, std::size_t r) { return !text[r].all && v < text[r].lo; });
+      for (auto j = text_by_lo_.begin(); j != it; ++j)
+        if (text[*j].contains(text_k)) out.push_back(*j);
+    } else {
+      // Ranges by lo, each position with the furthest hi up to it: walk back
+      // from the last range starting at or before k while one could reach k.
+      auto it = std::upper_bound(by_lo_.begin(), by_lo_.end(), k, [&](std::uint64_t v, std::size_t r) { return v < ranges[r].lo; });
+      for (std::size_t j = static_cast<std::size_t>(it - by_lo_.begin()); j-- > 0 && reach_[j] >= k;)
+        if (ranges[by_lo_[j]].hi >= k) out.push_back(by_lo_[j]);
+    }
+    std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+  }
+
+  /// Builds what the tests above search; called whenever the ranges change.
+  void index() {
+    indexed_ = true;
+    if (string) {
+      text_all_ = std::any_of(text.begin(), text.end(), [](const text_range& r) { return r.all; });
+      text_by_lo_.resize(text.size());
+      std::iota(text_by_lo_.begin(), text_by_lo_.end(), std::size_t{0});
+      std::stable_sort(text_by_lo_.begin(), text_by_lo_.end(), [&](std::size_t a, std::size_t b) {
+        return text[a].all != text[b].all ? text[a].all : text[a].lo < text[b].lo;
+      });
+      text_cover_.clear();
+      for (std::size_t r : text_by_lo_) {
+        if (text[r].all) continue;
+        if (!text_cover_.empty() && text[r].lo <= text_cover_.back().hi)
+          text_cover_.back().hi = std::max(text_cover_.back().hi, text[r].hi);
+        else
+          text_cover_.push_back(text[r]);
+      }
+      return;
+    }
+    by_lo_.resize(ranges.size());
+    std::iota(by_lo_.begin(), by_lo_.end(), std::size_t{0});
+    std::stable_sort(by_lo_.begin(), by_lo_.end(), [&](std::size_t a, std::size_t b) { return ranges[a].lo < ranges[b].lo; });
+    reach_.resize(ranges.size());
+    cover_.clear();
+    for (std::size_t j = 0; j < by_lo_.size(); ++j) {
+      const key_range& r = ranges[by_lo_[j]];
+      reach_[j] = j ? std::max(reach_[j - 1], r.hi) : r.hi;
+      if (!cover_.empty() && r.lo <= cover_.back().hi)
+        cover_.back().hi = std::max(cover_.back().hi, r.hi);
+      else
+        cover_.push_back(r);
+    }
+  }
+
+private:
+  bool indexed_ = false;
+  std::vector<key_range> cover_;         // the ranges' union: sorted, disjoint
+  std::vector<std::size_t> by_lo_;       // range indices by lo
+  std::vector<std::uint64_t> reach_;     // [j]: the greatest hi of by_lo_[0..j]
+  bool text_all_ = false;                // a string range covers everything
+  std::vector<text_range> text_cover_;   // string ranges' union, sorted, disjoint
+  std::vector<std::size_t> text_by_lo_;  // string range indices, all-ranges first, then by lo
 };
 
 /// A subarray checked against a schema: its ranges per dimension, as keys.
@@ -118,6 +205,7 @@ public:
                                     std::string(format::codec_enum_name(dim.type.value)) +
                                     " coordinates; queries read fixed-size and ASCII string dimensions");
     }
+    for (auto& d : dims_) d.index();
   }
 
   std::size_t dim_num() const noexcept { return dims_.size(); }
@@ -138,6 +226,7 @@ public:
   subarray with_ranges(std::size_t d, std::vector<key_range> ranges) const {
     subarray s = *this;
     s.dims_[d].ranges = std::move(ranges);
+    s.dims_[d].index();
     return s;
   }
 
@@ -149,6 +238,7 @@ public:
     for (auto& d : s.dims_) {
       if (d.string) {
         merge_text(d);
+        d.index();
         continue;
       }
       auto& rs = d.ranges;
@@ -163,6 +253,7 @@ public:
         out.push_back(r);
       }
       rs = std::move(out);
+      d.index();
     }
     return s;
   }
@@ -199,7 +290,7 @@ private:
     const bool has_current = !cd.empty && d < cd.ndrectangle.value.ranges.size();
     key_range current{};
     bound_ops ops{};
-    if (!with_coordinate_type(dim.type.value, [&]<class T>() {
+    if (!format::visit_coordinate_type(dim.type.value, [&]<class T>() {
           const auto [dlo, dhi] = dim.domain_as<T>();
           out.domain = {order_key(dlo), order_key(dhi)};
           out.integral = std::is_integral_v<T>;

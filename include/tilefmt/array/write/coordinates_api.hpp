@@ -107,7 +107,7 @@ protected:
     check_schema(s);
     if (s.capacity == 0) throw std::invalid_argument(b.message("the schema's capacity is 0"));
     for (const auto& d : s.domain.dimensions)
-      if (d.is_var() ? d.type.value != format::Datatype::STRING_ASCII : !with_coordinate_type(d.type.value, []<class>() {}))
+      if (d.is_var() ? d.type.value != format::Datatype::STRING_ASCII : !format::visit_coordinate_type(d.type.value, []<class>() {}))
         throw std::invalid_argument(b.message("dimension \"" + d.name.value + "\" has type " +
                                               std::string(format::codec_enum_name(d.type.value)) +
                                               "; this writer writes integer, float, date, time and "

@@ -32,7 +32,7 @@ inline dense_dim dense_dimension(const format::Dimension& d) {
   const std::string who = "tilefmt: dense dimension \"" + d.name.value + "\"";
   if (d.is_var()) throw std::invalid_argument(who + " is var-size; dense arrays need integer dimensions");
   if (!d.has_tile_extent()) throw std::invalid_argument(who + " has no tile extent");
-  const bool integral = filter::with_integer_type(d.type.value, [&]<class T>() {
+  const bool integral = format::visit_integer_type(d.type.value, [&]<class T>() {
     if (d.domain.size() != 2 * sizeof(T) || d.tile_extent.size() != sizeof(T))
       throw std::invalid_argument(who + ": domain or tile extent does not match its type");
     auto [lo, hi] = d.domain_as<T>();

@@ -80,7 +80,7 @@ inline fragment_shape dense_shape(const format::ArraySchema& schema,
   for (std::size_t d = 0; d < dims.size(); ++d) {
     const std::size_t size = format::datatype_size(coord_type);
     format::Range1D r{size, std::vector<std::byte>(2 * size)};
-    filter::with_integer_type(coord_type, [&]<class T>() {
+    format::visit_integer_type(coord_type, [&]<class T>() {
       codec::store_le<T>(r.bytes.data(), static_cast<T>(written[d].first));
       codec::store_le<T>(r.bytes.data() + sizeof(T), static_cast<T>(written[d].second));
     });

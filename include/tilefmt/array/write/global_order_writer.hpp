@@ -45,7 +45,7 @@
 #include <vector>
 
 #include "tilefmt/array/model/coordinates.hpp"
-#include "tilefmt/array/model/hilbert.hpp"
+#include "tilefmt/array/model/global_order.hpp"
 #include "tilefmt/array/write/cells_api.hpp"
 #include "tilefmt/array/write/coordinates_api.hpp"
 #include "tilefmt/array/write/fragment_builder.hpp"
@@ -146,7 +146,6 @@ public:
       const auto cell = coord(d, n - 1);
       last_[d].assign(cell.begin(), cell.end());
     }
-    if (hilbert()) last_hilbert_ = hilbert_values_.back();
     submitted_ += n;
   }
 
@@ -185,13 +184,10 @@ private:
   input& coordinates_(std::size_t d) { return in_coords_[d]; }
   void coordinates_changing() {}  // a submission's coordinates may be set again before submit()
 
-  bool hilbert() const { return schema().cell_order == format::Layout::HILBERT; }
-
   void clear_input() {
     for (auto& in : in_coords_) in = input{};
     for (auto& in : in_attrs_) in = input{};
     cells_.reset();
-    hilbert_values_.clear();
   }
 
 
@@ -234,7 +230,7 @@ private:
         out.append(reinterpret_cast<const char*>(v.data()), v.size());
         continue;
       }
-      detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+      format::visit_coordinate_type(dims[d].type.value, [&]<class T>() {
         if constexpr (std::is_floating_point_v<T>) {
           std::ostringstream o;
           o << codec::load_le<T>(v.data());
@@ -247,61 +243,6 @@ private:
     return out + ")";
   }
 
-  /// Cells a and b compared in the global order: by space tile (tile
-  /// order, dimensions with a tile extent), then by coordinates (cell
-  /// order). `across_tiles` is set when the space tiles differ.
-  int compare(std::size_t a, std::size_t b, bool& across_tiles) const {
-    const auto& dims = schema().domain.dimensions.value;
-    const std::size_t nd = dims.size();
-    across_tiles = false;
-    auto cmp_coords = [&](std::size_t d) -> int {
-      const auto x = coord(d, a), y = coord(d, b);
-      if (dims[d].is_var()) {
-        const std::string_view sx(reinterpret_cast<const char*>(x.data()), x.size()),
-            sy(reinterpret_cast<const char*>(y.data()), y.size());
-        return sx < sy ? -1 : sx > sy ? 1 : 0;
-      }
-      int r = 0;
-      detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
-        const auto kx = detail::order_key(codec::load_le<T>(x.data())), ky = detail::order_key(codec::load_le<T>(y.data()));
-        r = kx < ky ? -1 : kx > ky ? 1 : 0;
-      });
-      return r;
-    };
-    const bool tile_row = schema().tile_order != format::Layout::COL_MAJOR;
-    for (std::size_t k = 0; k < nd; ++k) {
-      const std::size_t d = tile_row ? k : nd - 1 - k;
-      if (dims[d].is_var() || !dims[d].has_tile_extent()) continue;
-      int r = 0;
-      detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
-        auto [lo, hi] = dims[d].domain_as<T>();
-        (void)hi;
-        const T ext = *dims[d].tile_extent_as<T>();
-        const auto ta = detail::tile_index(codec::load_le<T>(coord(d, a).data()), lo, ext);
-        const auto tb = detail::tile_index(codec::load_le<T>(coord(d, b).data()), lo, ext);
-        r = ta < tb ? -1 : ta > tb ? 1 : 0;
-      });
-      if (r != 0) {
-        across_tiles = true;
-        return r;
-      }
-    }
-    const bool cell_row = schema().cell_order != format::Layout::COL_MAJOR;
-    for (std::size_t k = 0; k < nd; ++k) {
-      const int r = cmp_coords(cell_row ? k : nd - 1 - k);
-      if (r != 0) return r;
-    }
-    return 0;
-  }
-
-  bool same_coordinates(std::size_t a, std::size_t b) const {
-    for (std::size_t d = 0; d < last_.size(); ++d) {
-      const auto x = coord(d, a), y = coord(d, b);
-      if (x.size() != y.size() || (!x.empty() && std::memcmp(x.data(), y.data(), x.size()) != 0)) return false;
-    }
-    return true;
-  }
-
   /// Refuses coordinates outside the domain or NaN, cells out of the global
   /// order and (unless allowed) duplicates, before anything is written.
   void check_cells(std::size_t n) {
@@ -309,7 +250,7 @@ private:
     for (std::size_t d = 0; d < dims.size(); ++d) {
       const auto& dim = dims[d];
       if (dim.is_var()) continue;
-      detail::with_coordinate_type(dim.type.value, [&]<class T>() {
+      format::visit_coordinate_type(dim.type.value, [&]<class T>() {
         auto [lo, hi] = dim.domain_as<T>();
         for (std::size_t c = 0; c < n; ++c) {
           const T v = codec::load_le<T>(in_coords_[d].bytes.data() + c * sizeof(T));
@@ -326,57 +267,46 @@ private:
         }
       });
     }
-    const bool first = submitted_ == 0;
-    if (hilbert()) {
-      hilbert_values_ = hilbert_values(n);
-      for (std::size_t c = 0; c < n; ++c) {
-        const std::uint64_t before = c ? hilbert_values_[c - 1] : last_hilbert_;
-        if ((c || !first) && before > hilbert_values_[c])
-          throw std::invalid_argument(b_.message(
-              c ? "Write failed; Coordinates " + coords_text(c - 1) + " succeed " + coords_text(c) +
-                      " in the hilbert order"
-                : "Write failed; Coordinates " + coords_text(0) +
-                      " comes before last written coordinate in the hilbert order"));
+    // The cells in order, after the last cell submitted before (index 0,
+    // when there is one).
+    const std::size_t base = submitted_ == 0 ? 0 : 1;
+    const auto cell = [&](std::size_t k) { return k < base ? npos : k - base; };
+    const auto text = [&](std::size_t d, std::size_t k) {
+      const auto v = coord(d, cell(k));
+      return std::string_view(reinterpret_cast<const char*>(v.data()), v.size());
+    };
+    auto order = detail::global_order::for_writing(schema());
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d].is_var()) {
+        order.rank(d, n + base, [&](std::size_t k) { return text(d, k); });
+        continue;
       }
-    } else {
-      for (std::size_t c = first ? 1 : 0; c < n; ++c) {
-        bool across = false;
-        if (compare(c ? c - 1 : npos, c, across) > 0)
-          throw std::invalid_argument(b_.message(
-              (c ? "Write failed; Coordinates " + coords_text(c - 1) + " succeed " + coords_text(c) +
-                       " in the global order"
-                 : "Write failed; Coordinate " + coords_text(0) +
-                       " comes before last written coordinate in the global order") +
-              (across ? " due to writes across tiles" : "")));
-      }
+      format::visit_coordinate_type(dims[d].type.value, [&]<class T>() {
+        for (std::size_t k = 0; k < n + base; ++k) order.add(d, codec::load_le<T>(coord(d, cell(k)).data()));
+      });
+    }
+    if (order.hilbert()) order.compute_hilbert(text);
+    for (std::size_t k = 1; k < n + base; ++k) {
+      // In the Hilbert order TileDB checks the curve's values alone: cells of
+      // equal value may come in any order.
+      const bool h = order.hilbert();
+      if (h ? order.hilbert_value(k - 1) <= order.hilbert_value(k) : !order.less(k, k - 1)) continue;
+      // As TileDB words it: c succeeds c - 1, or the first cell comes before
+      // the last one written.
+      const std::size_t c = cell(k);
+      const std::string which = h ? "hilbert" : "global";
+      throw std::invalid_argument(b_.message(
+          (c ? "Write failed; Coordinates " + coords_text(c - 1) + " succeed " + coords_text(c) + " in the " + which +
+                   " order"
+             : std::string(h ? "Write failed; Coordinates " : "Write failed; Coordinate ") + coords_text(0) +
+                   " comes before last written coordinate in the " + which + " order") +
+          (!h && order.across_tiles(k - 1, k) ? " due to writes across tiles" : "")));
     }
     if (!schema().allows_dups.value)
-      for (std::size_t c = first ? 1 : 0; c < n; ++c)
-        if (same_coordinates(c ? c - 1 : npos, c))
-          throw std::invalid_argument(b_.message("Duplicate coordinates " + coords_text(c) +
+      for (std::size_t k = 1; k < n + base; ++k)
+        if (order.same_coordinates(k - 1, k))
+          throw std::invalid_argument(b_.message("Duplicate coordinates " + coords_text(cell(k)) +
                                                  " are not allowed (the schema does not allow duplicates)"));
-  }
-
-  /// The submission's cells' places on the Hilbert curve, as sparse_writer
-  /// computes them.
-  std::vector<std::uint64_t> hilbert_values(std::size_t n) const {
-    const auto& dims = schema().domain.dimensions.value;
-    const std::size_t nd = dims.size();
-    const auto curve = detail::hilbert_curve::for_writing(dims, schema().version.value);
-    std::vector<std::uint64_t> out(n), x(nd);
-    for (std::size_t c = 0; c < n; ++c) {
-      for (std::size_t d = 0; d < nd; ++d) {
-        const auto v = coord(d, c);
-        if (dims[d].is_var()) {
-          x[d] = curve.bucket(std::string_view(reinterpret_cast<const char*>(v.data()), v.size()));
-          continue;
-        }
-        detail::with_coordinate_type(dims[d].type.value,
-                                     [&]<class T>() { x[d] = curve.bucket(d, codec::load_le<T>(v.data())); });
-      }
-      out[c] = curve.value(x);
-    }
-    return out;
   }
 
   /// Encodes the tile being filled, appends it to the data files and
@@ -400,7 +330,7 @@ private:
         mbr.ranges.push_back(format::var_range(lo, hi));
         b_.stream_var(b_.dimension_tiles(d), spec, t.bytes, t.offsets, {});
       } else {
-        detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+        format::visit_coordinate_type(dims[d].type.value, [&]<class T>() {
           T lo = codec::load_le<T>(t.bytes.data()), hi = lo;
           for (std::size_t c = 1; c < t.bytes.size() / sizeof(T); ++c) {
             const T v = codec::load_le<T>(t.bytes.data() + c * sizeof(T));
@@ -423,12 +353,10 @@ private:
   write_options name_options_;
   std::optional<std::uint64_t> cells_;            // the submission's cell count
   std::vector<input> in_coords_, in_attrs_;       // the submission's cells
-  std::vector<std::uint64_t> hilbert_values_;     // the submission's, in the Hilbert order
   std::vector<tile_buffer> dim_tile_, attr_tile_; // the tile being filled
   std::vector<detail::tile_encoder> encoders_;    // set<P>'s, per attribute
   std::uint64_t fill_ = 0;                        // its cells
   std::vector<std::vector<std::byte>> last_;      // the last cell submitted, per dimension
-  std::uint64_t last_hilbert_ = 0;
   std::uint64_t submitted_ = 0, last_tile_cells_ = 0;
   std::vector<format::MBR> mbrs_;                 // per data tile
 };

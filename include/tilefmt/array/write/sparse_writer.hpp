@@ -22,9 +22,8 @@
 #include <vector>
 
 #include "tilefmt/array/model/coordinates.hpp"
-#include "tilefmt/array/model/hilbert.hpp"
+#include "tilefmt/array/model/global_order.hpp"
 #include "tilefmt/array/support/gather_cells.hpp"
-#include "tilefmt/array/support/radix_sort.hpp"
 #include "tilefmt/array/write/cells_api.hpp"
 #include "tilefmt/array/write/coordinates_api.hpp"
 #include "tilefmt/array/write/create.hpp"
@@ -53,7 +52,7 @@ inline void finish_rtree(const format::ArraySchema& schema, std::vector<format::
         out.ranges[d] = format::var_range(std::string(lo), std::string(hi));
         continue;
       }
-      detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+      format::visit_coordinate_type(dims[d].type.value, [&]<class T>() {
         auto [lo, hi] = out.ranges[d].as<T>();
         for (std::size_t m = begin + 1; m < end; ++m) {
           auto [l, h] = mbrs[m].ranges[d].as<T>();
@@ -145,7 +144,7 @@ public:
             b_.dimension_tiles(d), spec,
             [&](std::size_t t, std::vector<std::byte>& scratch) {
               const auto cells = gather(t, scratch);
-              detail::with_coordinate_type(type, [&]<class T>() {
+              format::visit_coordinate_type(type, [&]<class T>() {
                 T lo = codec::load_le<T>(cells.data()), hi = lo;
                 for (std::size_t c = 1; c < cells.size() / sizeof(T); ++c) {
                   const T v = codec::load_le<T>(cells.data() + c * sizeof(T));
@@ -226,7 +225,7 @@ private:
   void sort_cells() {
     if (order_) return;
     bool dups = true;
-    auto order = global_order(dups);
+    auto order = cells_in_global_order(dups);
     order_ = std::move(order);
     maybe_duplicates_ = dups;
     b_.set_tiles(data_tiles());
@@ -311,36 +310,37 @@ private:
     attrs_[i] = pending::var(values, offsets, value_size, validity);
   }
 
-  /// The cells' positions in TileDB's global order (GlobalCmpQB): space
-  /// tiles in the tile order (dimensions without a tile extent left out),
-  /// then coordinates in the cell order. Also refuses coordinates TileDB
-  /// refuses (outside the domain, NaN).
+  /// The cells' positions in TileDB's global order (model/global_order.hpp),
+  /// after refusing coordinates TileDB refuses (outside the domain, NaN).
   /// `maybe_duplicates` is cleared when no two cells have the same
   /// coordinates.
-  std::vector<std::uint64_t> global_order(bool& maybe_duplicates) const {
-    const auto& dims = schema().domain.dimensions.value;
-    const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
-    if (auto order = packed_global_order(maybe_duplicates)) return std::move(*order);
+  std::vector<std::uint64_t> cells_in_global_order(bool& maybe_duplicates) const {
+    check_domain();
+    const std::size_t nd = schema().domain.dimensions.size(), n = static_cast<std::size_t>(cell_num());
+    const auto column = [&](std::size_t d) { return coords_[d].bytes.data(); };
+    if (auto order = detail::global_order::packed(schema(), n, column, b_.threads(), maybe_duplicates))
+      return std::move(*order);
     maybe_duplicates = true;
-    detail::cell_keys keys(nd);
-    for (std::size_t d = 0; d < nd; ++d) {
+    auto order = detail::global_order::for_writing(schema());
+    auto text = [&](std::size_t d, std::size_t c) { return coord_string(d, c); };
+    for (std::size_t d = 0; d < nd; ++d) order.add_column(d, n, column(d), [&](std::size_t c) { return text(d, c); });
+    if (order.hilbert()) order.compute_hilbert(text);
+    std::vector<std::uint64_t> out(n);
+    std::iota(out.begin(), out.end(), std::uint64_t{0});
+    std::stable_sort(out.begin(), out.end(), [&](std::uint64_t a, std::uint64_t b) { return order.less(a, b); });
+    return out;
+  }
+
+  /// Refuses a coordinate outside its dimension's domain, or NaN, as TileDB
+  /// does.
+  void check_domain() const {
+    const auto& dims = schema().domain.dimensions.value;
+    const std::size_t n = static_cast<std::size_t>(cell_num());
+    for (std::size_t d = 0; d < dims.size(); ++d) {
       const auto& dim = dims[d];
-      if (dim.is_var()) {
-        // Strings: no tile extent; their ranks order them byte by byte.
-        keys.tiled[d] = false;
-        std::vector<std::size_t> by(n);
-        std::iota(by.begin(), by.end(), std::size_t{0});
-        std::stable_sort(by.begin(), by.end(),
-                         [&](std::size_t a, std::size_t b) { return coord_string(d, a) < coord_string(d, b); });
-        keys.cell[d].assign(n, 0);
-        for (std::size_t k = 1; k < n; ++k)
-          keys.cell[d][by[k]] = keys.cell[d][by[k - 1]] + (coord_string(d, by[k]) != coord_string(d, by[k - 1]));
-        continue;
-      }
-      keys.tiled[d] = dim.has_tile_extent();
-      detail::with_coordinate_type(dim.type.value, [&]<class T>() {
+      if (dim.is_var()) continue;
+      format::visit_coordinate_type(dim.type.value, [&]<class T>() {
         auto [lo, hi] = dim.domain_as<T>();
-        const T ext = keys.tiled[d] ? *dim.tile_extent_as<T>() : T{1};
         for (std::size_t c = 0; c < n; ++c) {
           const T v = codec::load_le<T>(coords_[d].bytes.data() + c * sizeof(T));
           if constexpr (std::is_floating_point_v<T>) {
@@ -353,51 +353,9 @@ private:
                                                    dim.name.value + "\" is " + std::to_string(v) +
                                                    ", outside the domain [" + std::to_string(lo) + ", " +
                                                    std::to_string(hi) + "]"));
-          keys.push(d, v, lo, ext);
         }
       });
     }
-    std::vector<std::uint64_t> order(n);
-    std::iota(order.begin(), order.end(), std::uint64_t{0});
-    if (schema().cell_order == format::Layout::HILBERT) {
-      // No space tiles: the Hilbert curve over the domain, then row-major
-      // coordinates (UnorderedWriter::sort_coords, HilbertCmpQB).
-      const std::vector<std::uint64_t> h = hilbert_values();
-      std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) {
-        return h[a] != h[b] ? h[a] < h[b] : keys.layout_less(a, b, true);
-      });
-      return order;
-    }
-    const bool tile_row = schema().tile_order == format::Layout::ROW_MAJOR;
-    const bool cell_row = schema().cell_order == format::Layout::ROW_MAJOR;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::uint64_t a, std::uint64_t b) { return keys.global_less(a, b, tile_row, cell_row); });
-    return order;
-  }
-
-  /// Each cell's place on the Hilbert curve (model/hilbert.hpp), as the
-  /// libtiledb of the array's version computed it.
-  std::vector<std::uint64_t> hilbert_values() const {
-    const auto& dims = schema().domain.dimensions.value;
-    const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
-    const auto curve = detail::hilbert_curve::for_writing(dims, schema().version.value);
-    std::vector<std::vector<std::uint64_t>> bucket(nd, std::vector<std::uint64_t>(n));
-    for (std::size_t d = 0; d < nd; ++d) {
-      if (dims[d].is_var()) {
-        for (std::size_t c = 0; c < n; ++c) bucket[d][c] = curve.bucket(coord_string(d, c));
-        continue;
-      }
-      detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
-        for (std::size_t c = 0; c < n; ++c)
-          bucket[d][c] = curve.bucket(d, codec::load_le<T>(coords_[d].bytes.data() + c * sizeof(T)));
-      });
-    }
-    std::vector<std::uint64_t> out(n), x(nd);
-    for (std::size_t c = 0; c < n; ++c) {
-      for (std::size_t d = 0; d < nd; ++d) x[d] = bucket[d][c];
-      out[c] = curve.value(x);
-    }
-    return out;
   }
 
   /// "Duplicate coordinates (c0, c1) are not allowed", as TileDB says it
@@ -422,7 +380,7 @@ private:
           c += (d ? ", " : "") + std::string(coord_string(d, order[k]));
           continue;
         }
-        detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+        format::visit_coordinate_type(dims[d].type.value, [&]<class T>() {
           c += (d ? ", " : "") + std::to_string(codec::load_le<T>(coords_[d].bytes.data() + order[k] * sizeof(T)));
         });
       }
@@ -443,98 +401,6 @@ private:
       detail::gather_cells(scratch.data(), bytes.data(), cell_size, order.data() + first, cells);
       return std::span<const std::byte>(scratch);
     };
-  }
-
-  /// The global order by one integer key per cell, where every dimension is
-  /// an integer with a tile extent: the cell's space tile (in the tile
-  /// order) times the cells of a space tile, plus its place inside the tile
-  /// (in the cell order). That is the order of GlobalCmpQB, ties (equal
-  /// coordinates) in the order given. Where key and cell index fit in 64
-  /// bits together they are sorted as one number by a parallel radix sort;
-  /// otherwise (or for floats, strings, Hilbert order) nullopt. Refuses
-  /// coordinates outside the domain.
-  std::optional<std::vector<std::uint64_t>> packed_global_order(bool& maybe_duplicates) const {
-    const auto& dims = schema().domain.dimensions.value;
-    const std::size_t nd = dims.size(), n = static_cast<std::size_t>(cell_num());
-    if (schema().cell_order == format::Layout::HILBERT || n == 0) return std::nullopt;
-    struct axis {
-      std::uint64_t extent = 0, tile_stride = 0, cell_stride = 0;
-    };
-    std::vector<axis> ax(nd);
-    std::vector<std::uint64_t> tiles(nd);
-    for (std::size_t d = 0; d < nd; ++d) {
-      const auto& dim = dims[d];
-      if (dim.is_var() || !dim.has_tile_extent()) return std::nullopt;
-      bool integral = false;
-      detail::with_coordinate_type(dim.type.value, [&]<class T>() {
-        if constexpr (std::is_integral_v<T>) {
-          auto [lo, hi] = dim.domain_as<T>();
-          const std::uint64_t ext = static_cast<std::uint64_t>(static_cast<std::int64_t>(*dim.tile_extent_as<T>()));
-          if (ext == 0) return;
-          ax[d].extent = ext;
-          tiles[d] = detail::tile_index<T>(hi, lo, static_cast<T>(ext)) + 1;
-          integral = tiles[d] != 0;
-        }
-      });
-      if (!integral) return std::nullopt;
-    }
-    static_assert(sizeof(std::size_t) <= sizeof(std::uint64_t));
-    // Strides of the tile grid (tile order) and of a tile's cells (cell
-    // order); nullopt where a product passes 64 bits.
-    auto strides = [&](bool row_major, auto size, auto set) {
-      std::uint64_t p = 1;
-      for (std::size_t k = 0; k < nd; ++k) {
-        const std::size_t d = row_major ? nd - 1 - k : k;
-        set(d, p);
-        if (size(d) != 0 && p > std::numeric_limits<std::uint64_t>::max() / size(d)) return std::optional<std::uint64_t>{};
-        p *= size(d);
-      }
-      return std::optional<std::uint64_t>{p};
-    };
-    const auto tile_count = strides(
-        schema().tile_order != format::Layout::COL_MAJOR, [&](std::size_t d) { return tiles[d]; },
-        [&](std::size_t d, std::uint64_t p) { ax[d].tile_stride = p; });
-    const auto cells_per_tile = strides(
-        schema().cell_order != format::Layout::COL_MAJOR, [&](std::size_t d) { return ax[d].extent; },
-        [&](std::size_t d, std::uint64_t p) { ax[d].cell_stride = p; });
-    if (!tile_count || !cells_per_tile || *tile_count > std::numeric_limits<std::uint64_t>::max() / *cells_per_tile)
-      return std::nullopt;
-    const int index_bits = std::bit_width(static_cast<std::uint64_t>(n - 1));
-    const int key_bits = std::bit_width(*tile_count * *cells_per_tile - 1);
-    if (index_bits >= 64 || index_bits + key_bits > 64) return std::nullopt;
-
-    // Each cell's key above its index, summed dimension by dimension.
-    std::vector<std::uint64_t> packed(n);
-    for (std::size_t c = 0; c < n; ++c) packed[c] = c;
-    for (std::size_t d = 0; d < nd; ++d) {
-      const auto& dim = dims[d];
-      detail::with_coordinate_type(dim.type.value, [&]<class T>() {
-        if constexpr (std::is_integral_v<T>) {
-          auto [lo, hi] = dim.domain_as<T>();
-          const std::uint64_t ext = ax[d].extent, ts = ax[d].tile_stride * *cells_per_tile, cs = ax[d].cell_stride;
-          const std::byte* p = coords_[d].bytes.data();
-          for (std::size_t c = 0; c < n; ++c) {
-            const T v = codec::load_le<T>(p + c * sizeof(T));
-            if (v < lo || v > hi)
-              throw std::invalid_argument(b_.message(std::string("coordinate ") + std::to_string(c) + " of dimension \"" +
-                                                     dim.name.value + "\" is " + std::to_string(v) +
-                                                     ", outside the domain [" + std::to_string(lo) + ", " +
-                                                     std::to_string(hi) + "]"));
-            const std::uint64_t off = static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) -
-                                      static_cast<std::uint64_t>(static_cast<std::int64_t>(lo));
-            packed[c] += ((off / ext) * ts + (off % ext) * cs) << index_bits;
-          }
-        }
-      });
-    }
-    detail::radix_sort(packed, index_bits, index_bits + key_bits, b_.threads());
-    maybe_duplicates = false;
-    for (std::size_t k = 1; k < n && !maybe_duplicates; ++k)
-      maybe_duplicates = (packed[k] >> index_bits) == (packed[k - 1] >> index_bits);
-    // The cell indices, in place of the keys.
-    const std::uint64_t mask = (std::uint64_t{1} << index_bits) - 1;
-    for (auto& k : packed) k &= mask;
-    return packed;
   }
 
   /// One MBR per data tile (per dimension, the least and greatest
@@ -563,7 +429,7 @@ private:
         }
         continue;
       }
-      detail::with_coordinate_type(dims[d].type.value, [&]<class T>() {
+      format::visit_coordinate_type(dims[d].type.value, [&]<class T>() {
         std::size_t at = 0;
         for (std::size_t t = 0; t < tiles.size(); ++t) {
           T lo = codec::load_le<T>(coords_[d].bytes.data() + order[at] * sizeof(T)), hi = lo;

@@ -18,7 +18,7 @@ namespace tilefmt::filter::detail {
 template <class F>
 bool with_delta_element_type(format::Datatype t, F&& f) {
   if (format::is_string(t)) t = format::Datatype::UINT8;  // every string type, as bytes
-  return with_integer_type(t, std::forward<F>(f));
+  return format::visit_integer_type(t, std::forward<F>(f));
 }
 
 /// The datatype the values are read as: the reinterpret datatype, or the

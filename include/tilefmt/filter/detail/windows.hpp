@@ -26,8 +26,8 @@ bool with_window_value_type(format::Datatype t, std::uint32_t version, F&& f) {
   const bool dates = (format::is_datetime(t) || format::is_time(t)) && version >= 20;
   if (!format::is_integer(t) && !bytes && !dates) return false;
   if (format::datatype_size(t) < MinBytes) return false;
-  // with_integer_type maps these types to the same C++ types TileDB uses.
-  return with_integer_type(t, [&]<class T>() {
+  // format::visit_integer_type maps these types to the same C++ types TileDB uses.
+  return format::visit_integer_type(t, [&]<class T>() {
     if constexpr (sizeof(T) >= MinBytes) f.template operator()<T>();
   });
 }

@@ -112,7 +112,7 @@ inline std::optional<aggregate_split> aggregate_split::of(const array_reader& ar
     const auto& dim = schema.domain.dimensions.value[d];
     if (!sub.dim(d).integral) return std::nullopt;
     std::uint64_t e = 1;
-    filter::with_integer_type(dim.type.value, [&]<class T>() {
+    format::visit_integer_type(dim.type.value, [&]<class T>() {
       e = static_cast<std::uint64_t>(dim.tile_extent_as<T>().value_or(T{1}));
     });
     if (e == 0 || tile_cells > std::numeric_limits<std::uint64_t>::max() / e) return std::nullopt;

@@ -74,7 +74,7 @@ public:
       for (std::size_t d = 0; d < nd; ++d) {
         const auto& dim = schema.domain.dimensions.value[d];
         std::uint64_t extent = 1;
-        filter::with_integer_type(dim.type.value, [&]<class T>() {
+        format::visit_integer_type(dim.type.value, [&]<class T>() {
           extent = static_cast<std::uint64_t>(dim.tile_extent_as<T>().value_or(T{1}));
         });
         ranges[d] = {s.lo[d], widths_[d], extent};

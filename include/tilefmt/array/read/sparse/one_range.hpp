@@ -76,7 +76,7 @@ public:
         if (mbrs[t].ranges.size() != 1 || !meets_subarray(sub, dims_, mbrs[t])) continue;
         key_range box;
         bool inside = false;
-        with_coordinate_type(dims_[0].type.value, [&]<class T>() {
+        format::visit_coordinate_type(dims_[0].type.value, [&]<class T>() {
           const auto [lo, hi] = mbrs[t].ranges[0].as<T>();
           box = {std::max(order_key(lo), range.lo), std::min(order_key(hi), range.hi)};
           inside = box.lo == order_key(lo) && box.hi == order_key(hi);
@@ -313,7 +313,7 @@ private:
     }
     static run_keys of(format::Datatype type) {
       run_keys out{};
-      with_coordinate_type(type, [&]<class T>() {
+      format::visit_coordinate_type(type, [&]<class T>() {
         out.at = &key_at<T>;
         out.ordered = [](const std::byte* p, std::size_t n, bool strict) {
           for (std::size_t i = 1; i < n; ++i) {

@@ -61,7 +61,7 @@
 #include <vector>
 
 #include "tilefmt/array/model/coordinates.hpp"
-#include "tilefmt/array/model/hilbert.hpp"
+#include "tilefmt/array/model/global_order.hpp"
 #include "tilefmt/array/read/condition_eval.hpp"
 #include "tilefmt/array/read/delete_commits.hpp"
 #include "tilefmt/array/read/read_plan.hpp"
@@ -91,13 +91,12 @@ public:
       : plan_(plan),
         gather_(plan),
         dims_(plan.schema().domain.dimensions.value),
-        keys_(dims_.size()),
-        strings_(dims_.size()) {
-    // Row- and column-major reads order cells by their coordinates alone:
-    // no space tile keys.
-    const bool legacy = plan.layout == query_layout::row_major || plan.layout == query_layout::col_major;
-    for (std::size_t d = 0; d < dims_.size(); ++d) keys_.tiled[d] = !legacy && dims_[d].has_tile_extent();
-  }
+        // Row- and column-major reads order cells by their coordinates
+        // alone: no space tile keys.
+        order_(global_order::for_reading(plan.schema(), plan.layout != query_layout::row_major &&
+                                                            plan.layout != query_layout::col_major)),
+        keys_(order_.keys),
+        strings_(dims_.size()) {}
 
   read_output read() {
     deletes_ = load_delete_commits(plan_.arr, plan_.schema());
@@ -113,12 +112,12 @@ public:
       collect(merged, legacy);
     }
     rank_strings();
-    if (!legacy && plan_.schema().cell_order == format::Layout::HILBERT) hilbert_values();
+    if (!legacy && order_.hilbert())
+      order_.compute_hilbert([&](std::size_t d, std::size_t i) -> std::string_view { return strings_[d][i]; });
     const auto order = legacy ? legacy_order() : merged_order();
     // What only orders the cells goes before the result comes; the cell keys
     // give the coordinates back, and go once those are in the result.
-    for (auto& k : keys_.tile) std::vector<std::uint64_t>().swap(k);
-    std::vector<std::uint64_t>().swap(hilbert_);
+    order_.drop_sort_keys();
     read_output out{coordinate_fields(order), order.size(), {}, {}, {}};
     for (auto& k : keys_.cell) std::vector<std::uint64_t>().swap(k);
     for (auto& c : strings_) std::vector<std::string>().swap(c);
@@ -214,10 +213,8 @@ private:  using hit = sparse_hit;
           // One hit per ND range the cell is in: every combination of its per-dimension ranges.
           for (std::size_t d = 0; d < nd; ++d) {
             in_ranges[d].clear();
-            const auto& rs = sub.dim(d).ranges;
-            for (std::size_t r = 0; r < rs.size(); ++r)
-              if (text(d) ? sub.dim(d).text[r].contains(text_cell(coords[d], i)) : rs[r].contains(cell_key[d][i]))
-                in_ranges[d].push_back(r);
+            sub.dim(d).ranges_holding(text(d) ? 0 : cell_key[d][i], text(d) ? text_cell(coords[d], i) : std::string_view{},
+                                      in_ranges[d]);
           }
           std::vector<std::size_t> which(nd, 0);
           for (;;) {
@@ -309,14 +306,11 @@ private:  using hit = sparse_hit;
       throw format_error("fragment " + f.name().str() + ": a tile of dimension " + dim.name.value + " holds " +
                              std::to_string(t.values.size()) + " bytes for " + std::to_string(cells) + " cells",
                          0);
-    with_coordinate_type(dim.type.value, [&]<class T>() {
-      const auto [lo, hi] = dim.domain_as<T>();
-      (void)hi;
-      const T ext = keys_.tiled[d] ? *dim.tile_extent_as<T>() : T{1};
+    format::visit_coordinate_type(dim.type.value, [&]<class T>() {
       for (std::size_t i = 0; i < cells; ++i) {
         const T v = codec::load_le<T>(t.values.data() + i * sizeof(T));
         cell_key[i] = order_key(v);
-        if (keys_.tiled[d]) tile_key[i] = tile_index(v, lo, ext);
+        tile_key[i] = order_.space_tile(d, v);
       }
     });
   }
@@ -353,19 +347,10 @@ private:  using hit = sparse_hit;
   /// cells read (equal strings, equal keys), so that sorting and finding
   /// equal coordinates compare keys for every dimension.
   void rank_strings() {
-    for (std::size_t d = 0; d < dims_.size(); ++d) {
-      if (!text(d)) continue;
-      const auto& str = strings_[d];
-      std::vector<std::size_t> idx(str.size());
-      std::iota(idx.begin(), idx.end(), std::size_t{0});
-      std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return str[a] < str[b]; });
-      std::uint64_t rank = 0;
-      for (std::size_t k = 0; k < idx.size(); ++k) {
-        if (k > 0 && str[idx[k]] != str[idx[k - 1]]) ++rank;
-        keys_.cell[d][idx[k]] = rank;
-      }
-    }
+    for (std::size_t d = 0; d < dims_.size(); ++d)
+      if (text(d)) order_.rank(d, strings_[d].size(), [&](std::size_t i) -> std::string_view { return strings_[d][i]; });
   }
+
 
   /// Hit `i`'s ND range (row- and column-major reads), and when it was
   /// written: the cell's timestamp, or its fragment's first.
@@ -477,43 +462,13 @@ private:  using hit = sparse_hit;
     parallel_stable_sort(idx.begin(), idx.end(), less, threads());  // not in order: checked above
   }
 
-  /// Each hit's place on the Hilbert curve (model/hilbert.hpp), which is
-  /// the global order of arrays in Hilbert cell order.
-  void hilbert_values() {
-    const auto curve = hilbert_curve::for_reading(dims_);
-    hilbert_.assign(hits_.size(), 0);
-    std::vector<std::uint64_t> x(dims_.size());
-    for (std::size_t i = 0; i < hits_.size(); ++i) {
-      for (std::size_t d = 0; d < dims_.size(); ++d) {
-        if (text(d)) {
-          x[d] = curve.bucket(std::string_view(strings_[d][i]));
-          continue;
-        }
-        with_coordinate_type(dims_[d].type.value,
-                             [&]<class T>() { x[d] = curve.bucket(d, from_order_key<T>(keys_.cell[d][i])); });
-      }
-      hilbert_[i] = curve.value(x);
-    }
-  }
-
   std::vector<std::size_t> merged_order() const {
     std::vector<std::size_t> idx(hits_.size());
     std::iota(idx.begin(), idx.end(), std::size_t{0});
     std::vector<bool> dropped(hits_.size(), false);
     const bool sorted = plan_.layout == query_layout::global_order || !dups();
-    if (!hilbert_.empty() && sorted) {
-      // TileDB's HilbertCmp: the curve, then row-major coordinates.
-      sort_stably(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-        if (hilbert_[a] != hilbert_[b]) return hilbert_[a] < hilbert_[b];
-        return keys_.layout_less(a, b, true);
-      }, threads());
-      if (!dups()) keep_newest(idx, 0, idx.size(), dropped);
-    } else if (sorted && hilbert_.empty()) {
-      const bool tile_row = plan_.schema().tile_order != format::Layout::COL_MAJOR;
-      const bool cell_row = plan_.schema().cell_order != format::Layout::COL_MAJOR;
-      sort_stably(idx.begin(), idx.end(),
-                  [&](std::size_t a, std::size_t b) { return keys_.global_less(a, b, tile_row, cell_row); },
-                  threads());
+    if (sorted) {
+      sort_stably(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return order_.less(a, b); }, threads());
       if (!dups()) keep_newest(idx, 0, idx.size(), dropped);
     }
     std::size_t kept = 0;  // compacted in place, as in legacy_order
@@ -544,7 +499,7 @@ private:  using hit = sparse_hit;
         continue;
       }
       // The coordinates as stored (little-endian), from their keys.
-      with_coordinate_type(r.type, [&]<class T>() {
+      format::visit_coordinate_type(r.type, [&]<class T>() {
         r.values.resize(n * sizeof(T));
         const auto& key = keys_.cell[d];
         for (std::size_t c = 0; c < n; ++c)
@@ -573,9 +528,9 @@ private:  using hit = sparse_hit;
   bool with_stamps_ = false;          // a fragment stores a timestamp per cell
   std::vector<std::uint64_t> ranges_;  // with_ranges_: each hit's ND range
   std::vector<std::uint64_t> stamps_;  // with_stamps_: when each hit was written
-  cell_keys keys_;
+  global_order order_;                             // keys of every hit, the global order over them
+  cell_keys& keys_;                                // order_'s
   std::vector<std::vector<std::string>> strings_;  // per string dimension: each hit's coordinate
-  std::vector<std::uint64_t> hilbert_;             // Hilbert cell order, global and unordered reads: each hit's value
 };
 
 inline read_output read_sparse(const read_plan& plan) {

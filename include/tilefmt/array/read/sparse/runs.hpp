@@ -174,7 +174,7 @@ inline bool meets_subarray(const subarray& sub, const std::vector<format::Dimens
       continue;
     }
     bool meets = true;
-    with_coordinate_type(dims[d].type.value, [&]<class T>() {
+    format::visit_coordinate_type(dims[d].type.value, [&]<class T>() {
       const auto [lo, hi] = m.ranges[d].as<T>();
       meets = sub.dim(d).overlaps({order_key(lo), order_key(hi)});
     });

@@ -1,0 +1,93 @@
+// A query's subarray (read/subarray.hpp) answers "is this coordinate, or
+// this MBR, in some range" and "in which ranges" by binary search once it
+// holds many ranges (a SOMA axis query sends thousands). Checked against a
+// scan of the ranges, for numbers and strings, overlapping, adjacent and
+// nested ranges, given and merged.
+#include "tilefmt/array/read/subarray.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../../support/testing.hpp"
+
+namespace test_subarray {
+
+namespace array = tilefmt::array;
+namespace format = tilefmt::format;
+using array::detail::key_range;
+using array::detail::order_key;
+using array::detail::subarray;
+using array::detail::user_range;
+
+format::ArraySchema sparse_schema() {
+  return format::make_array_schema({.type = format::ArrayType::SPARSE,
+                                    .dimensions = {format::make_dimension<std::int64_t>("x", -1000, 1000, 100),
+                                                   format::make_string_dimension("k")},
+                                    .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32})}});
+}
+
+std::string key_text(int i) { return "k" + std::to_string(1000 + i); }  // bytewise order = numeric order
+
+TEST_CASE("subarray: coordinates and MBRs meet many ranges as a scan of them says") {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 20; ++round) {
+    // Ranges of every kind: points, overlapping, nested, adjacent (which
+    // TileDB joins as they are added), unsorted.
+    std::vector<user_range> xs, ks;
+    const int n = round < 10 ? 1 + round : 500 + round * 100;
+    for (int r = 0; r < n; ++r) {
+      const std::int64_t lo = static_cast<std::int64_t>(rng() % 2100) - 1050;  // some outside the domain: cropped
+      const std::int64_t hi = lo + static_cast<std::int64_t>(rng() % (r % 3 == 0 ? 1 : 40));
+      xs.push_back({lo, hi});
+      const int klo = static_cast<int>(rng() % 900), khi = klo + static_cast<int>(rng() % (r % 2 ? 1 : 30));
+      ks.push_back({std::int64_t{0}, std::int64_t{0}, true, key_text(klo), key_text(khi)});
+    }
+    const subarray given(sparse_schema(), {xs, ks});
+    for (const subarray& sub : {given, given.merged()}) {
+      const auto& dx = sub.dim(0);
+      const auto& dk = sub.dim(1);
+      for (std::int64_t v = -1000; v <= 1000; ++v) {
+        const auto k = order_key(v);
+        std::vector<std::size_t> scan, found;
+        for (std::size_t r = 0; r < dx.ranges.size(); ++r)
+          if (dx.ranges[r].contains(k)) scan.push_back(r);
+        dx.ranges_holding(k, {}, found);
+        REQUIRE(found == scan);
+        CHECK(dx.contains(k) == !scan.empty());
+        const key_range mbr{k, order_key(v + static_cast<std::int64_t>(rng() % 30))};
+        CHECK(dx.overlaps(mbr) ==
+              std::any_of(dx.ranges.begin(), dx.ranges.end(), [&](const key_range& r) { return r.overlaps(mbr); }));
+      }
+      for (int i = -5; i < 960; ++i) {
+        const std::string s = i < 0 ? std::string(static_cast<std::size_t>(-i), 'a') : key_text(i);
+        std::vector<std::size_t> scan, found;
+        for (std::size_t r = 0; r < dk.text.size(); ++r)
+          if (dk.text[r].contains(s)) scan.push_back(r);
+        dk.ranges_holding(0, s, found);
+        REQUIRE(found == scan);
+        CHECK(dk.contains_text(s) == !scan.empty());
+        const std::string hi = key_text(i + 3);
+        CHECK(dk.overlaps_text(s, hi) == std::any_of(dk.text.begin(), dk.text.end(), [&](const auto& r) {
+                return r.overlaps(s, hi);
+              }));
+      }
+    }
+  }
+}
+
+TEST_CASE("subarray: no ranges on a string dimension is all of it") {
+  const subarray sub(sparse_schema(), {{{std::int64_t{3}, std::int64_t{4}}}});
+  CHECK(sub.dim(1).contains_text(""));
+  CHECK(sub.dim(1).contains_text("\xff\xff"));
+  CHECK(sub.dim(1).overlaps_text("a", "b"));
+  std::vector<std::size_t> found;
+  sub.dim(1).ranges_holding(0, "zzz", found);
+  CHECK(found == std::vector<std::size_t>{0});
+  CHECK(sub.dim(0).contains(order_key(std::int64_t{4})));
+  CHECK_FALSE(sub.dim(0).contains(order_key(std::int64_t{5})));
+}
+
+} // namespace test_subarray
