@@ -28,6 +28,8 @@
 #include "tilefmt/array/write.hpp"
 #include "tilefmt/storage/s3.hpp"
 
+#include "strings.hpp"
+
 namespace nb = nanobind;
 using namespace nb::literals;
 namespace ta = tilefmt::array;
@@ -597,6 +599,7 @@ std::string write_metadata(const std::string& path, const nb::dict& entries, std
 
 NB_MODULE(_core, m) {
   m.doc() = "tilefmt's compiled reader (use the tilefmt package, not this module)";
+  m.def("unpack_strings", &tilefmt_python::unpack_strings, "values"_a, "offsets"_a, "kind"_a);
   nb::class_<py_array>(m, "Array")
       .def(nb::init<const std::string&, const nb::bytes&, std::uint64_t, std::uint64_t, const config_map&>(), "path"_a,
            "key"_a, "timestamp_start"_a, "timestamp_end"_a, "config"_a)

@@ -357,3 +357,21 @@ def test_dense_coords(order, sel):
     msel = tuple(slice(s.start, s.stop - 1) if isinstance(s, slice) and s.stop else s for s in sel)
     check(lambda: A.query(coords=True, order=order).multi_index[msel],
           lambda: T.query(coords=True, order=order).multi_index[msel], "multi_index[%r]" % (msel,))
+
+
+def test_var_size_cells_are_made_in_cpp():
+    """Var-size character cells become str / bytes in the extension, as
+    TileDB-Py's do: UTF-8 decoded with surrogateescape and ASCII without
+    trailing NULs, other characters as stored; bad offsets raise."""
+    from tilefmt import _core
+
+    values = np.frombuffer(b"ab\0\0" + b"\xffz" + b"" + b"c\0", dtype=np.uint8)
+    offsets = np.array([0, 4, 6, 6], dtype=np.uint64)
+    assert _core.unpack_strings(values, offsets, 0) == ["ab", "\udcffz", "", "c"]
+    assert _core.unpack_strings(values, offsets, 1) == [b"ab", b"\xffz", b"", b"c"]
+    assert _core.unpack_strings(values, offsets, 2) == [b"ab\0\0", b"\xffz", b"", b"c\0"]
+    assert _core.unpack_strings(values[:0], offsets[:0], 0) == []
+    with pytest.raises(ValueError, match="cell 1 spans"):
+        _core.unpack_strings(values, np.array([0, 2, 9], dtype=np.uint64), 1)
+    with pytest.raises(ValueError, match="cell 0 spans"):
+        _core.unpack_strings(values, np.array([5, 2], dtype=np.uint64), 1)

@@ -8,7 +8,7 @@ from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
-from . import _condition, _config, _types
+from . import _condition, _config, _core, _types
 from ._core import Array as _CoreArray
 
 _UINT64_MAX = (1 << 64) - 1
@@ -732,30 +732,24 @@ def _unpack_var(tiledb_type, values, offsets):
     characters, NumPy arrays for numbers. UTF-8 and ASCII strings lose
     their trailing NULs, as they do through TileDB-Py's NumPy strings;
     CHAR and BLOB bytes keep them, as in TileDB-Py."""
-    raw = values.tobytes()
     n = len(offsets)
+    out = np.empty(n, dtype=object)
+    if tiledb_type in ("STRING_UTF8", "STRING_ASCII") or _types.is_string(tiledb_type):
+        kind = 0 if tiledb_type == "STRING_UTF8" else 1 if tiledb_type == "STRING_ASCII" else 2
+        out[:] = _core.unpack_strings(np.ascontiguousarray(values).view(np.uint8),
+                                      np.ascontiguousarray(offsets, dtype=np.uint64), kind)
+        return out
     ends = np.empty(n, dtype=np.uint64)
     if n:
         ends[:-1] = offsets[1:]
-        ends[-1] = len(raw)
-    out = np.empty(n, dtype=object)
+        ends[-1] = values.nbytes
     starts = offsets.tolist()
     stops = ends.tolist()
-    if tiledb_type == "STRING_UTF8":
-        for i in range(n):
-            out[i] = raw[starts[i]:stops[i]].rstrip(b"\0").decode("utf-8", "surrogateescape")
-    elif tiledb_type == "STRING_ASCII":
-        for i in range(n):
-            out[i] = raw[starts[i]:stops[i]].rstrip(b"\0")
-    elif _types.is_string(tiledb_type):
-        for i in range(n):
-            out[i] = raw[starts[i]:stops[i]]
-    else:
-        dt = _types.base_dtype(tiledb_type)
-        typed = values.view(dt)
-        k = dt.itemsize
-        for i in range(n):
-            out[i] = typed[starts[i] // k:stops[i] // k]
+    dt = _types.base_dtype(tiledb_type)
+    typed = values.view(dt)
+    k = dt.itemsize
+    for i in range(n):
+        out[i] = typed[starts[i] // k:stops[i] // k]
     return out
 
 

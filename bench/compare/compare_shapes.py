@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""The read shapes users have beyond dense boxes, through the Python
+packages: tilefmt against TileDB-Py on the same arrays, in one run.
+
+    python compare_shapes.py [--dir D] [--scale S] [--repeat R] [--only NAME]
+
+Run it with the Python of scripts/python_test.sh's venv (tilefmt, TileDB-Py,
+numpy). It writes with TileDB-Py, if they are not there yet:
+  - soma_x: the matrix tiledbsoma writes for an X layer: 2-D sparse, int64
+    dimensions over [0, 2^63 - 2050] with tile extents 2048, capacity
+    100,000, no duplicates, dimensions ZSTD(3), a float32 attribute
+    ZSTD(-1); 100,000 x 2,000 at 5% density (10^7 cells) at S = 1;
+  - strings: sparse, one ASCII string dimension of 10^6 random keys, an
+    int64 attribute;
+  - var_text: dense 1-D, 2 x 10^6 var-size UTF-8 strings under ZSTD;
+  - dups: sparse 1-D with duplicates, 5 x 10^6 cells.
+Every count scales with S (default 1; 0.1 for a quick look). Each query
+runs in a fresh process per reader, R times (default 3): the first run
+(a fresh process: opening, first touches) and the best are printed, with
+the ratio of TileDB-Py's best to tilefmt's (above 1: tilefmt faster), and
+the number of cells both returned (they must agree). JSON on the last line.
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+
+SOMA_ROWS, SOMA_COLS = 100_000, 2_000
+
+
+def create_soma_x(path, scale):
+    import numpy as np
+    import tiledb
+
+    rows = max(1000, int(SOMA_ROWS * scale))
+    top = 2**63 - 2050
+    dims = [tiledb.Dim(name=n, domain=(0, top), tile=2048, dtype=np.int64,
+                       filters=tiledb.FilterList([tiledb.ZstdFilter(level=3)]))
+            for n in ("soma_dim_0", "soma_dim_1")]
+    schema = tiledb.ArraySchema(domain=tiledb.Domain(*dims), sparse=True, capacity=100_000,
+                                attrs=[tiledb.Attr(name="soma_data", dtype=np.float32,
+                                                   filters=tiledb.FilterList([tiledb.ZstdFilter(level=-1)]))])
+    tiledb.Array.create(path, schema)
+    rng = np.random.default_rng(3)
+    cells = rows * SOMA_COLS // 20
+    flat = np.unique(rng.integers(0, rows * SOMA_COLS, cells))
+    with tiledb.open(path, "w") as A:
+        A[flat // SOMA_COLS, flat % SOMA_COLS] = {"soma_data": rng.random(len(flat), dtype=np.float32)}
+    return rows
+
+
+def create_strings(path, scale):
+    import numpy as np
+    import tiledb
+
+    n = max(1000, int(1_000_000 * scale))
+    dom = tiledb.Domain(tiledb.Dim(name="key", domain=(None, None), tile=None, dtype="ascii"))
+    schema = tiledb.ArraySchema(domain=dom, sparse=True, capacity=10_000,
+                                attrs=[tiledb.Attr(name="v", dtype=np.int64)])
+    tiledb.Array.create(path, schema)
+    rng = np.random.default_rng(4)
+    keys = np.array(["k%012d" % k for k in rng.choice(10**12, n, replace=False)])
+    with tiledb.open(path, "w") as A:
+        A[keys] = {"v": np.arange(n, dtype=np.int64)}
+
+
+def create_var_text(path, scale):
+    import numpy as np
+    import tiledb
+
+    n = max(1000, int(2_000_000 * scale))
+    dom = tiledb.Domain(tiledb.Dim(name="i", domain=(0, n - 1), tile=min(n, 100_000), dtype=np.int64))
+    schema = tiledb.ArraySchema(domain=dom, sparse=False,
+                                attrs=[tiledb.Attr(name="s", dtype=str, var=True,
+                                                   filters=tiledb.FilterList([tiledb.ZstdFilter(level=3)]))])
+    tiledb.Array.create(path, schema)
+    rng = np.random.default_rng(5)
+    words = np.array(["w%d" % i * int(k) for i, k in enumerate(rng.integers(1, 4, 1000))], dtype=object)
+    with tiledb.open(path, "w") as A:
+        A[0:n] = {"s": words[rng.integers(0, 1000, n)]}
+
+
+def create_dups(path, scale):
+    import numpy as np
+    import tiledb
+
+    n = max(1000, int(5_000_000 * scale))
+    dom = tiledb.Domain(tiledb.Dim(name="t", domain=(0, 10**9), tile=10**6, dtype=np.int64))
+    schema = tiledb.ArraySchema(domain=dom, sparse=True, capacity=100_000, allows_duplicates=True,
+                                attrs=[tiledb.Attr(name="a", dtype=np.float64)])
+    tiledb.Array.create(path, schema)
+    rng = np.random.default_rng(6)
+    with tiledb.open(path, "w") as A:
+        A[rng.integers(0, n // 4, n)] = {"a": rng.random(n)}
+
+
+# name -> (array, TileDB-Py expression, tilefmt expression) of `A` (the open
+# array), `np` and the array's scale-dependent `rows` / `n`.
+def queries(rows):
+    runs = "[slice(int(a), int(a) + 9) for a in np.random.default_rng(9).choice(%d // 10, %d // 200, replace=False) * 10]" % (rows, rows)
+    genes = "list(np.random.default_rng(8).choice(%d, 50, replace=False))" % SOMA_COLS
+    return {
+        "soma_x whole, global order": ("soma_x", 'A.query(order="G")[:]["soma_data"]'),
+        "soma_x whole, unordered": ("soma_x", 'A.query(order="U")[:]["soma_data"]'),
+        "soma_x 50 gene columns, unordered": ("soma_x", 'A.query(order="U").multi_index[:, %s]["soma_data"]' % genes),
+        "soma_x rows 0-999, unordered": ("soma_x", 'A.query(order="U").multi_index[0:999, :]["soma_data"]'),
+        "soma_x %d runs of rows, unordered" % (rows // 200): ("soma_x", 'A.query(order="U").multi_index[%s, :]["soma_data"]' % runs),
+        "soma_x whole, row-major": ("soma_x", 'A.query(order="C")[:]["soma_data"]'),
+        "strings whole, unordered": ("strings", 'A.query(order="U")[:]["v"]'),
+        "strings 200 keys as points": ("strings", 'A.query(order="U").multi_index[[(k, k) for k in KEYS]]["v"]'),
+        "strings a 10% key range": ("strings", 'A.query(order="U").multi_index["k1":"k1~"]["v"]'),
+        "var_text whole": ("var_text", 'A[:]["s"]'),
+        "var_text 10%": ("var_text", 'A[0:A.schema.domain.dim(0).domain[1] // 10]["s"]'),
+        "dups whole, unordered": ("dups", 'A.query(order="U")[:]["a"]'),
+        "dups 1%, global order": ("dups", 'A.query(order="G")[0:A.nonempty_domain()[0][1] // 100]["a"]'),
+    }
+
+
+_RUN = r"""
+import json, sys, time
+import numpy as np
+lib, path, repeat, expr = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+if lib == "tiledb":
+    import tiledb as mod
+else:
+    import tilefmt as mod
+KEYS = None
+if "KEYS" in expr:
+    import tiledb
+    with tiledb.open(path) as B:
+        all_keys = B.query(order="U", attrs=[])[:]["key"]
+    KEYS = [k.decode() if isinstance(k, bytes) else k for k in np.random.default_rng(7).choice(all_keys, 200, replace=False)]
+times, cells = [], None
+t_open = time.perf_counter()
+with mod.open(path) as A:
+    opened = time.perf_counter() - t_open
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        v = eval(expr)
+        times.append(time.perf_counter() - t0)
+        cells = len(v)
+        del v
+print(json.dumps({"first_s": times[0] + opened, "best_s": min(times), "cells": cells}))
+"""
+
+
+def run(lib, path, repeat, expr):
+    out = subprocess.run([sys.executable, "-c", _RUN, lib, path, str(repeat), expr], capture_output=True, text=True)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "exit %d" % out.returncode}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dir", default="build/bench/shapes")
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", default=None, help="run the queries whose name contains this")
+    args = ap.parse_args()
+    base = os.path.join(args.dir, "scale-%g" % args.scale)
+    os.makedirs(base, exist_ok=True)
+    makers = {"soma_x": create_soma_x, "strings": create_strings, "var_text": create_var_text, "dups": create_dups}
+    rows = max(1000, int(SOMA_ROWS * args.scale))
+    rows_out = []
+    print("machine: %s, %d cores, Python %s" % (platform.processor() or platform.machine(), os.cpu_count(),
+                                                 platform.python_version()))
+    print("%-42s %10s %10s %10s %10s %7s %10s" % ("query", "py first", "py best", "tf first", "tf best", "ratio", "cells"))
+    for name, (arr, expr) in queries(rows).items():
+        if args.only and args.only not in name:
+            continue
+        path = os.path.join(base, arr)
+        if not os.path.exists(path):
+            makers[arr](path, args.scale)
+        theirs = run("tiledb", path, args.repeat, expr)
+        ours = run("tilefmt", path, args.repeat, expr)
+        row = {"query": name, "tiledb": theirs, "tilefmt": ours}
+        if "error" in theirs or "error" in ours:
+            print("%-42s %s" % (name, theirs.get("error") or ours.get("error")))
+        else:
+            row["ratio"] = theirs["best_s"] / ours["best_s"]
+            agree = "" if theirs["cells"] == ours["cells"] else "  (TileDB-Py %d)" % theirs["cells"]
+            print("%-42s %10.3f %10.3f %10.3f %10.3f %7.2f %10d%s" % (
+                name, theirs["first_s"], theirs["best_s"], ours["first_s"], ours["best_s"], row["ratio"],
+                ours["cells"], agree))
+        rows_out.append(row)
+    print(json.dumps({"scale": args.scale, "rows": rows_out}))
+
+
+if __name__ == "__main__":
+    main()
