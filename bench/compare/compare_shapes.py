@@ -99,14 +99,18 @@ def create_dups(path, scale):
 # name -> (array, TileDB-Py expression, tilefmt expression) of `A` (the open
 # array), `np` and the array's scale-dependent `rows` / `n`.
 def queries(rows):
-    runs = "[slice(int(a), int(a) + 9) for a in np.random.default_rng(9).choice(%d // 10, %d // 200, replace=False) * 10]" % (rows, rows)
+    # The rows of one cell type out of 20 (what a SOMA axis query sends):
+    # 5% of the rows at random, as runs of consecutive rows.
+    picked = "np.sort(np.random.default_rng(9).choice(%d, %d, replace=False))" % (rows, rows // 20)
+    runs = ("[slice(int(r[0]), int(r[-1])) for r in np.split(P, np.flatnonzero(np.diff(P) != 1) + 1)]"
+            .replace("P", picked))
     genes = "list(np.random.default_rng(8).choice(%d, 50, replace=False))" % SOMA_COLS
     return {
         "soma_x whole, global order": ("soma_x", 'A.query(order="G")[:]["soma_data"]'),
         "soma_x whole, unordered": ("soma_x", 'A.query(order="U")[:]["soma_data"]'),
         "soma_x 50 gene columns, unordered": ("soma_x", 'A.query(order="U").multi_index[:, %s]["soma_data"]' % genes),
         "soma_x rows 0-999, unordered": ("soma_x", 'A.query(order="U").multi_index[0:999, :]["soma_data"]'),
-        "soma_x %d runs of rows, unordered" % (rows // 200): ("soma_x", 'A.query(order="U").multi_index[%s, :]["soma_data"]' % runs),
+        "soma_x 5% of rows as runs, unordered": ("soma_x", 'A.query(order="U").multi_index[%s, :]["soma_data"]' % runs),
         "soma_x whole, row-major": ("soma_x", 'A.query(order="C")[:]["soma_data"]'),
         "strings whole, unordered": ("strings", 'A.query(order="U")[:]["v"]'),
         "strings 200 keys as points": ("strings", 'A.query(order="U").multi_index[[(k, k) for k in KEYS]]["v"]'),
