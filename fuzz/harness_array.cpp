@@ -27,6 +27,7 @@
 #include "tilefmt/format/print.hpp"
 #include "tilefmt/storage/local.hpp"
 #include "tilefmt/storage/memory.hpp"
+#include "tilefmt/filter/encryption_aes256gcm.hpp"
 
 namespace tilefmt::fuzz {
 

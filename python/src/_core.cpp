@@ -26,6 +26,7 @@
 
 #include "tilefmt/array/read/query.hpp"
 #include "tilefmt/array/write.hpp"
+#include "tilefmt/array/write/new_files.hpp"
 #include "tilefmt/storage/s3.hpp"
 
 #include "strings.hpp"

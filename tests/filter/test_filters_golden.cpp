@@ -13,6 +13,14 @@
 
 #include "tilefmt/filter/pipeline.hpp"
 #include "tilefmt/filter/runtime_pipeline.hpp"
+#include "tilefmt/filter/delta.hpp"
+#include "tilefmt/filter/dictionary.hpp"
+#include "tilefmt/filter/double_delta.hpp"
+#include "tilefmt/filter/encryption_aes256gcm.hpp"
+#include "tilefmt/filter/float_scale.hpp"
+#include "tilefmt/filter/gzip.hpp"
+#include "tilefmt/filter/rle.hpp"
+#include "tilefmt/filter/zstd.hpp"
 
 #include "../support/testing.hpp"
 

@@ -63,6 +63,7 @@
 
 #include "tilefmt/array/read/array.hpp"
 #include "tilefmt/array/write.hpp"
+#include "tilefmt/array/write/new_files.hpp"
 #include "tilefmt/filter/bitshuffle.hpp"
 #include "tilefmt/filter/byteshuffle.hpp"
 #include "tilefmt/filter/lz4.hpp"

@@ -16,6 +16,8 @@
 #include "tilefmt/array/read/query.hpp"
 #include "tilefmt/storage/copy.hpp"
 #include "tilefmt/storage/memory.hpp"
+#include "tilefmt/filter/byteshuffle.hpp"
+#include "tilefmt/filter/zstd.hpp"
 
 namespace test_memory_array {
 

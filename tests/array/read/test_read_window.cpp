@@ -22,6 +22,8 @@
 #include "tilefmt/array/read/query.hpp"
 #include "tilefmt/array/support/resident.hpp"
 #include "tilefmt/storage/memory.hpp"
+#include "tilefmt/filter/byteshuffle.hpp"
+#include "tilefmt/filter/zstd.hpp"
 
 namespace test_read_window {
 

@@ -10,6 +10,7 @@
 #include "../../support/testing.hpp"
 #include "tilefmt/array/read/array.hpp"
 #include "tilefmt/array/write.hpp"
+#include "tilefmt/filter/generic_tile.hpp"
 
 namespace test_metadata_writer {
 

@@ -6,6 +6,9 @@
 #include "tilefmt/array/read/array.hpp"
 #include "tilefmt/array/read/query.hpp"
 #include "tilefmt/array/write.hpp"
+#include "tilefmt/array/write/new_files.hpp"
+#include "tilefmt/array/support/radix_sort.hpp"
+#include "tilefmt/format/feature_versions.hpp"
 
 #include <unistd.h>
 

@@ -15,7 +15,7 @@
 #include "tilefmt/array/model/condition.hpp"
 #include "tilefmt/array/read/condition_eval.hpp"
 #include "tilefmt/array/model/directory.hpp"
-#include "tilefmt/array/write/options.hpp"
+#include "tilefmt/array/write/new_files.hpp"
 
 namespace tilefmt::array {
 

@@ -29,7 +29,9 @@
 #include <vector>
 
 #include "tilefmt/array/model/coordinates.hpp"
+#include "tilefmt/array/model/directory.hpp"
 #include "tilefmt/array/write/create.hpp"
+#include "tilefmt/array/write/schema_rules.hpp"
 
 namespace tilefmt::array {
 

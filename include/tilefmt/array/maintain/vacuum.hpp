@@ -28,7 +28,7 @@
 
 #include "tilefmt/array/model/directory.hpp"
 #include "tilefmt/array/model/directory.hpp"
-#include "tilefmt/array/write/options.hpp"
+#include "tilefmt/array/write/new_files.hpp"
 
 namespace tilefmt::array {
 

@@ -12,7 +12,7 @@
 // inline one would still be instantiated where it is used.
 //
 // The headers that define those templates' callers (read/tile_source.hpp,
-// create.hpp) include this file last, after the templates' definitions.
+// create-inl.hpp) include this file last, after the templates' definitions.
 #pragma once
 
 #include "tilefmt/array/support/compiled.hpp"

@@ -228,117 +228,8 @@ inline bool is_array(const fs::path& root) { return is_array(storage::local{}, r
 /// and later that overlap the range only in part are listed too (TileDB
 /// filters their cells by the per-cell timestamps, fragment::read_timestamps).
 /// array::open decides it from the schema.
-#ifdef TILEFMT_DECLARE_ONLY
 listing list_array(const storage::backend& st, const fs::path& root, std::uint64_t start = 0,
                    std::uint64_t end = std::numeric_limits<std::uint64_t>::max(), bool sparse_array = false);
-#else
-TILEFMT_EMIT
-inline listing list_array(const storage::backend& st, const fs::path& root, std::uint64_t start = 0,
-                          std::uint64_t end = std::numeric_limits<std::uint64_t>::max(), bool sparse_array = false) {
-  if (!st.is_folder(root)) throw io_error(root, "not a folder");
-  if (!is_array(st, root)) throw io_error(root, "not a TileDB array (no __schema folder or __array_schema.tdb)");
-  // Paths of a folder's files and of its subfolders, sorted by name.
-  auto files = [&](const fs::path& dir) {
-    std::vector<fs::path> out;
-    for (const auto& e : st.list(dir))
-      if (!e.folder) out.push_back(dir / e.name);
-    return out;
-  };
-  auto folders = [&](const fs::path& dir) {
-    std::vector<fs::path> out;
-    for (const auto& e : st.list(dir))
-      if (e.folder) out.push_back(dir / e.name);
-    return out;
-  };
-  listing out;
-
-  // Schemas: the legacy file counts as the oldest; the rest sort by name,
-  // which puts them in timestamp order.
-  if (st.is_file(root / "__array_schema.tdb")) out.schemas.push_back(root / "__array_schema.tdb");
-  std::vector<timestamped_path> schemas;
-  for (const auto& p : files(root / "__schema"))  // not __enumerations/
-    schemas.push_back({p, format::parse_timestamped_name(p.filename().string())});
-  detail::sort_timestamped(schemas);
-  for (const auto& s : schemas) out.schemas.push_back(s.path);
-  // The schema in force is the last one written at or before `end`.
-  out.latest_schema = out.schemas.empty() ? fs::path{} : out.schemas.front();
-  for (const auto& s : schemas)
-    if (s.t2() <= end) out.latest_schema = s.path;
-  if (out.schemas.empty()) throw io_error(root, "no array schema");
-
-  // Fragments and commit markers in both layouts: before format 12 in the
-  // array folder with `.ok` files; from 12 under __fragments/ and __commits/.
-  auto root_entries = files(root);
-  auto commit_entries = files(root / "__commits");
-  std::set<std::string> committed;
-  for (const auto& p : root_entries)
-    if (p.extension() == ".ok") committed.insert(p.stem().string());
-  for (const auto& p : commit_entries)
-    if (p.extension() == ".wrt") committed.insert(p.stem().string());
-  for (const auto& n : detail::consolidated_commits(st, commit_entries, detail::ignored_commits(st, commit_entries)))
-    committed.insert(n);
-
-  std::vector<fs::path> vac_files;
-  for (const auto& p : root_entries)
-    if (p.extension() == ".vac") vac_files.push_back(p);
-  for (const auto& p : commit_entries)
-    if (p.extension() == ".vac") vac_files.push_back(p);
-  auto vacuumed = detail::vacuumed(st, vac_files, start, end, sparse_array);
-
-  std::vector<fs::path> candidates;
-  for (const auto& p : folders(root)) {
-    std::string n = p.filename().string();
-    if (n.starts_with("__") && !detail::special_name(n)) candidates.push_back(p);
-  }
-  for (const auto& p : folders(root / "__fragments")) candidates.push_back(p);
-  for (const auto& p : candidates) {
-    std::string n = p.filename().string();
-    format::TimestampedName name;
-    try {
-      name = format::parse_timestamped_name(n);
-    } catch (const format_error&) {
-      continue; // not a fragment folder
-    }
-    // Before format 5 a fragment is committed when its metadata exists.
-    bool is_committed = committed.count(n) != 0 ||
-                        (name.implied_format_version() < 5 && st.is_file(p / "__fragment_metadata.tdb"));
-    if (!is_committed || vacuumed.count(n) != 0) continue;
-    if (!detail::selected(name, start, end, sparse_array)) continue;
-    out.fragments.push_back({p, name});
-  }
-  detail::sort_timestamped(out.fragments);
-
-  // Array metadata: vacuum files there name consolidated-away files.
-  auto meta_entries = files(root / "__meta");
-  auto meta_vacuumed = detail::vacuumed(st, meta_entries, start, end);
-  for (const auto& p : meta_entries) {
-    if (p.extension() == ".vac") continue;
-    std::string n = p.filename().string();
-    auto name = format::parse_timestamped_name(n);
-    if (meta_vacuumed.count(n) != 0 || !detail::fully_within(name, start, end)) continue;
-    out.metadata.push_back({p, name});
-  }
-  detail::sort_timestamped(out.metadata);
-
-  for (const auto& dir : {root, root / "__fragment_meta"})
-    for (const auto& p : files(dir))
-      if (p.extension() == ".meta") out.fragment_meta.push_back({p, format::parse_timestamped_name(p.filename().string())});
-  detail::sort_timestamped(out.fragment_meta);
-
-  std::set<fs::path> commit_files;
-  for (const auto& p : commit_entries)
-    if (p.extension() == ".del" || p.extension() == ".upd") {
-      auto name = format::parse_timestamped_name(p.filename().string());
-      commit_files.insert(p);
-      if (detail::fully_within(name, start, end)) out.delete_commits.push_back({{p, name}});
-    }
-  for (auto& c : detail::held_delete_commits(st, root, commit_entries))
-    if (commit_files.insert(c.path).second && detail::fully_within(c.name, start, end))
-      out.delete_commits.push_back(std::move(c));
-  detail::sort_timestamped(out.delete_commits);
-  return out;
-}
-#endif
 
 /// list_array on the local file system.
 inline listing list_array(const fs::path& root, std::uint64_t start = 0,
@@ -347,3 +238,7 @@ inline listing list_array(const fs::path& root, std::uint64_t start = 0,
 }
 
 } // namespace tilefmt::array
+
+#ifndef TILEFMT_DECLARE_ONLY
+#include "tilefmt/array/model/directory-inl.hpp"
+#endif

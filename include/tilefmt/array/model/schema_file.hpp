@@ -15,31 +15,8 @@
 namespace tilefmt::array::detail {
 
 /// The schema in `bytes`, the contents of schema file `p`.
-#ifdef TILEFMT_DECLARE_ONLY
 format::ArraySchema schema_from_bytes(const fs::path& p, std::span<const std::byte> bytes,
                                       const filter::generic_tile_options& opt);
-#else
-TILEFMT_EMIT
-inline format::ArraySchema schema_from_bytes(const fs::path& p, std::span<const std::byte> bytes,
-                                             const filter::generic_tile_options& opt) {
-  return naming_file(p, [&] {
-    try {
-      auto g = filter::read_generic_tile(bytes, opt);
-      return codec::decode<format::ArraySchema>(g.payload);
-    } catch (const format_error&) {
-      // TileDB 1.3 wrote `__array_schema.tdb` before format versions existed.
-      if (p.filename() != "__array_schema.tdb") throw;
-      std::optional<std::vector<std::byte>> payload;
-      try {
-        payload = library_version_generic_tile(bytes, opt.max_tile_size);
-      } catch (const format_error&) {
-      }
-      if (!payload) throw;
-      return from_library_version(codec::decode<format::LibraryVersionArraySchema>(*payload));
-    }
-  });
-}
-#endif
 
 inline format::ArraySchema read_schema(const storage::backend& st, const fs::path& p,
                                        const filter::generic_tile_options& opt) {
@@ -48,3 +25,7 @@ inline format::ArraySchema read_schema(const storage::backend& st, const fs::pat
 }
 
 } // namespace tilefmt::array::detail
+
+#ifndef TILEFMT_DECLARE_ONLY
+#include "tilefmt/array/model/schema_file-inl.hpp"
+#endif

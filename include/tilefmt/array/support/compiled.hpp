@@ -10,27 +10,29 @@
 // dependency and the pkg-config file add it) sees those entry points as
 // declarations only and links their one compiled copy from the library.
 //
-// Two ways a header keeps its code out of such a program:
+// One way a header keeps its code out of such a program, as {fmt}'s
+// format.h and format-inl.h do: the public classes are declared in their
+// header and defined in a `-inl.hpp` beside it, which the header includes
+// at its end unless TILEFMT_DECLARE_ONLY. A program built with
+// TILEFMT_COMPILED then parses only the declarations (and the light
+// headers they name: format/, column.hpp, query_result.hpp, the writers'
+// options and cell APIs), not the filter pipelines, the tile source, the
+// query readers or the fragment builder. Each definition there is written
+// `TILEFMT_FUNC`, that is `inline` (and emitted by the compiled component).
 //
-// - The reader's public classes (fragment.hpp, array.hpp, query.hpp) are
-//   declared in their header and defined in a `-inl.hpp` beside it, as
-//   {fmt}'s format.h and format-inl.h: the header includes its -inl.hpp at
-//   its end unless TILEFMT_DECLARE_ONLY. A program built with
-//   TILEFMT_COMPILED then parses only the declarations (and the light
-//   headers they name: format/, column.hpp, query_result.hpp), not the
-//   filter pipeline, the tile source or the query readers. Each definition
-//   there is written `TILEFMT_FUNC`, that is `inline` (and emitted by the
-//   compiled component). The member templates that take a callable
-//   (fragment::read_values_in_chunks, for_each_tile) are defined only in the
-//   -inl.hpp: a compiled-mode program that calls them includes it.
-// - Elsewhere (the writer, directory listing) an entry point is written
-//
-//     #ifdef TILEFMT_DECLARE_ONLY
-//       std::string commit(const write_options& opt = {});   // the same declaration
-//     #else
-//       TILEFMT_EMIT
-//       std::string commit(const write_options& opt = {}) { ... }
-//     #endif
+// - The reader (read/fragment.hpp, array.hpp, query.hpp) declares its
+//   classes whole; the member templates that take a callable
+//   (fragment::read_values_in_chunks, for_each_tile) are defined only in
+//   the -inl.hpp: a compiled-mode program that calls them includes it.
+// - The writers (write/dense_writer.hpp, sparse_writer.hpp,
+//   global_order_writer.hpp, dense_global_order_writer.hpp) are handles:
+//   one detail::impl_ptr (support/impl_ptr.hpp) to the implementation
+//   defined in the -inl.hpp, so that the class has the same layout in both
+//   kinds of program. Their set() templates (cells_api.hpp,
+//   coordinates_api.hpp) turn typed cells into bytes and call declared
+//   member functions. metadata_writer and create() are split the same way.
+// - Free functions (array::create, list_array, schema_from_bytes) are
+//   declared in the header and defined in its -inl.hpp the same way.
 //
 // src/compiled/ includes the headers with TILEFMT_COMPILED_BUILD, where
 // TILEFMT_EMIT is [[gnu::used]]: g++ and clang++ then emit an out-of-line
@@ -41,9 +43,11 @@
 //
 // Constructors a program calls are not emitted this way: clang emits only
 // the base-object constructor of a [[gnu::used]] one, and programs call the
-// complete-object one. The classes a program constructs itself (query,
-// dense_writer) keep their constructors in the header; array_reader and
-// fragment are made by array::open, inside the component.
+// complete-object one. The classes a program constructs itself (query, the
+// writers) keep their constructors in the header, where a writer's calls a
+// free function (detail::make_dense_writer, ...) that makes its
+// implementation; array_reader and fragment are made by array::open,
+// inside the component.
 //
 // The compile-time filter::pipeline<...> and every other template stay in
 // the headers: set<P>() encodes with P in the including translation unit.

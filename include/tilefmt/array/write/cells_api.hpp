@@ -1,6 +1,8 @@
-// tilefmt — the set(), set_var() and set<P>() calls that dense_writer and
-// sparse_writer share: the checks of the cells a caller gives, before
-// either writer sees them.
+// tilefmt — the set(), set_var() and set<P>() calls every fragment writer
+// offers: the typed cells a caller gives, as little-endian bytes for the
+// writer's put_fixed() and put_var(), which check them. Templates stay here,
+// light, so that a program built in compiled mode instantiates them against
+// the writers' declarations alone.
 #pragma once
 
 #include <bit>
@@ -11,15 +13,17 @@
 #include <string_view>
 #include <vector>
 
-#include "tilefmt/array/write/fragment_builder.hpp"
+#include "tilefmt/array/model/column.hpp"
+#include "tilefmt/array/write/tile_encoder.hpp"
 #include "tilefmt/format/print.hpp"
 
 namespace tilefmt::array {
 
 namespace detail {
 
-/// The set(), set_var() and set<P>() calls both fragment writers offer;
-/// `Fragment` takes the checked cells through put_fixed() and put_var().
+/// The set(), set_var() and set<P>() calls the fragment writers offer;
+/// `Fragment` takes the cells through put_fixed() and put_var() and its
+/// threads through encode_threads().
 template <class Fragment>
 class cells_api {
 public:
@@ -30,7 +34,7 @@ public:
   /// attribute is set after every dimension's coordinates, and everything
   /// else at commit().
   Fragment& threads(unsigned n) {
-    self().b_.set_threads(n);
+    self().encode_threads(n);
     return self();
   }
 

@@ -28,26 +28,35 @@
 // after submit(), at most one partly filled tile per attribute, the
 // fragment metadata and, on backends without streaming writes (memory, S3:
 // backend.hpp), the data files themselves.
+//
+// A handle, as dense_writer is: the implementation is in
+// dense_global_order_writer-inl.hpp.
 #pragma once
 
-#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <memory>
-#include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "tilefmt/array/support/compiled.hpp"
+#include "tilefmt/array/support/impl_ptr.hpp"
 #include "tilefmt/array/write/cells_api.hpp"
-#include "tilefmt/array/write/dense_writer.hpp"
-#include "tilefmt/array/write/fragment_builder.hpp"
-#include "tilefmt/array/write/tile_buffer.hpp"
+#include "tilefmt/array/write/options.hpp"
+#include "tilefmt/format/array_schema.hpp"
 
 namespace tilefmt::array {
+
+namespace fs = std::filesystem;
+
+namespace detail {
+class dense_global_order_writer_impl;
+impl_ptr<dense_global_order_writer_impl> make_dense_global_order_writer(
+    const fs::path& root, std::vector<std::pair<std::int64_t, std::int64_t>> subarray, const write_options& opt);
+} // namespace detail
 
 /// A dense fragment over a subarray of whole space tiles, written
 /// submission by submission, its cells given in TileDB's global order
@@ -65,139 +74,45 @@ public:
   /// std::invalid_argument for a subarray or schema this writer cannot write.
   dense_global_order_writer(const fs::path& root, std::vector<std::pair<std::int64_t, std::int64_t>> subarray,
                             const write_options& opt = {})
-      : b_(root, "dense_global_order_writer", false, opt.storage, opt.encryption_key),
-        subarray_(std::move(subarray)),
-        grid_(detail::dense_subarray_grid(b_, subarray_, true,
-                                          " (in global order, TileDB takes whole space tiles only)")) {
-    auto [t, label] = detail::name_parts(opt);
-    name_options_.timestamp = t;
-    name_options_.label = std::move(label);
-    const std::size_t na = schema().attributes.size();
-    in_attrs_.resize(na);
-    attr_tile_.resize(na);
-    encoders_.resize(na);
-  }
+      : impl_(detail::make_dense_global_order_writer(root, std::move(subarray), opt)) {}
   // Dropped unfinished, the writer drops the data files written so far and
   // the fragment's folder with them (fragment_builder::drop_stream).
 
-  const format::ArraySchema& schema() const noexcept { return b_.schema(); }
+  const format::ArraySchema& schema() const noexcept;
   /// The cells the subarray holds: finalize() needs every one.
-  std::uint64_t cell_num() const { return grid_.cell_num(); }
+  std::uint64_t cell_num() const;
   /// Cells submitted so far.
-  std::uint64_t submitted() const noexcept { return submitted_; }
+  std::uint64_t submitted() const noexcept;
   /// Space tiles written so far.
-  std::size_t tile_num() const noexcept { return b_.tile_num(); }
+  std::size_t tile_num() const noexcept;
   /// Bytes of cells held between submissions: the partly filled tile of
   /// each attribute.
-  std::uint64_t buffered_bytes() const noexcept {
-    std::uint64_t n = 0;
-    for (const auto& t : attr_tile_) n += t.byte_size();
-    return n;
-  }
+  std::uint64_t buffered_bytes() const noexcept;
 
   /// Takes the cells set since the last submission and writes every space
   /// tile they complete.
-  void submit() {
-    check_writable("submit");
-    struct drop_submission {
-      dense_global_order_writer& w;
-      ~drop_submission() { w.clear_input(); }
-    } drop{*this};
-    for (std::size_t i = 0; i < in_attrs_.size(); ++i)
-      if (!in_attrs_[i].set)
-        throw std::invalid_argument(b_.message("submit: attribute \"" + schema().attributes[i].name.value +
-                                               "\" has no cells (TileDB writes every attribute)"));
-    const std::uint64_t n = cells_.value_or(0);
-    if (n == 0) return;
-    if (n > cell_num() - submitted_)
-      throw std::invalid_argument(b_.message("submit: " + std::to_string(n) + " cells, but the subarray has " +
-                                             std::to_string(cell_num() - submitted_) + " left of its " +
-                                             std::to_string(cell_num())));
-    if (!b_.streaming()) b_.begin_stream(name_options_, true);
-    for (std::size_t i = 0; i < in_attrs_.size(); ++i)
-      if (in_attrs_[i].encoder) encoders_[i] = in_attrs_[i].encoder;
-    const std::uint64_t per_tile = grid_.cells_per_tile();
-    for (std::uint64_t c = 0; c < n;) {
-      const std::uint64_t k = std::min(n - c, per_tile - fill_);
-      for (std::size_t i = 0; i < in_attrs_.size(); ++i)
-        attr_tile_[i].append(in_attrs_[i], b_.attribute_spec(i), static_cast<std::size_t>(c), static_cast<std::size_t>(k));
-      fill_ += k;
-      c += k;
-      if (fill_ == per_tile) write_tile();
-    }
-    submitted_ += n;
-  }
+  void submit();
 
   /// Commits the data files, then writes the fragment metadata and the
   /// commit marker. Returns the fragment's name. Refuses (std::invalid_argument)
   /// a fragment short of the subarray's cells, and cells set but not
   /// submitted.
-  std::string finalize() {
-    check_writable("finalize");
-    for (const auto& in : in_attrs_)
-      if (in.set) throw std::logic_error(b_.message("finalize: cells were set but not submitted"));
-    if (submitted_ != cell_num())
-      throw std::invalid_argument(b_.message("finalize: " + std::to_string(submitted_) +
-                                             " cells written, the subarray has " + std::to_string(cell_num()) +
-                                             " (TileDB: the number of cells written is different from the number "
-                                             "of cells expected for the query subarray)"));
-    auto shape = detail::dense_shape(schema(), subarray_, grid_.cells_per_tile());
-    shape.global_order = true;
-    return b_.commit({}, shape);
-  }
+  std::string finalize();
 
 private:
   friend class detail::cells_api<dense_global_order_writer>;
 
-  void check_writable(const char* who) const {
-    if (b_.committed()) throw std::logic_error(b_.message(std::string(who) + ": the fragment is already finalized"));
-  }
-
-  void clear_input() {
-    for (auto& in : in_attrs_) in = detail::pending_cells{};
-    cells_.reset();
-  }
-
-  void take_cells(std::uint64_t n, const std::string& who) {
-    if (cells_ && *cells_ != n)
-      throw std::invalid_argument(b_.message(who + " has " + std::to_string(n) + " cells, earlier calls " +
-                                             std::to_string(*cells_)));
-    cells_ = n;
-  }
-
   void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
-                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
-    check_writable("set");
-    const auto [i, cells] = b_.checks().fixed_attribute(name, value_size, n, validity, cells_);
-    take_cells(cells, std::string("set: attribute \"") + std::string(name) + "\"");
-    in_attrs_[i] = detail::pending_cells::fixed(bytes, value_size, validity, encoder);
-  }
-
+                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder);
   void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
-               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
-    check_writable("set_var");
-    const std::size_t i = b_.checks().var_attribute(name, value_size, values, offsets, validity, cells_);
-    take_cells(offsets.size(), std::string("set_var: attribute \"") + std::string(name) + "\"");
-    in_attrs_[i] = detail::pending_cells::var(values, offsets, value_size, validity);
-  }
+               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity);
+  void encode_threads(unsigned n);
 
-  /// Encodes the full space tile and appends it to the data files.
-  void write_tile() {
-    b_.add_tile(fill_);
-    detail::stream_attribute_tiles(b_, attr_tile_, encoders_);
-    fill_ = 0;
-  }
-
-  detail::fragment_builder b_;
-  std::vector<std::pair<std::int64_t, std::int64_t>> subarray_;
-  dense_grid grid_;
-  write_options name_options_;
-  std::optional<std::uint64_t> cells_;          // the submission's cell count
-  std::vector<detail::pending_cells> in_attrs_; // the submission's cells
-  std::vector<detail::tile_buffer> attr_tile_;  // the tile being filled
-  std::vector<detail::tile_encoder> encoders_;  // set<P>'s, per attribute
-  std::uint64_t fill_ = 0;                      // its cells
-  std::uint64_t submitted_ = 0;
+  detail::impl_ptr<detail::dense_global_order_writer_impl> impl_;
 };
 
 } // namespace tilefmt::array
+
+#ifndef TILEFMT_DECLARE_ONLY
+#include "tilefmt/array/write/dense_global_order_writer-inl.hpp"
+#endif

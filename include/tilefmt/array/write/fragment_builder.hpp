@@ -33,7 +33,8 @@
 #include "tilefmt/array/write/cell_checks.hpp"
 #include "tilefmt/array/write/field_tiles.hpp"
 #include "tilefmt/array/write/fragment_metadata_file.hpp"
-#include "tilefmt/array/write/options.hpp"
+#include "tilefmt/array/write/new_files.hpp"
+#include "tilefmt/array/write/tile_encoder.hpp"
 #include "tilefmt/array/write/tile_metadata.hpp"
 #include "tilefmt/filter/generic_tile.hpp"
 #include "tilefmt/filter/pipeline.hpp"
@@ -49,29 +50,6 @@ namespace detail {
 
 /// The writers' door for fragments that rewrite others (rewrite_access.hpp).
 struct rewrite_access;
-
-template <class P>
-struct is_pipeline : std::false_type {};
-template <class... F>
-struct is_pipeline<filter::pipeline<F...>> : std::true_type {};
-
-/// Encodes one fixed-size tile (given by set<P>) into its second argument
-/// (contents replaced, capacity reused); empty: the field's pipeline from
-/// the schema, built at run time.
-using tile_encoder = std::function<void(std::span<const std::byte>, std::vector<std::byte>&)>;
-
-/// The cells of a fragment as little-endian bytes: a view of them on
-/// little-endian hosts, a converted copy in `copy` elsewhere.
-template <class T>
-std::span<const std::byte> le_bytes(std::span<const T> values, std::vector<std::byte>& copy) {
-  if constexpr (std::endian::native == std::endian::little || sizeof(T) == 1) {
-    return std::as_bytes(values);
-  } else {
-    copy.resize(values.size_bytes());
-    codec::store_le_array(copy.data(), values.data(), values.size());
-    return copy;
-  }
-}
 
 /// The cells of tile `tile` for encoding (little-endian bytes): a view of
 /// the caller's cells where the tile lies among them as stored, or the cells

@@ -6,22 +6,27 @@
 //   m.put("scale", std::vector<double>{0.5}).put_string("units", "m/s").remove("old");
 //   m.commit();                       // one file; readers apply files oldest first
 //
-// Part of the writer (array/write.hpp).
+// Part of the writer (array/write.hpp); its definitions are in
+// metadata_writer-inl.hpp, left out of programs built in compiled mode.
 #pragma once
 
+#include <cstdint>
+#include <filesystem>
 #include <map>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "tilefmt/array/model/directory.hpp"
+#include "tilefmt/array/support/compiled.hpp"
 #include "tilefmt/array/write/options.hpp"
 #include "tilefmt/format/array_metadata.hpp"
-#include "tilefmt/format/feature_versions.hpp"
 
 namespace tilefmt::array {
+
+namespace fs = std::filesystem;
 
 class metadata_writer {
 public:
@@ -31,17 +36,7 @@ public:
       : metadata_writer(root, write_options{.storage = std::move(storage)}) {}
   /// The same with the storage and, for an encrypted array, the encryption
   /// key taken from `opt`: the file is then encrypted, as TileDB encrypts it.
-  metadata_writer(const fs::path& root, const write_options& opt)
-      : root_(root), storage_(detail::or_local(opt.storage)), key_(opt.encryption_key) {
-    listing l = list_array(*storage_, root_);
-    if (l.latest_schema.empty()) throw io_error(root_, "has no schema file");
-    version_ = detail::read_schema_for_writing(*storage_, l.latest_schema, key_).version.value;
-    if (version_ < format::oldest_written_version || version_ > format::written_version)
-      throw std::invalid_argument("tilefmt: metadata_writer: writes format versions " +
-                                  std::to_string(format::oldest_written_version) + " to " +
-                                  std::to_string(format::written_version) + "; the array's schema is version " +
-                                  std::to_string(version_));
-  }
+  metadata_writer(const fs::path& root, const write_options& opt) : root_(root), key_(opt.encryption_key) { open(opt); }
 
   /// Sets `key` to `values`, stored as `type` (of sizeof(T) bytes; T's own
   /// datatype by default). A later put or remove of the key replaces it.
@@ -58,20 +53,7 @@ public:
     return put(format::MetadataEntry::of_string(std::move(key), s, type));
   }
   /// Any entry, as format::MetadataEntry builds it.
-  metadata_writer& put(format::MetadataEntry e) {
-    check_key(e.key.value);
-    if (!e.deleted()) {
-      if (e.type() == format::Datatype::ANY)
-        throw std::invalid_argument("tilefmt: metadata_writer: key \"" + e.key.value + "\": TileDB refuses ANY values");
-      if (format::first_version(e.type()) > version_)
-        throw std::invalid_argument("tilefmt: metadata_writer: key \"" + e.key.value + "\": " +
-                                    std::string(format::codec_enum_name(e.type())) + " values need format version " +
-                                    std::to_string(format::first_version(e.type())) + ", the array is version " +
-                                    std::to_string(version_));
-    }
-    entries_[e.key.value] = std::move(e);
-    return *this;
-  }
+  metadata_writer& put(format::MetadataEntry e);
   /// Deletes `key` (for readers of this file and later ones).
   metadata_writer& remove(std::string key) { return put(format::MetadataEntry::deletion_of(std::move(key))); }
 
@@ -80,27 +62,11 @@ public:
   /// Writes the entries, sorted by key as TileDB sorts them, as one
   /// `__meta/__t_t_label` file and returns its name; with no entry, writes
   /// nothing (as TileDB) and returns an empty string. Commits once.
-  std::string commit(const write_options& opt = {}) {
-    if (committed_) throw std::logic_error("tilefmt: metadata_writer: already committed");
-    if (!opt.encryption_key.empty() && opt.encryption_key != key_)
-      throw std::invalid_argument("tilefmt: metadata_writer: commit: the encryption key is not the one the writer was "
-                                  "opened with");
-    committed_ = true;
-    if (entries_.empty()) return {};
-    format::ArrayMetadata file;
-    for (auto& [key, e] : entries_) file.entries.value.push_back(std::move(e));
-    auto [t, label] = detail::name_parts(opt);
-    const std::string name = format::make_timestamped_name(t, t, label);
-    const auto bytes = filter::write_generic_tile(codec::encode(file), version_, key_);
-    storage_->make_folder(root_ / "__meta");
-    storage_->write(root_ / "__meta" / name, bytes);
-    return name;
-  }
+  std::string commit(const write_options& opt = {});
 
 private:
-  static void check_key(const std::string& key) {
-    if (key.empty()) throw std::invalid_argument("tilefmt: metadata_writer: a key is empty");
-  }
+  void open(const write_options& opt);
+  static void check_key(const std::string& key);
 
   fs::path root_;
   std::shared_ptr<storage::backend> storage_;
@@ -111,3 +77,7 @@ private:
 };
 
 } // namespace tilefmt::array
+
+#ifndef TILEFMT_DECLARE_ONLY
+#include "tilefmt/array/write/metadata_writer-inl.hpp"
+#endif

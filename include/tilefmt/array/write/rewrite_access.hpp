@@ -13,8 +13,8 @@
 //   (`__timestamps`, `__delete_timestamps`, `__delete_condition_index`)
 //   and the delete commits already applied to its cells.
 //
-// The writers name this struct as a friend; nothing in write/ knows who
-// uses it.
+// The writers (and their implementations) name this struct as a friend;
+// nothing in write/ knows who uses it.
 #pragma once
 
 #include <cstddef>
@@ -25,8 +25,8 @@
 #include <utility>
 #include <vector>
 
-#include "tilefmt/array/write/dense_writer.hpp"
-#include "tilefmt/array/write/sparse_writer.hpp"
+#include "tilefmt/array/write/dense_writer-inl.hpp"
+#include "tilefmt/array/write/sparse_writer-inl.hpp"
 
 namespace tilefmt::array::detail {
 
@@ -38,15 +38,15 @@ struct rewrite_access {
   /// `non_empty_domain`.
   static dense_writer dense_rewrite(const fs::path& root, ranges whole_tiles, ranges non_empty_domain,
                                     const write_options& opt) {
-    dense_writer w(root, std::move(whole_tiles), cell_layout::storage, opt, true);
-    w.non_empty_domain_ = std::move(non_empty_domain);
-    return w;
+    auto impl = make_dense_writer(root, std::move(whole_tiles), cell_layout::storage, opt, true);
+    impl->non_empty_domain_ = std::move(non_empty_domain);
+    return dense_writer(std::move(impl));
   }
 
   /// Names the fragment `__t1_t2_...`: it stands for the writes of [t1, t2].
   template <class Writer>
   static void time_range(Writer& w, std::uint64_t t1, std::uint64_t t2) {
-    w.b_.set_time_range(t1, t2);
+    w.impl_->b_.set_time_range(t1, t2);
   }
 
   /// Attribute `name`'s cells as `n` values of `value_size` bytes.
@@ -65,25 +65,25 @@ struct rewrite_access {
 
   /// Dimension `d`'s coordinates (fixed-size) as bytes.
   static void put_coords(sparse_writer& w, std::size_t d, std::vector<std::byte> bytes) {
-    w.put_coords(d, std::move(bytes));
+    w.impl_->put_coord_bytes(d, std::move(bytes));
   }
 
   /// Each cell's write time, in the order the cells were given.
   static void cell_times(sparse_writer& w, std::vector<std::uint64_t> written_at) {
-    w.special_ = {std::move(written_at)};
+    w.impl_->special_ = {std::move(written_at)};
   }
 
   /// After cell_times: each cell's delete time and the index of the delete
   /// commit that removed it (delete metadata, format 15 on).
   static void cell_deletes(sparse_writer& w, std::vector<std::uint64_t> deleted_at,
                            std::vector<std::uint64_t> deleted_by) {
-    w.special_.push_back(std::move(deleted_at));
-    w.special_.push_back(std::move(deleted_by));
+    w.impl_->special_.push_back(std::move(deleted_at));
+    w.impl_->special_.push_back(std::move(deleted_by));
   }
 
   /// The delete commits (their marker names) already applied to the cells.
   static void processed_conditions(sparse_writer& w, std::vector<std::string> markers) {
-    w.processed_conditions_ = std::move(markers);
+    w.impl_->processed_conditions_ = std::move(markers);
   }
 };
 

@@ -10,7 +10,7 @@
 
 #include "tilefmt/array/model/column.hpp"
 #include "tilefmt/array/model/field.hpp"
-#include "tilefmt/array/write/coordinates_api.hpp"
+#include "tilefmt/array/write/sparse_input.hpp"
 #include "tilefmt/array/write/fragment_builder.hpp"
 
 namespace tilefmt::array::detail {

@@ -1,0 +1,115 @@
+// tilefmt — the definitions of listing an array folder (model/directory.hpp), left
+// out of programs built with TILEFMT_COMPILED (support/compiled.hpp).
+#pragma once
+
+#include "tilefmt/array/model/directory.hpp"
+
+namespace tilefmt::array {
+
+TILEFMT_FUNC listing list_array(const storage::backend& st, const fs::path& root, std::uint64_t start,
+                                std::uint64_t end, bool sparse_array) {
+  if (!st.is_folder(root)) throw io_error(root, "not a folder");
+  if (!is_array(st, root)) throw io_error(root, "not a TileDB array (no __schema folder or __array_schema.tdb)");
+  // Paths of a folder's files and of its subfolders, sorted by name.
+  auto files = [&](const fs::path& dir) {
+    std::vector<fs::path> out;
+    for (const auto& e : st.list(dir))
+      if (!e.folder) out.push_back(dir / e.name);
+    return out;
+  };
+  auto folders = [&](const fs::path& dir) {
+    std::vector<fs::path> out;
+    for (const auto& e : st.list(dir))
+      if (e.folder) out.push_back(dir / e.name);
+    return out;
+  };
+  listing out;
+
+  // Schemas: the legacy file counts as the oldest; the rest sort by name,
+  // which puts them in timestamp order.
+  if (st.is_file(root / "__array_schema.tdb")) out.schemas.push_back(root / "__array_schema.tdb");
+  std::vector<timestamped_path> schemas;
+  for (const auto& p : files(root / "__schema"))  // not __enumerations/
+    schemas.push_back({p, format::parse_timestamped_name(p.filename().string())});
+  detail::sort_timestamped(schemas);
+  for (const auto& s : schemas) out.schemas.push_back(s.path);
+  // The schema in force is the last one written at or before `end`.
+  out.latest_schema = out.schemas.empty() ? fs::path{} : out.schemas.front();
+  for (const auto& s : schemas)
+    if (s.t2() <= end) out.latest_schema = s.path;
+  if (out.schemas.empty()) throw io_error(root, "no array schema");
+
+  // Fragments and commit markers in both layouts: before format 12 in the
+  // array folder with `.ok` files; from 12 under __fragments/ and __commits/.
+  auto root_entries = files(root);
+  auto commit_entries = files(root / "__commits");
+  std::set<std::string> committed;
+  for (const auto& p : root_entries)
+    if (p.extension() == ".ok") committed.insert(p.stem().string());
+  for (const auto& p : commit_entries)
+    if (p.extension() == ".wrt") committed.insert(p.stem().string());
+  for (const auto& n : detail::consolidated_commits(st, commit_entries, detail::ignored_commits(st, commit_entries)))
+    committed.insert(n);
+
+  std::vector<fs::path> vac_files;
+  for (const auto& p : root_entries)
+    if (p.extension() == ".vac") vac_files.push_back(p);
+  for (const auto& p : commit_entries)
+    if (p.extension() == ".vac") vac_files.push_back(p);
+  auto vacuumed = detail::vacuumed(st, vac_files, start, end, sparse_array);
+
+  std::vector<fs::path> candidates;
+  for (const auto& p : folders(root)) {
+    std::string n = p.filename().string();
+    if (n.starts_with("__") && !detail::special_name(n)) candidates.push_back(p);
+  }
+  for (const auto& p : folders(root / "__fragments")) candidates.push_back(p);
+  for (const auto& p : candidates) {
+    std::string n = p.filename().string();
+    format::TimestampedName name;
+    try {
+      name = format::parse_timestamped_name(n);
+    } catch (const format_error&) {
+      continue; // not a fragment folder
+    }
+    // Before format 5 a fragment is committed when its metadata exists.
+    bool is_committed = committed.count(n) != 0 ||
+                        (name.implied_format_version() < 5 && st.is_file(p / "__fragment_metadata.tdb"));
+    if (!is_committed || vacuumed.count(n) != 0) continue;
+    if (!detail::selected(name, start, end, sparse_array)) continue;
+    out.fragments.push_back({p, name});
+  }
+  detail::sort_timestamped(out.fragments);
+
+  // Array metadata: vacuum files there name consolidated-away files.
+  auto meta_entries = files(root / "__meta");
+  auto meta_vacuumed = detail::vacuumed(st, meta_entries, start, end);
+  for (const auto& p : meta_entries) {
+    if (p.extension() == ".vac") continue;
+    std::string n = p.filename().string();
+    auto name = format::parse_timestamped_name(n);
+    if (meta_vacuumed.count(n) != 0 || !detail::fully_within(name, start, end)) continue;
+    out.metadata.push_back({p, name});
+  }
+  detail::sort_timestamped(out.metadata);
+
+  for (const auto& dir : {root, root / "__fragment_meta"})
+    for (const auto& p : files(dir))
+      if (p.extension() == ".meta") out.fragment_meta.push_back({p, format::parse_timestamped_name(p.filename().string())});
+  detail::sort_timestamped(out.fragment_meta);
+
+  std::set<fs::path> commit_files;
+  for (const auto& p : commit_entries)
+    if (p.extension() == ".del" || p.extension() == ".upd") {
+      auto name = format::parse_timestamped_name(p.filename().string());
+      commit_files.insert(p);
+      if (detail::fully_within(name, start, end)) out.delete_commits.push_back({{p, name}});
+    }
+  for (auto& c : detail::held_delete_commits(st, root, commit_entries))
+    if (commit_files.insert(c.path).second && detail::fully_within(c.name, start, end))
+      out.delete_commits.push_back(std::move(c));
+  detail::sort_timestamped(out.delete_commits);
+  return out;
+}
+
+} // namespace tilefmt::array
