@@ -26,9 +26,9 @@
 //   the -inl.hpp: a compiled-mode program that calls them includes it.
 // - The writers (write/dense_writer.hpp, sparse_writer.hpp,
 //   global_order_writer.hpp, dense_global_order_writer.hpp) are handles:
-//   one detail::impl_ptr (support/impl_ptr.hpp) to the implementation
-//   defined in the -inl.hpp, so that the class has the same layout in both
-//   kinds of program. Their set() templates (cells_api.hpp,
+//   one pointer to their implementation, defined in the -inl.hpp and
+//   known to the handle by its interface (detail::cell_sink, cells_api.hpp),
+//   so that the class has the same layout in both kinds of program. Their set() templates (cells_api.hpp,
 //   coordinates_api.hpp) turn typed cells into bytes and call declared
 //   member functions. metadata_writer and create() are split the same way.
 // - Free functions (array::create, list_array, schema_from_bytes) are

@@ -1,11 +1,12 @@
 // tilefmt — the set(), set_var() and set<P>() calls every fragment writer
 // offers: the typed cells a caller gives, as little-endian bytes for the
-// writer's put_fixed() and put_var(), which check them. Templates stay here,
+// writer's implementation (cell_sink), which checks them. Templates stay here,
 // light, so that a program built in compiled mode instantiates them against
 // the writers' declarations alone.
 #pragma once
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
@@ -21,9 +22,35 @@ namespace tilefmt::array {
 
 namespace detail {
 
+/// What a fragment writer's implementation takes from the cell APIs: cells
+/// as little-endian bytes, which it checks, and its encoding threads. The
+/// writers' classes are handles holding one (write/dense_writer.hpp).
+class cell_sink {
+public:
+  virtual ~cell_sink() = default;
+  /// `n` values of `value_size` bytes for a fixed-size attribute, its
+  /// tiles encoded by `encoder` (empty: the schema's pipeline).
+  virtual void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
+                         std::span<const std::uint8_t> validity, const tile_encoder& encoder) = 0;
+  /// A var-size attribute's values and where each cell starts.
+  virtual void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
+                       std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) = 0;
+  virtual void encode_threads(unsigned n) = 0;
+};
+
+/// The same for a sparse writer, which takes coordinates too.
+class coordinate_sink : public cell_sink {
+public:
+  /// A fixed-size dimension's coordinates as little-endian bytes of
+  /// `value_size` (floating point or not, as the caller's type was).
+  virtual void put_coords(std::string_view dimension, std::size_t value_size, bool is_float,
+                          std::span<const std::byte> bytes) = 0;
+  /// A string dimension's coordinates.
+  virtual void put_coords(std::string_view dimension, const std::vector<std::string>& coords) = 0;
+};
+
 /// The set(), set_var() and set<P>() calls the fragment writers offer;
-/// `Fragment` takes the cells through put_fixed() and put_var() and its
-/// threads through encode_threads().
+/// `Fragment` passes the cells to its implementation (`sink()`).
 template <class Fragment>
 class cells_api {
 public:
@@ -34,7 +61,7 @@ public:
   /// attribute is set after every dimension's coordinates, and everything
   /// else at commit().
   Fragment& threads(unsigned n) {
-    self().encode_threads(n);
+    self().sink().encode_threads(n);
     return self();
   }
 
@@ -47,7 +74,7 @@ public:
   Fragment& set(std::string_view attribute, std::span<const T> cells, std::span<const std::uint8_t> validity = {}) {
     static_assert(codec::wire_scalar<T>, "tilefmt::array: set(): values are numbers, characters or bytes");
     std::vector<std::byte> copy;
-    self().put_fixed(attribute, sizeof(T), cells.size(), le_bytes(cells, copy), validity, tile_encoder{});
+    self().sink().put_fixed(attribute, sizeof(T), cells.size(), le_bytes(cells, copy), validity, tile_encoder{});
     return self();
   }
   template <class T>
@@ -79,7 +106,7 @@ public:
     }
     opt.version = format::written_version;
     std::vector<std::byte> copy;
-    self().put_fixed(attribute, sizeof(T), cells.size(), le_bytes(cells, copy), validity,
+    self().sink().put_fixed(attribute, sizeof(T), cells.size(), le_bytes(cells, copy), validity,
                      [opt](std::span<const std::byte> tile, std::vector<std::byte>& out) {
                        // The tile (little-endian bytes, a whole number of
                        // cells) as values of T again, which P stores
@@ -113,7 +140,7 @@ public:
                     std::span<const std::uint8_t> validity = {}) {
     static_assert(codec::wire_scalar<T>, "tilefmt::array: set_var(): values are numbers, characters or bytes");
     std::vector<std::byte> copy;
-    self().put_var(attribute, sizeof(T), le_bytes(values, copy), offsets, validity);
+    self().sink().put_var(attribute, sizeof(T), le_bytes(values, copy), offsets, validity);
     return self();
   }
   template <class T>

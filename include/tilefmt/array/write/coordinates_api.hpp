@@ -2,7 +2,8 @@
 // which sorts the cells it is given, and global_order_writer, which takes
 // them already in the global order in several submissions) add to the
 // set() calls of cells_api.hpp: typed coordinates as little-endian bytes
-// for the writer's put_coords(), which checks them (write/sparse_input.hpp).
+// for the writer's implementation (coordinate_sink), which checks them
+// (write/sparse_input.hpp).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,8 @@
 
 namespace tilefmt::array::detail {
 
-/// set_coords(); `Writer` takes the coordinates through put_coords().
+/// set_coords(); `Writer` passes the coordinates to its implementation
+/// (`sink()`, a coordinate_sink).
 template <class Writer>
 class coordinates_api : public cells_api<Writer> {
 public:
@@ -26,7 +28,7 @@ public:
   Writer& set_coords(std::string_view dimension, std::span<const T> coords) {
     static_assert(codec::wire_scalar<T>, "tilefmt::array: set_coords(): coordinates are numbers");
     std::vector<std::byte> copy;
-    self().put_coords(dimension, sizeof(T), std::is_floating_point_v<T>, le_bytes(coords, copy));
+    self().sink().put_coords(dimension, sizeof(T), std::is_floating_point_v<T>, le_bytes(coords, copy));
     return self();
   }
   template <class T>
@@ -36,7 +38,7 @@ public:
   /// Sets a string (var-size STRING_ASCII) dimension's coordinates, one per
   /// cell; they sort byte by byte.
   Writer& set_coords(std::string_view dimension, const std::vector<std::string>& coords) {
-    self().put_coords(dimension, coords);
+    self().sink().put_coords(dimension, coords);
     return self();
   }
 

@@ -26,9 +26,9 @@ namespace tilefmt::array {
 
 namespace detail {
 
-class dense_global_order_writer_impl {
+class dense_global_order_writer_impl final : public cell_sink {
 public:
-  void encode_threads(unsigned n) { b_.set_threads(n); }
+  void encode_threads(unsigned n) override { b_.set_threads(n); }
   /// Writes into the dense array at `root`, with its latest schema, over
   /// `subarray` ([lo, hi] per dimension, inclusive, whole space tiles: TileDB
   /// refuses others in global order). The fragment is named now, from
@@ -139,7 +139,7 @@ private:
   }
 
   void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
-                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
+                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) override {
     check_writable("set");
     const auto [i, cells] = b_.checks().fixed_attribute(name, value_size, n, validity, cells_);
     take_cells(cells, std::string("set: attribute \"") + std::string(name) + "\"");
@@ -147,7 +147,7 @@ private:
   }
 
   void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
-               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
+               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) override {
     check_writable("set_var");
     const std::size_t i = b_.checks().var_attribute(name, value_size, values, offsets, validity, cells_);
     take_cells(offsets.size(), std::string("set_var: attribute \"") + std::string(name) + "\"");
@@ -173,32 +173,25 @@ private:
   std::uint64_t submitted_ = 0;
 };
 
-TILEFMT_FUNC impl_ptr<dense_global_order_writer_impl> make_dense_global_order_writer(
+TILEFMT_FUNC std::unique_ptr<cell_sink> make_dense_global_order_writer(
     const fs::path& root, std::vector<std::pair<std::int64_t, std::int64_t>> subarray, const write_options& opt) {
-  return make_impl<dense_global_order_writer_impl>(root, std::move(subarray), opt);
+  return std::make_unique<dense_global_order_writer_impl>(root, std::move(subarray), opt);
 }
 
 } // namespace detail
 
-TILEFMT_FUNC const format::ArraySchema& dense_global_order_writer::schema() const noexcept { return impl_->schema(); }
-TILEFMT_FUNC std::uint64_t dense_global_order_writer::cell_num() const { return impl_->cell_num(); }
-TILEFMT_FUNC std::uint64_t dense_global_order_writer::submitted() const noexcept { return impl_->submitted(); }
-TILEFMT_FUNC std::size_t dense_global_order_writer::tile_num() const noexcept { return impl_->tile_num(); }
-TILEFMT_FUNC std::uint64_t dense_global_order_writer::buffered_bytes() const noexcept { return impl_->buffered_bytes(); }
-TILEFMT_FUNC void dense_global_order_writer::submit() { impl_->submit(); }
-TILEFMT_FUNC std::string dense_global_order_writer::finalize() { return impl_->finalize(); }
-TILEFMT_FUNC void dense_global_order_writer::put_fixed(std::string_view name, std::size_t value_size, std::size_t n,
-                                                       std::span<const std::byte> bytes,
-                                                       std::span<const std::uint8_t> validity,
-                                                       const detail::tile_encoder& encoder) {
-  impl_->put_fixed(name, value_size, n, bytes, validity, encoder);
+TILEFMT_FUNC detail::dense_global_order_writer_impl& dense_global_order_writer::impl() const {
+  return static_cast<detail::dense_global_order_writer_impl&>(*impl_);
 }
-TILEFMT_FUNC void dense_global_order_writer::put_var(std::string_view name, std::size_t value_size,
-                                                     std::span<const std::byte> values,
-                                                     std::span<const std::uint64_t> offsets,
-                                                     std::span<const std::uint8_t> validity) {
-  impl_->put_var(name, value_size, values, offsets, validity);
+
+TILEFMT_FUNC const format::ArraySchema& dense_global_order_writer::schema() const noexcept { return impl().schema(); }
+TILEFMT_FUNC std::uint64_t dense_global_order_writer::cell_num() const { return impl().cell_num(); }
+TILEFMT_FUNC std::uint64_t dense_global_order_writer::submitted() const noexcept { return impl().submitted(); }
+TILEFMT_FUNC std::size_t dense_global_order_writer::tile_num() const noexcept { return impl().tile_num(); }
+TILEFMT_FUNC std::uint64_t dense_global_order_writer::buffered_bytes() const noexcept {
+  return impl().buffered_bytes();
 }
-TILEFMT_FUNC void dense_global_order_writer::encode_threads(unsigned n) { impl_->encode_threads(n); }
+TILEFMT_FUNC void dense_global_order_writer::submit() { impl().submit(); }
+TILEFMT_FUNC std::string dense_global_order_writer::finalize() { return impl().finalize(); }
 
 } // namespace tilefmt::array

@@ -36,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -43,7 +44,6 @@
 #include <vector>
 
 #include "tilefmt/array/support/compiled.hpp"
-#include "tilefmt/array/support/impl_ptr.hpp"
 #include "tilefmt/array/write/cells_api.hpp"
 #include "tilefmt/array/write/options.hpp"
 #include "tilefmt/format/array_schema.hpp"
@@ -54,7 +54,7 @@ namespace fs = std::filesystem;
 
 namespace detail {
 class dense_global_order_writer_impl;
-impl_ptr<dense_global_order_writer_impl> make_dense_global_order_writer(
+std::unique_ptr<cell_sink> make_dense_global_order_writer(
     const fs::path& root, std::vector<std::pair<std::int64_t, std::int64_t>> subarray, const write_options& opt);
 } // namespace detail
 
@@ -102,13 +102,10 @@ public:
 private:
   friend class detail::cells_api<dense_global_order_writer>;
 
-  void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
-                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder);
-  void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
-               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity);
-  void encode_threads(unsigned n);
+  detail::cell_sink& sink() { return *impl_; }
+  detail::dense_global_order_writer_impl& impl() const;
 
-  detail::impl_ptr<detail::dense_global_order_writer_impl> impl_;
+  std::unique_ptr<detail::cell_sink> impl_;
 };
 
 } // namespace tilefmt::array

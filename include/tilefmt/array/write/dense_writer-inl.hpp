@@ -90,9 +90,9 @@ inline fragment_shape dense_shape(const format::ArraySchema& schema,
   return shape;
 }
 
-class dense_writer_impl {
+class dense_writer_impl final : public cell_sink {
 public:
-  void encode_threads(unsigned n) { b_.set_threads(n); }
+  void encode_threads(unsigned n) override { b_.set_threads(n); }
 
   /// `consolidation`: written as TileDB's consolidation writes (its
   /// global-order writer): the subarray may reach past the domain's upper
@@ -165,7 +165,7 @@ private:
     
 
   void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
-                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
+                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) override {
     const std::size_t i = b_.checks().attribute(name, value_size, n, false, validity, cell_num());
     const auto spec = b_.attribute_spec(i);
     if (layout_ == cell_layout::storage)
@@ -249,7 +249,7 @@ private:
   }
 
   void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
-               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
+               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) override {
     const std::size_t i = b_.checks().attribute(name, value_size, offsets.size(), true, validity, cell_num());
     const auto spec = b_.attribute_spec(i);
     b_.checks().check_var_offsets(spec.name, offsets, values.size() / value_size);
@@ -371,37 +371,31 @@ private:
   std::vector<std::size_t> source_;
 };
 
-TILEFMT_FUNC impl_ptr<dense_writer_impl> make_dense_writer(const fs::path& root,
-                                                         std::vector<std::pair<std::int64_t, std::int64_t>> subarray,
-                                                         cell_layout layout, const write_options& opt,
-                                                         bool consolidation) {
-  return make_impl<dense_writer_impl>(root, std::move(subarray), layout, opt, consolidation);
+TILEFMT_FUNC std::unique_ptr<cell_sink> make_dense_writer(const fs::path& root,
+                                                        std::vector<std::pair<std::int64_t, std::int64_t>> subarray,
+                                                        cell_layout layout, const write_options& opt,
+                                                        bool consolidation) {
+  return std::make_unique<dense_writer_impl>(root, std::move(subarray), layout, opt, consolidation);
 }
 
 } // namespace detail
 
-TILEFMT_FUNC const format::ArraySchema& dense_writer::schema() const noexcept { return impl_->schema(); }
-TILEFMT_FUNC const std::string& dense_writer::schema_name() const noexcept { return impl_->schema_name(); }
-TILEFMT_FUNC std::uint64_t dense_writer::tile_num() const noexcept { return impl_->tile_num(); }
-TILEFMT_FUNC std::uint64_t dense_writer::cells_per_tile() const noexcept { return impl_->cells_per_tile(); }
-TILEFMT_FUNC std::uint64_t dense_writer::cell_num() const { return impl_->cell_num(); }
+TILEFMT_FUNC detail::dense_writer_impl& dense_writer::impl() const {
+  return static_cast<detail::dense_writer_impl&>(*impl_);
+}
+
+TILEFMT_FUNC const format::ArraySchema& dense_writer::schema() const noexcept { return impl().schema(); }
+TILEFMT_FUNC const std::string& dense_writer::schema_name() const noexcept { return impl().schema_name(); }
+TILEFMT_FUNC std::uint64_t dense_writer::tile_num() const noexcept { return impl().tile_num(); }
+TILEFMT_FUNC std::uint64_t dense_writer::cells_per_tile() const noexcept { return impl().cells_per_tile(); }
+TILEFMT_FUNC std::uint64_t dense_writer::cell_num() const { return impl().cell_num(); }
 TILEFMT_FUNC std::vector<std::int64_t> dense_writer::cell_coordinates(std::uint64_t i) const {
-  return impl_->cell_coordinates(i);
+  return impl().cell_coordinates(i);
 }
 TILEFMT_FUNC dense_writer& dense_writer::stream(const write_options& opt) {
-  impl_->stream(opt);
+  impl().stream(opt);
   return *this;
 }
-TILEFMT_FUNC std::string dense_writer::commit(const write_options& opt) { return impl_->commit(opt); }
-TILEFMT_FUNC void dense_writer::put_fixed(std::string_view name, std::size_t value_size, std::size_t n,
-                                          std::span<const std::byte> bytes, std::span<const std::uint8_t> validity,
-                                          const detail::tile_encoder& encoder) {
-  impl_->put_fixed(name, value_size, n, bytes, validity, encoder);
-}
-TILEFMT_FUNC void dense_writer::put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
-                                        std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
-  impl_->put_var(name, value_size, values, offsets, validity);
-}
-TILEFMT_FUNC void dense_writer::encode_threads(unsigned n) { impl_->encode_threads(n); }
+TILEFMT_FUNC std::string dense_writer::commit(const write_options& opt) { return impl().commit(opt); }
 
 } // namespace tilefmt::array

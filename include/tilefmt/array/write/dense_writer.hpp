@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "tilefmt/array/support/compiled.hpp"
-#include "tilefmt/array/support/impl_ptr.hpp"
 #include "tilefmt/array/write/cells_api.hpp"
 #include "tilefmt/array/write/options.hpp"
 #include "tilefmt/format/array_schema.hpp"
@@ -44,9 +43,9 @@ enum class cell_layout {
 namespace detail {
 class dense_writer_impl;
 struct rewrite_access;
-impl_ptr<dense_writer_impl> make_dense_writer(const fs::path& root,
-                                              std::vector<std::pair<std::int64_t, std::int64_t>> subarray,
-                                              cell_layout layout, const write_options& opt, bool consolidation);
+std::unique_ptr<cell_sink> make_dense_writer(const fs::path& root,
+                                             std::vector<std::pair<std::int64_t, std::int64_t>> subarray,
+                                             cell_layout layout, const write_options& opt, bool consolidation);
 } // namespace detail
 
 /// One dense fragment of an existing array, written over a subarray: [lo,
@@ -93,15 +92,11 @@ private:
   friend class detail::cells_api<dense_writer>;
   friend struct detail::rewrite_access;
 
-  explicit dense_writer(detail::impl_ptr<detail::dense_writer_impl> impl) : impl_(std::move(impl)) {}
+  explicit dense_writer(std::unique_ptr<detail::cell_sink> impl) : impl_(std::move(impl)) {}
+  detail::cell_sink& sink() { return *impl_; }
+  detail::dense_writer_impl& impl() const;
 
-  void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
-                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder);
-  void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
-               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity);
-  void encode_threads(unsigned n);
-
-  detail::impl_ptr<detail::dense_writer_impl> impl_;
+  std::unique_ptr<detail::cell_sink> impl_;
 };
 
 } // namespace tilefmt::array

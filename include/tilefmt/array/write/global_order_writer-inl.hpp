@@ -32,9 +32,9 @@ namespace tilefmt::array {
 
 namespace detail {
 
-class global_order_writer_impl : public sparse_input<global_order_writer_impl> {
+class global_order_writer_impl final : public sparse_input<global_order_writer_impl> {
 public:
-  void encode_threads(unsigned n) { b_.set_threads(n); }
+  void encode_threads(unsigned n) override { b_.set_threads(n); }
   global_order_writer_impl(const fs::path& root, const write_options& opt, std::shared_ptr<storage::backend> storage)
       : b_(root, "global_order_writer", true, storage ? std::move(storage) : opt.storage, opt.encryption_key) {
     check_sparse_schema(b_);
@@ -148,10 +148,8 @@ private:
     cells_.reset();
   }
 
-
-
   void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
-                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
+                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) override {
     check_writable("set");
     const auto [i, cells] = b_.checks().fixed_attribute(name, value_size, n, validity, cells_);
     take_cells(cells, std::string("set: attribute \"") + std::string(name) + "\"");
@@ -159,7 +157,7 @@ private:
   }
 
   void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
-               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
+               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) override {
     check_writable("set_var");
     const std::size_t i = b_.checks().var_attribute(name, value_size, values, offsets, validity, cells_);
     take_cells(offsets.size(), std::string("set_var: attribute \"") + std::string(name) + "\"");
@@ -319,38 +317,23 @@ private:
   std::vector<format::MBR> mbrs_;                 // per data tile
 };
 
-TILEFMT_FUNC impl_ptr<global_order_writer_impl> make_global_order_writer(const fs::path& root, const write_options& opt,
+TILEFMT_FUNC std::unique_ptr<coordinate_sink> make_global_order_writer(const fs::path& root,
+                                                                       const write_options& opt,
                                                                        std::shared_ptr<storage::backend> storage) {
-  return make_impl<global_order_writer_impl>(root, opt, std::move(storage));
+  return std::make_unique<global_order_writer_impl>(root, opt, std::move(storage));
 }
 
 } // namespace detail
 
-TILEFMT_FUNC const format::ArraySchema& global_order_writer::schema() const noexcept { return impl_->schema(); }
-TILEFMT_FUNC std::uint64_t global_order_writer::cell_num() const noexcept { return impl_->cell_num(); }
-TILEFMT_FUNC std::size_t global_order_writer::tile_num() const noexcept { return impl_->tile_num(); }
-TILEFMT_FUNC std::uint64_t global_order_writer::buffered_bytes() const noexcept { return impl_->buffered_bytes(); }
-TILEFMT_FUNC void global_order_writer::submit() { impl_->submit(); }
-TILEFMT_FUNC std::string global_order_writer::finalize() { return impl_->finalize(); }
-TILEFMT_FUNC void global_order_writer::put_fixed(std::string_view name, std::size_t value_size, std::size_t n,
-                                                 std::span<const std::byte> bytes,
-                                                 std::span<const std::uint8_t> validity,
-                                                 const detail::tile_encoder& encoder) {
-  impl_->put_fixed(name, value_size, n, bytes, validity, encoder);
+TILEFMT_FUNC detail::global_order_writer_impl& global_order_writer::impl() const {
+  return static_cast<detail::global_order_writer_impl&>(*impl_);
 }
-TILEFMT_FUNC void global_order_writer::put_var(std::string_view name, std::size_t value_size,
-                                               std::span<const std::byte> values,
-                                               std::span<const std::uint64_t> offsets,
-                                               std::span<const std::uint8_t> validity) {
-  impl_->put_var(name, value_size, values, offsets, validity);
-}
-TILEFMT_FUNC void global_order_writer::put_coords(std::string_view dimension, std::size_t value_size, bool is_float,
-                                                  std::span<const std::byte> bytes) {
-  impl_->put_coords(dimension, value_size, is_float, bytes);
-}
-TILEFMT_FUNC void global_order_writer::put_coords(std::string_view dimension, const std::vector<std::string>& coords) {
-  impl_->put_coords(dimension, coords);
-}
-TILEFMT_FUNC void global_order_writer::encode_threads(unsigned n) { impl_->encode_threads(n); }
+
+TILEFMT_FUNC const format::ArraySchema& global_order_writer::schema() const noexcept { return impl().schema(); }
+TILEFMT_FUNC std::uint64_t global_order_writer::cell_num() const noexcept { return impl().cell_num(); }
+TILEFMT_FUNC std::size_t global_order_writer::tile_num() const noexcept { return impl().tile_num(); }
+TILEFMT_FUNC std::uint64_t global_order_writer::buffered_bytes() const noexcept { return impl().buffered_bytes(); }
+TILEFMT_FUNC void global_order_writer::submit() { impl().submit(); }
+TILEFMT_FUNC std::string global_order_writer::finalize() { return impl().finalize(); }
 
 } // namespace tilefmt::array

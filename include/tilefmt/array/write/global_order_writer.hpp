@@ -42,7 +42,6 @@
 #include <vector>
 
 #include "tilefmt/array/support/compiled.hpp"
-#include "tilefmt/array/support/impl_ptr.hpp"
 #include "tilefmt/array/write/coordinates_api.hpp"
 #include "tilefmt/array/write/options.hpp"
 #include "tilefmt/format/array_schema.hpp"
@@ -53,8 +52,8 @@ namespace fs = std::filesystem;
 
 namespace detail {
 class global_order_writer_impl;
-impl_ptr<global_order_writer_impl> make_global_order_writer(const fs::path& root, const write_options& opt,
-                                                            std::shared_ptr<storage::backend> storage);
+std::unique_ptr<coordinate_sink> make_global_order_writer(const fs::path& root, const write_options& opt,
+                                                          std::shared_ptr<storage::backend> storage);
 } // namespace detail
 
 /// A sparse fragment written submission by submission, its cells given in
@@ -111,15 +110,10 @@ private:
   friend class detail::cells_api<global_order_writer>;
   friend class detail::coordinates_api<global_order_writer>;
 
-  void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
-                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder);
-  void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
-               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity);
-  void put_coords(std::string_view dimension, std::size_t value_size, bool is_float, std::span<const std::byte> bytes);
-  void put_coords(std::string_view dimension, const std::vector<std::string>& coords);
-  void encode_threads(unsigned n);
+  detail::coordinate_sink& sink() { return *impl_; }
+  detail::global_order_writer_impl& impl() const;
 
-  detail::impl_ptr<detail::global_order_writer_impl> impl_;
+  std::unique_ptr<detail::coordinate_sink> impl_;
 };
 
 } // namespace tilefmt::array

@@ -39,51 +39,51 @@ struct rewrite_access {
   static dense_writer dense_rewrite(const fs::path& root, ranges whole_tiles, ranges non_empty_domain,
                                     const write_options& opt) {
     auto impl = make_dense_writer(root, std::move(whole_tiles), cell_layout::storage, opt, true);
-    impl->non_empty_domain_ = std::move(non_empty_domain);
+    static_cast<dense_writer_impl&>(*impl).non_empty_domain_ = std::move(non_empty_domain);
     return dense_writer(std::move(impl));
   }
 
   /// Names the fragment `__t1_t2_...`: it stands for the writes of [t1, t2].
   template <class Writer>
   static void time_range(Writer& w, std::uint64_t t1, std::uint64_t t2) {
-    w.impl_->b_.set_time_range(t1, t2);
+    w.impl().b_.set_time_range(t1, t2);
   }
 
   /// Attribute `name`'s cells as `n` values of `value_size` bytes.
   template <class Writer>
   static void put_fixed(Writer& w, std::string_view name, std::size_t value_size, std::size_t n,
                         std::span<const std::byte> bytes, std::span<const std::uint8_t> validity) {
-    w.put_fixed(name, value_size, n, bytes, validity, tile_encoder{});
+    w.sink().put_fixed(name, value_size, n, bytes, validity, tile_encoder{});
   }
 
   /// A var-size attribute's values and each cell's first value.
   template <class Writer>
   static void put_var(Writer& w, std::string_view name, std::size_t value_size, std::span<const std::byte> values,
                       std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
-    w.put_var(name, value_size, values, offsets, validity);
+    w.sink().put_var(name, value_size, values, offsets, validity);
   }
 
   /// Dimension `d`'s coordinates (fixed-size) as bytes.
   static void put_coords(sparse_writer& w, std::size_t d, std::vector<std::byte> bytes) {
-    w.impl_->put_coord_bytes(d, std::move(bytes));
+    w.impl().put_coord_bytes(d, std::move(bytes));
   }
 
   /// Each cell's write time, in the order the cells were given.
   static void cell_times(sparse_writer& w, std::vector<std::uint64_t> written_at) {
-    w.impl_->special_ = {std::move(written_at)};
+    w.impl().special_ = {std::move(written_at)};
   }
 
   /// After cell_times: each cell's delete time and the index of the delete
   /// commit that removed it (delete metadata, format 15 on).
   static void cell_deletes(sparse_writer& w, std::vector<std::uint64_t> deleted_at,
                            std::vector<std::uint64_t> deleted_by) {
-    w.impl_->special_.push_back(std::move(deleted_at));
-    w.impl_->special_.push_back(std::move(deleted_by));
+    w.impl().special_.push_back(std::move(deleted_at));
+    w.impl().special_.push_back(std::move(deleted_by));
   }
 
   /// The delete commits (their marker names) already applied to the cells.
   static void processed_conditions(sparse_writer& w, std::vector<std::string> markers) {
-    w.impl_->processed_conditions_ = std::move(markers);
+    w.impl().processed_conditions_ = std::move(markers);
   }
 };
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tilefmt/array/model/coordinates.hpp"
+#include "tilefmt/array/write/cells_api.hpp"
 #include "tilefmt/array/write/fragment_builder.hpp"
 #include "tilefmt/array/write/schema_rules.hpp"
 #include "tilefmt/format/print.hpp"
@@ -49,12 +50,12 @@ struct pending_cells {
 /// `check_writable(who)` (throws when the writer takes no more cells);
 /// `coordinates_changing()` runs before coordinates are replaced.
 template <class Writer>
-class sparse_input {
+class sparse_input : public coordinate_sink {
 public:
   /// A fixed-size dimension's coordinates as little-endian bytes of
   /// `value_size` (floating point or not, as the caller's type was).
   void put_coords(std::string_view dimension, std::size_t value_size, bool is_float_type,
-                  std::span<const std::byte> bytes) {
+                  std::span<const std::byte> bytes) override {
     self().check_writable("set_coords");
     const auto& dims = self().schema().domain.dimensions.value;
     const std::size_t d = dimension_index(dimension);
@@ -70,7 +71,7 @@ public:
     p.set = true;
   }
   /// A string dimension's coordinates.
-  void put_coords(std::string_view dimension, const std::vector<std::string>& coords) {
+  void put_coords(std::string_view dimension, const std::vector<std::string>& coords) override {
     self().check_writable("set_coords");
     const std::size_t d = dimension_index(dimension);
     const auto& dim = self().schema().domain.dimensions.value[d];

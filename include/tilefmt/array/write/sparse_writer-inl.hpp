@@ -73,9 +73,9 @@ inline void finish_rtree(const format::ArraySchema& schema, std::vector<format::
   for (auto it = levels.rbegin(); it != levels.rend(); ++it) shape.rtree.levels.value.push_back({{std::move(*it)}});
 }
 
-class sparse_writer_impl : public sparse_input<sparse_writer_impl> {
+class sparse_writer_impl final : public sparse_input<sparse_writer_impl> {
 public:
-  void encode_threads(unsigned n) { b_.set_threads(n); }
+  void encode_threads(unsigned n) override { b_.set_threads(n); }
   sparse_writer_impl(const fs::path& root, const write_options& opt)
       : b_(root, "sparse_writer", true, opt.storage, opt.encryption_key) {
     check_sparse_schema(b_);
@@ -233,8 +233,6 @@ private:
     coords_[d].set = true;
   }
 
-
-
   /// Coordinate `c` of string dimension `d`.
   std::string_view coord_string(std::size_t d, std::size_t c) const {
     const auto& p = coords_[d];
@@ -243,9 +241,8 @@ private:
     return {reinterpret_cast<const char*>(p.bytes.data()) + b, e - b};
   }
 
-
   void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
-                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) {
+                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) override {
     const auto [i, cells] = b_.checks().fixed_attribute(name, value_size, n, validity, cells_);
     take_cells(cells, std::string("set: attribute \"") + std::string(name) + "\"");
     // With every dimension's coordinates given, the cells' order is known:
@@ -280,7 +277,7 @@ private:
   }
 
   void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
-               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
+               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) override {
     const std::size_t i = b_.checks().var_attribute(name, value_size, values, offsets, validity, cells_);
     take_cells(offsets.size(), std::string("set_var: attribute \"") + std::string(name) + "\"");
     attrs_[i] = pending::var(values, offsets, value_size, validity);
@@ -436,32 +433,19 @@ private:
   bool maybe_duplicates_ = true;
 };
 
-TILEFMT_FUNC impl_ptr<sparse_writer_impl> make_sparse_writer(const fs::path& root, const write_options& opt) {
-  return make_impl<sparse_writer_impl>(root, opt);
+TILEFMT_FUNC std::unique_ptr<coordinate_sink> make_sparse_writer(const fs::path& root, const write_options& opt) {
+  return std::make_unique<sparse_writer_impl>(root, opt);
 }
 
 } // namespace detail
 
-TILEFMT_FUNC const format::ArraySchema& sparse_writer::schema() const noexcept { return impl_->schema(); }
-TILEFMT_FUNC const std::string& sparse_writer::schema_name() const noexcept { return impl_->schema_name(); }
-TILEFMT_FUNC std::uint64_t sparse_writer::cell_num() const noexcept { return impl_->cell_num(); }
-TILEFMT_FUNC std::string sparse_writer::commit(const write_options& opt) { return impl_->commit(opt); }
-TILEFMT_FUNC void sparse_writer::put_fixed(std::string_view name, std::size_t value_size, std::size_t n,
-                                           std::span<const std::byte> bytes, std::span<const std::uint8_t> validity,
-                                           const detail::tile_encoder& encoder) {
-  impl_->put_fixed(name, value_size, n, bytes, validity, encoder);
+TILEFMT_FUNC detail::sparse_writer_impl& sparse_writer::impl() const {
+  return static_cast<detail::sparse_writer_impl&>(*impl_);
 }
-TILEFMT_FUNC void sparse_writer::put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
-                                         std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) {
-  impl_->put_var(name, value_size, values, offsets, validity);
-}
-TILEFMT_FUNC void sparse_writer::put_coords(std::string_view dimension, std::size_t value_size, bool is_float,
-                                            std::span<const std::byte> bytes) {
-  impl_->put_coords(dimension, value_size, is_float, bytes);
-}
-TILEFMT_FUNC void sparse_writer::put_coords(std::string_view dimension, const std::vector<std::string>& coords) {
-  impl_->put_coords(dimension, coords);
-}
-TILEFMT_FUNC void sparse_writer::encode_threads(unsigned n) { impl_->encode_threads(n); }
+
+TILEFMT_FUNC const format::ArraySchema& sparse_writer::schema() const noexcept { return impl().schema(); }
+TILEFMT_FUNC const std::string& sparse_writer::schema_name() const noexcept { return impl().schema_name(); }
+TILEFMT_FUNC std::uint64_t sparse_writer::cell_num() const noexcept { return impl().cell_num(); }
+TILEFMT_FUNC std::string sparse_writer::commit(const write_options& opt) { return impl().commit(opt); }
 
 } // namespace tilefmt::array

@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "tilefmt/array/support/compiled.hpp"
-#include "tilefmt/array/support/impl_ptr.hpp"
 #include "tilefmt/array/write/coordinates_api.hpp"
 #include "tilefmt/array/write/options.hpp"
 #include "tilefmt/format/array_schema.hpp"
@@ -28,7 +27,7 @@ namespace fs = std::filesystem;
 namespace detail {
 class sparse_writer_impl;
 struct rewrite_access;
-impl_ptr<sparse_writer_impl> make_sparse_writer(const fs::path& root, const write_options& opt);
+std::unique_ptr<coordinate_sink> make_sparse_writer(const fs::path& root, const write_options& opt);
 } // namespace detail
 
 /// One sparse fragment of an existing array: cells with their coordinates,
@@ -71,15 +70,10 @@ private:
   friend class detail::coordinates_api<sparse_writer>;
   friend struct detail::rewrite_access;
 
-  void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
-                 std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder);
-  void put_var(std::string_view name, std::size_t value_size, std::span<const std::byte> values,
-               std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity);
-  void put_coords(std::string_view dimension, std::size_t value_size, bool is_float, std::span<const std::byte> bytes);
-  void put_coords(std::string_view dimension, const std::vector<std::string>& coords);
-  void encode_threads(unsigned n);
+  detail::coordinate_sink& sink() { return *impl_; }
+  detail::sparse_writer_impl& impl() const;
 
-  detail::impl_ptr<detail::sparse_writer_impl> impl_;
+  std::unique_ptr<detail::coordinate_sink> impl_;
 };
 
 } // namespace tilefmt::array
