@@ -203,26 +203,7 @@ private:
   /// order and (unless allowed) duplicates, before anything is written.
   void check_cells(std::size_t n) {
     const auto& dims = schema().domain.dimensions.value;
-    for (std::size_t d = 0; d < dims.size(); ++d) {
-      const auto& dim = dims[d];
-      if (dim.is_var()) continue;
-      format::visit_coordinate_type(dim.type.value, [&]<class T>() {
-        auto [lo, hi] = dim.domain_as<T>();
-        for (std::size_t c = 0; c < n; ++c) {
-          const T v = codec::load_le<T>(in_coords_[d].bytes.data() + c * sizeof(T));
-          if constexpr (std::is_floating_point_v<T>) {
-            if (std::isnan(v))
-              throw std::invalid_argument(b_.message("coordinate " + std::to_string(submitted_ + c) +
-                                                     " of dimension \"" + dim.name.value + "\" is NaN"));
-          }
-          if (v < lo || v > hi)
-            throw std::invalid_argument(b_.message("coordinate " + std::to_string(submitted_ + c) + " of dimension \"" +
-                                                   dim.name.value + "\" is " + std::to_string(v) +
-                                                   ", outside the domain [" + std::to_string(lo) + ", " +
-                                                   std::to_string(hi) + "]"));
-        }
-      });
-    }
+    check_domain(in_coords_, n, submitted_);
     // The cells in order, after the last cell submitted before (index 0,
     // when there is one).
     const std::size_t base = submitted_ == 0 ? 0 : 1;

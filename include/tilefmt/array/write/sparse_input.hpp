@@ -4,6 +4,7 @@
 // calls before a write agree on.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -117,6 +118,29 @@ protected:
       if (!attrs[i].set)
         throw std::invalid_argument(self().b_.message(who + ": attribute \"" + s.attributes[i].name.value +
                                                       "\" has no cells (TileDB writes every attribute)"));
+  }
+
+  /// Refuses a coordinate outside its dimension's domain, or NaN, as TileDB
+  /// does: `n` cells of `coords`, numbered from `first` in messages.
+  void check_domain(const std::vector<pending_cells>& coords, std::size_t n, std::uint64_t first = 0) const {
+    const auto& dims = self().schema().domain.dimensions.value;
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      const auto& dim = dims[d];
+      if (dim.is_var()) continue;
+      format::visit_coordinate_type(dim.type.value, [&]<class T>() {
+        auto [lo, hi] = dim.template domain_as<T>();
+        for (std::size_t c = 0; c < n; ++c) {
+          const T v = codec::load_le<T>(coords[d].bytes.data() + c * sizeof(T));
+          const std::string who = "coordinate " + std::to_string(first + c) + " of dimension \"" + dim.name.value + "\"";
+          if constexpr (std::is_floating_point_v<T>) {
+            if (std::isnan(v)) throw std::invalid_argument(self().b_.message(who + " is NaN"));
+          }
+          if (v < lo || v > hi)
+            throw std::invalid_argument(self().b_.message(who + " is " + std::to_string(v) + ", outside the domain [" +
+                                                          std::to_string(lo) + ", " + std::to_string(hi) + "]"));
+        }
+      });
+    }
   }
 
   std::size_t dimension_index(std::string_view dimension) const {

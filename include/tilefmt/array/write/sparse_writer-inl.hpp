@@ -288,7 +288,7 @@ private:
   /// `maybe_duplicates` is cleared when no two cells have the same
   /// coordinates.
   std::vector<std::uint64_t> cells_in_global_order(bool& maybe_duplicates) const {
-    check_domain();
+    check_domain(coords_, static_cast<std::size_t>(cell_num()));
     const std::size_t nd = schema().domain.dimensions.size(), n = static_cast<std::size_t>(cell_num());
     const auto column = [&](std::size_t d) { return coords_[d].bytes.data(); };
     if (auto order = detail::global_order::packed(schema(), n, column, b_.threads(), maybe_duplicates))
@@ -304,32 +304,7 @@ private:
     return out;
   }
 
-  /// Refuses a coordinate outside its dimension's domain, or NaN, as TileDB
-  /// does.
-  void check_domain() const {
-    const auto& dims = schema().domain.dimensions.value;
-    const std::size_t n = static_cast<std::size_t>(cell_num());
-    for (std::size_t d = 0; d < dims.size(); ++d) {
-      const auto& dim = dims[d];
-      if (dim.is_var()) continue;
-      format::visit_coordinate_type(dim.type.value, [&]<class T>() {
-        auto [lo, hi] = dim.domain_as<T>();
-        for (std::size_t c = 0; c < n; ++c) {
-          const T v = codec::load_le<T>(coords_[d].bytes.data() + c * sizeof(T));
-          if constexpr (std::is_floating_point_v<T>) {
-            if (std::isnan(v))
-              throw std::invalid_argument(b_.message(std::string("coordinate ") + std::to_string(c) + " of dimension \"" +
-                                                     dim.name.value + "\" is NaN"));
-          }
-          if (v < lo || v > hi)
-            throw std::invalid_argument(b_.message(std::string("coordinate ") + std::to_string(c) + " of dimension \"" +
-                                                   dim.name.value + "\" is " + std::to_string(v) +
-                                                   ", outside the domain [" + std::to_string(lo) + ", " +
-                                                   std::to_string(hi) + "]"));
-        }
-      });
-    }
-  }
+
 
   /// "Duplicate coordinates (c0, c1) are not allowed", as TileDB says it
   /// when cells next to each other in global order have the same bytes.
