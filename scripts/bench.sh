@@ -68,4 +68,14 @@ if [ -n "$VENV" ]; then
 else
   echo "TileDB-Py could not be installed: comparison skipped"
 fi
+# The read shapes of single-cell matrices, string dimensions, var-size
+# strings and duplicates, through both Python packages: the package comes
+# from scripts/python_test.sh (built there, with TileDB-Py beside it).
+PY_VENV=build/python/venv
+if [ -x "$PY_VENV/bin/python" ] && "$PY_VENV/bin/python" -c "import tilefmt, tiledb" 2>/dev/null; then
+  say "read shapes vs TileDB-Py through the Python packages (bench/compare/compare_shapes.py; SHAPES_SCALE=0.1 for a quick look)"
+  "$PY_VENV/bin/python" bench/compare/compare_shapes.py --dir build/bench/shapes --scale "${SHAPES_SCALE:-1}" || status=1
+else
+  echo "the Python package is not built (scripts/python_test.sh): compare_shapes.py skipped"
+fi
 exit $status
