@@ -5,7 +5,8 @@ with TileDB-Py's forms (``tilefmt.create``, ``open(uri, "w")``,
 import numpy as np
 
 from . import _config, _core, _types
-from ._array import Schema, _encode_ranges, _replace_ellipsis, _schema_of
+from ._query import _encode_ranges, _replace_ellipsis
+from ._schema import Schema, _schema_of
 
 
 def _schema_dict(schema):

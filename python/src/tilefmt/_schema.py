@@ -1,0 +1,204 @@
+"""An array's schema as Python sees it: dimensions, attributes, domain,
+schema and fragment descriptions (TileDB-Py's ``tiledb.Dim``, ``tiledb.Attr``,
+...), and the schema read from the extension (``_schema_of``)."""
+
+from dataclasses import dataclass
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+from . import _types
+
+
+@dataclass(frozen=True)
+class Dim:
+    """A dimension: its name, inclusive domain, tile extent and dtype
+    (TileDB-Py's ``tiledb.Dim(name=, domain=, tile=, dtype=)``; "ascii" or
+    bytes/str dtypes make a string dimension)."""
+    name: str = "__dim_0"
+    domain: Tuple[Any, Any] = (None, None)
+    tile: Any = None
+    dtype: Any = np.uint64
+    var: Optional[bool] = None
+    filters: Tuple = ()
+    tiledb_type: Optional[str] = None
+
+    def __post_init__(self):
+        t = self.tiledb_type or _types.tiledb_type_of(self.dtype, dimension=True)
+        object.__setattr__(self, "tiledb_type", t)
+        var = t == "STRING_ASCII" if self.var is None else self.var
+        object.__setattr__(self, "var", var)
+        object.__setattr__(self, "dtype", _types.cell_dtype(t, 0 if var else 1))
+        if var:
+            object.__setattr__(self, "domain", (None, None))
+
+    @property
+    def isvar(self):
+        return self.var
+
+
+@dataclass(frozen=True)
+class Attr:
+    """An attribute: its name, dtype, var-size and nullable flags, fill
+    value and filters (TileDB-Py's ``tiledb.Attr``; str and bytes dtypes
+    are var-size, "ascii" an ASCII string). `filters`: (name, level) pairs
+    such as ("ZSTD", 3) or ("BYTESHUFFLE", None)."""
+    name: str = ""
+    dtype: Any = np.float64
+    var: Optional[bool] = None
+    nullable: bool = False
+    fill: Any = None
+    filters: Tuple = ()
+    tiledb_type: Optional[str] = None
+    cell_val_num: Optional[int] = None  # 0: var-size
+    enumeration: str = ""
+
+    def __post_init__(self):
+        t = self.tiledb_type or _types.tiledb_type_of(self.dtype)
+        object.__setattr__(self, "tiledb_type", t)
+        var = self.var
+        if var is None:
+            var = self.cell_val_num == 0 if self.cell_val_num is not None else _types.var_by_default(self.dtype)
+        object.__setattr__(self, "var", bool(var))
+        cvn = 0 if var else (self.cell_val_num or 1)
+        object.__setattr__(self, "cell_val_num", cvn)
+        object.__setattr__(self, "dtype", _types.cell_dtype(t, cvn))
+
+    @property
+    def isvar(self):
+        return self.var
+
+    @property
+    def isnullable(self):
+        return self.nullable
+
+
+class Domain:
+    """The dimensions of an array: ``Domain(dim, ...)``."""
+
+    def __init__(self, *dims):
+        if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+            dims = tuple(dims[0])
+        self.dims = tuple(dims)
+
+    def __eq__(self, other):
+        return isinstance(other, Domain) and self.dims == other.dims
+
+    def __repr__(self):
+        return "Domain(%s)" % ", ".join(map(repr, self.dims))
+
+    @property
+    def ndim(self):
+        return len(self.dims)
+
+    def dim(self, key):
+        """Dimension `key`: its index or its name."""
+        if isinstance(key, str):
+            for d in self.dims:
+                if d.name == key:
+                    return d
+            raise KeyError(key)
+        return self.dims[key]
+
+    def has_dim(self, name):
+        """Whether a dimension is called `name`."""
+        return any(d.name == name for d in self.dims)
+
+
+@dataclass(frozen=True)
+class Schema:
+    """An array schema as plain Python values (TileDB-Py's
+    ``tiledb.ArraySchema(domain=, attrs=, sparse=, ...)``)."""
+    domain: Domain
+    attrs: Tuple[Attr, ...] = ()
+    sparse: bool = False
+    cell_order: str = "row-major"
+    tile_order: Optional[str] = "row-major"
+    capacity: int = 10000
+    allows_duplicates: bool = False
+    version: int = 22
+    current_domain: Optional[Tuple[Tuple[Any, Any], ...]] = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "attrs", tuple(self.attrs))
+
+    @property
+    def ndim(self):
+        return self.domain.ndim
+
+    @property
+    def nattr(self):
+        return len(self.attrs)
+
+    @property
+    def shape(self):
+        """Cells per dimension (integer dimensions only)."""
+        return tuple(int(d.domain[1]) - int(d.domain[0]) + 1 for d in self.domain.dims)
+
+    def attr(self, key):
+        """Attribute `key`: its index or its name."""
+        if isinstance(key, str):
+            for a in self.attrs:
+                if a.name == key:
+                    return a
+            raise KeyError(key)
+        return self.attrs[key]
+
+    def has_attr(self, name):
+        """Whether an attribute is called `name`."""
+        return any(a.name == name for a in self.attrs)
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """A committed fragment, as listed at the open timestamp."""
+    uri: str
+    name: str
+    timestamp_range: Tuple[int, int]
+    version: int
+    sparse: bool
+    cell_num: int
+    nonempty_domain: Tuple[Tuple[Any, Any], ...]
+
+
+def _range_values(dim, lo, hi):
+    if dim.var:
+        return (_string_bound(dim, lo), _string_bound(dim, hi))
+    return (_types.scalar(dim.tiledb_type, lo), _types.scalar(dim.tiledb_type, hi))
+
+
+def _string_bound(dim, raw):
+    # TileDB-Py gives string (ASCII) dimensions' bounds as bytes.
+    return raw.decode("utf-8", "surrogateescape") if dim.tiledb_type == "STRING_UTF8" else raw
+
+
+def _schema_of(raw):
+    dims = []
+    for d in raw["dims"]:
+        if d["var"]:
+            domain, tile = (None, None), None
+        else:
+            t = d["type"]
+            size = len(d["domain"]) // 2
+            domain = (_types.scalar(t, d["domain"][:size]), _types.scalar(t, d["domain"][size:]))
+            tile = None if d["tile"] is None else _types.scalar(t, d["tile"])
+            if tile is not None and _types.base_dtype(t).kind in "mM":
+                tile = np.frombuffer(d["tile"], "<i8")[0]
+        dims.append(Dim(name=d["name"], domain=domain, tile=tile, var=d["var"], tiledb_type=d["type"]))
+    attrs = []
+    for a in raw["attrs"]:
+        dt = _types.cell_dtype(a["type"], a["cell_val_num"])
+        fill = a["fill"]
+        if not a["var"] and not _types.is_string(a["type"]):
+            fill = np.frombuffer(fill, dtype=dt)[0] if len(fill) == dt.itemsize else fill
+        attrs.append(Attr(name=a["name"], var=a["var"], nullable=a["nullable"], fill=fill, tiledb_type=a["type"],
+                          cell_val_num=a["cell_val_num"], enumeration=a["enumeration"]))
+    domain = Domain(tuple(dims))
+    current = None
+    if raw["current_domain"]:
+        current = tuple(_range_values(d, r["lo"], r["hi"]) for d, r in zip(dims, raw["current_domain"]))
+    # TileDB-Py reports no tile order for Hilbert cell order (it does not apply).
+    tile_order = None if raw["cell_order"] == "hilbert" else raw["tile_order"]
+    return Schema(domain=domain, attrs=tuple(attrs), sparse=raw["sparse"], cell_order=raw["cell_order"],
+                  tile_order=tile_order, capacity=raw["capacity"], allows_duplicates=raw["allows_duplicates"],
+                  version=raw["version"], current_domain=current)
