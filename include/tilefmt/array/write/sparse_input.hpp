@@ -131,12 +131,15 @@ protected:
         auto [lo, hi] = dim.template domain_as<T>();
         for (std::size_t c = 0; c < n; ++c) {
           const T v = codec::load_le<T>(coords[d].bytes.data() + c * sizeof(T));
-          const std::string who = "coordinate " + std::to_string(first + c) + " of dimension \"" + dim.name.value + "\"";
+          // The message is made only for a refused cell: this runs on every coordinate.
+          auto who = [&] {
+            return "coordinate " + std::to_string(first + c) + " of dimension \"" + dim.name.value + "\"";
+          };
           if constexpr (std::is_floating_point_v<T>) {
-            if (std::isnan(v)) throw std::invalid_argument(self().b_.message(who + " is NaN"));
+            if (std::isnan(v)) throw std::invalid_argument(self().b_.message(who() + " is NaN"));
           }
           if (v < lo || v > hi)
-            throw std::invalid_argument(self().b_.message(who + " is " + std::to_string(v) + ", outside the domain [" +
+            throw std::invalid_argument(self().b_.message(who() + " is " + std::to_string(v) + ", outside the domain [" +
                                                           std::to_string(lo) + ", " + std::to_string(hi) + "]"));
         }
       });
