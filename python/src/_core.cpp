@@ -506,6 +506,7 @@ std::string write_metadata(const std::string& path, const nb::dict& entries, std
 
 NB_MODULE(_core, m) {
   m.doc() = "tilefmt's compiled reader (use the tilefmt package, not this module)";
+  tilefmt_python::import_numpy();
   m.def("unpack_strings", &tilefmt_python::unpack_strings, "values"_a, "offsets"_a, "kind"_a);
   nb::class_<py_array>(m, "Array")
       .def(nb::init<const std::string&, const nb::bytes&, std::uint64_t, std::uint64_t, const config_map&>(), "path"_a,

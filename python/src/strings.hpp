@@ -1,16 +1,28 @@
 // tilefmt._core: var-size character cells as Python objects, made in C++
 // as TileDB-Py makes them. Built one by one in Python (a slice, an rstrip
 // and a decode a cell), a column of 2x10^6 strings took 0.7 s, most of a
-// read; here it is one pass over the bytes.
+// read; here it is one pass over the bytes, straight into a NumPy object
+// array (through NumPy's C API: a list copied into one cost a third more).
 #pragma once
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
+// One translation unit (_core.cpp) holds the extension: it imports NumPy's
+// C API (import_numpy) and is the only user of it. The API of NumPy 1.22
+// (the oldest the package supports) keeps the extension loadable by every
+// NumPy from there on, whichever it was built with.
+#define NPY_NO_DEPRECATED_API NPY_1_22_API_VERSION
+#define NPY_TARGET_VERSION NPY_1_22_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL tilefmt_numpy_api
+#include <numpy/arrayobject.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace tilefmt_python {
 
@@ -23,17 +35,115 @@ enum class cell_text : int {
   bytes = 2,  // bytes as stored
 };
 
+/// Makes NumPy's C API usable; called once when the module loads.
+inline void import_numpy() {
+  if (_import_array() < 0) throw nb::python_error();
+}
+
+/// Whether every byte of `p[0, n)` is ASCII (a whole column at once: its
+/// cells then become str without decoding).
+inline bool all_ascii(const std::uint8_t* p, std::size_t n) {
+  std::uint8_t high = 0;
+  for (std::size_t i = 0; i < n; ++i) high |= p[i];  // vectorised: no early exit
+  return high < 0x80;
+}
+
+/// Equal cells made into one object, as TileDB-Py does for strings: a
+/// column of categories (cell types, genes, labels) repeats a few values
+/// millions of times, and a hit costs a hash and a compare instead of a new
+/// object. Open addressing over the cells' hashes; a hit compares the
+/// bytes. Columns of mostly distinct values turn it off after a sample.
+class equal_cells {
+public:
+  /// The object made before for the `len` bytes at `p`, as a new
+  /// reference, or nullptr (then remember() the one made for them).
+  PyObject* find(const char* p, std::size_t len) {
+    if (!on_) return nullptr;
+    hash_ = hash(p, len);
+    if (++looked_ == sample && used_ * 2 > looked_) {
+      on_ = false;  // mostly distinct: not worth it
+      return nullptr;
+    }
+    if (table_.empty()) table_.resize(1024);
+    for (std::size_t i = hash_ & (table_.size() - 1);; i = (i + 1) & (table_.size() - 1)) {
+      const entry& e = table_[i];
+      if (!e.obj) return nullptr;
+      if (e.hash == hash_ && e.len == len && std::memcmp(e.bytes, p, len) == 0) {
+        Py_INCREF(e.obj);
+        return e.obj;
+      }
+    }
+  }
+  /// Remembers `obj` (borrowed: the array holds it) for the bytes find()
+  /// last missed.
+  void remember(const char* p, std::size_t len, PyObject* obj) {
+    if (!on_) return;
+    if ((used_ + 1) * 2 > table_.size()) grow();
+    put({hash_, p, len, obj});
+    ++used_;
+  }
+
+private:
+  struct entry {
+    std::uint64_t hash;
+    const char* bytes;
+    std::size_t len;
+    PyObject* obj;
+  };
+  static constexpr std::size_t sample = 1 << 16;
+
+  static std::uint64_t hash(const char* p, std::size_t len) {
+    std::uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
+    std::size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      h = (h ^ w) * 0xff51afd7ed558ccdull;
+      h ^= h >> 32;
+    }
+    std::uint64_t w = 0;
+    std::memcpy(&w, p + i, len - i);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 29);
+  }
+  void put(const entry& e) {
+    std::size_t i = e.hash & (table_.size() - 1);
+    while (table_[i].obj) i = (i + 1) & (table_.size() - 1);
+    table_[i] = e;
+  }
+  void grow() {
+    std::vector<entry> old(table_.size() * 2);
+    old.swap(table_);
+    for (const entry& e : old)
+      if (e.obj) put(e);
+  }
+
+  std::vector<entry> table_;
+  std::size_t used_ = 0, looked_ = 0;
+  std::uint64_t hash_ = 0;
+  bool on_ = true;
+};
+
 /// Cells `values[offsets[i], offsets[i + 1])` (the last to the end) as a
-/// list of `kind` objects. Offsets that decrease or pass the values raise
-/// ValueError naming the cell.
-inline nb::list unpack_strings(nb::ndarray<const std::uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> values,
-                               nb::ndarray<const std::uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> offsets,
-                               int kind) {
+/// NumPy object array of `kind` objects. Offsets that decrease or pass the
+/// values raise ValueError naming the cell.
+inline nb::object unpack_strings(nb::ndarray<const std::uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> values,
+                                 nb::ndarray<const std::uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> offsets,
+                                 int kind) {
   if (kind < 0 || kind > 2) throw std::invalid_argument("tilefmt: unpack_strings: kind is 0, 1 or 2");
+  const auto how = static_cast<cell_text>(kind);
   const auto* bytes = reinterpret_cast<const char*>(values.data());
   const std::size_t size = values.shape(0), n = offsets.shape(0);
   const std::uint64_t* off = offsets.data();
-  nb::list out;
+  npy_intp dims[1] = {static_cast<npy_intp>(n)};
+  // Its slots start NULL (NumPy zero-fills object arrays it makes), each
+  // replaced by a new reference below; on an error the array goes with the
+  // ones made so far.
+  nb::object out = nb::steal(PyArray_SimpleNew(1, dims, NPY_OBJECT));
+  if (!out.is_valid()) throw nb::python_error();
+  auto** slot = static_cast<PyObject**>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(out.ptr())));
+  const bool ascii = how == cell_text::utf8 && all_ascii(values.data(), size);
+  equal_cells same;
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint64_t start = off[i], stop = i + 1 < n ? off[i + 1] : size;
     if (start > stop || stop > size)
@@ -41,13 +151,25 @@ inline nb::list unpack_strings(nb::ndarray<const std::uint8_t, nb::ndim<1>, nb::
                                   ", " + std::to_string(stop) + ") of " + std::to_string(size) + " bytes");
     std::size_t len = static_cast<std::size_t>(stop - start);
     const char* p = bytes + start;
-    if (static_cast<cell_text>(kind) != cell_text::bytes)
+    if (how != cell_text::bytes)
       while (len > 0 && p[len - 1] == '\0') --len;
-    PyObject* o = static_cast<cell_text>(kind) == cell_text::utf8
-                      ? PyUnicode_DecodeUTF8(p, static_cast<Py_ssize_t>(len), "surrogateescape")
-                      : PyBytes_FromStringAndSize(p, static_cast<Py_ssize_t>(len));
+    PyObject* o = same.find(p, len);
+    if (o) {
+      slot[i] = o;
+      continue;
+    }
+    if (ascii) {
+      // A compact ASCII str is its bytes: no decoder needed.
+      o = PyUnicode_New(static_cast<Py_ssize_t>(len), 127);
+      if (o && len) std::memcpy(PyUnicode_DATA(o), p, len);
+    } else if (how == cell_text::utf8) {
+      o = PyUnicode_DecodeUTF8(p, static_cast<Py_ssize_t>(len), "surrogateescape");
+    } else {
+      o = PyBytes_FromStringAndSize(p, static_cast<Py_ssize_t>(len));
+    }
     if (!o) throw nb::python_error();
-    out.append(nb::steal(o));
+    slot[i] = o;
+    same.remember(p, len, o);
   }
   return out;
 }

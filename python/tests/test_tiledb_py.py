@@ -367,10 +367,30 @@ def test_var_size_cells_are_made_in_cpp():
 
     values = np.frombuffer(b"ab\0\0" + b"\xffz" + b"" + b"c\0", dtype=np.uint8)
     offsets = np.array([0, 4, 6, 6], dtype=np.uint64)
-    assert _core.unpack_strings(values, offsets, 0) == ["ab", "\udcffz", "", "c"]
-    assert _core.unpack_strings(values, offsets, 1) == [b"ab", b"\xffz", b"", b"c"]
-    assert _core.unpack_strings(values, offsets, 2) == [b"ab\0\0", b"\xffz", b"", b"c\0"]
-    assert _core.unpack_strings(values[:0], offsets[:0], 0) == []
+    def unpack(v, o, kind):
+        out = _core.unpack_strings(v, o, kind)
+        assert isinstance(out, np.ndarray) and out.dtype == object and out.shape == (len(o),)
+        return out.tolist()
+
+    assert unpack(values, offsets, 0) == ["ab", "\udcffz", "", "c"]
+    assert unpack(values, offsets, 1) == [b"ab", b"\xffz", b"", b"c"]
+    assert unpack(values, offsets, 2) == [b"ab\0\0", b"\xffz", b"", b"c\0"]
+    assert unpack(values[:0], offsets[:0], 0) == []
+    # All ASCII: made without the decoder, the same str.
+    ascii_values = np.frombuffer(b"ab\0cde", dtype=np.uint8)
+    assert unpack(ascii_values, np.array([0, 3, 3], dtype=np.uint64), 0) == ["ab", "", "cde"]
+    # Equal cells are one object; a column of mostly distinct cells (past
+    # the sample after which the cache turns off) is made right too.
+    words = ["w%d" % (i % 7) for i in range(1000)] + ["d%d" % i for i in range(100_000)] + ["w1", "w1\0", "x"]
+    blob = "".join(words).encode()
+    offs = np.cumsum([0] + [len(w) for w in words[:-1]]).astype(np.uint64)
+    for kind, conv in ((0, str), (1, lambda w: w.rstrip("\0").encode()), (2, str.encode)):
+        got = _core.unpack_strings(np.frombuffer(blob, dtype=np.uint8), offs, kind)
+        want = [conv(w) for w in words]
+        if kind == 0:
+            want = [w.rstrip("\0") for w in want]
+        assert got.tolist() == want, kind
+        assert got[1] is got[8] and got[-3] == got[1]
     with pytest.raises(ValueError, match="cell 1 spans"):
         _core.unpack_strings(values, np.array([0, 2, 9], dtype=np.uint64), 1)
     with pytest.raises(ValueError, match="cell 0 spans"):

@@ -352,12 +352,11 @@ def _unpack_var(tiledb_type, values, offsets):
     their trailing NULs, as they do through TileDB-Py's NumPy strings;
     CHAR and BLOB bytes keep them, as in TileDB-Py."""
     n = len(offsets)
-    out = np.empty(n, dtype=object)
     if tiledb_type in ("STRING_UTF8", "STRING_ASCII") or _types.is_string(tiledb_type):
         kind = 0 if tiledb_type == "STRING_UTF8" else 1 if tiledb_type == "STRING_ASCII" else 2
-        out[:] = _core.unpack_strings(np.ascontiguousarray(values).view(np.uint8),
-                                      np.ascontiguousarray(offsets, dtype=np.uint64), kind)
-        return out
+        return _core.unpack_strings(np.ascontiguousarray(values).view(np.uint8),
+                                    np.ascontiguousarray(offsets, dtype=np.uint64), kind)
+    out = np.empty(n, dtype=object)
     ends = np.empty(n, dtype=np.uint64)
     if n:
         ends[:-1] = offsets[1:]

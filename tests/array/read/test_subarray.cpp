@@ -78,6 +78,55 @@ TEST_CASE("subarray: coordinates and MBRs meet many ranges as a scan of them say
   }
 }
 
+TEST_CASE("subarray: covers and the cursor answer as contains does") {
+  std::mt19937 rng(12);
+  for (int round = 0; round < 12; ++round) {
+    std::vector<user_range> xs, ks;
+    const int n = round < 6 ? 1 + round : 300 * round;
+    for (int r = 0; r < n; ++r) {
+      const std::int64_t lo = static_cast<std::int64_t>(rng() % 2100) - 1050;
+      xs.push_back({lo, lo + static_cast<std::int64_t>(rng() % (r % 3 == 0 ? 1 : 40))});
+      const int klo = static_cast<int>(rng() % 900);
+      ks.push_back({std::int64_t{0}, std::int64_t{0}, true, key_text(klo), key_text(klo + static_cast<int>(rng() % 20))});
+    }
+    const subarray given(sparse_schema(), {xs, ks});
+    for (const subarray& sub : {given, given.merged()}) {
+      const auto& dx = sub.dim(0);
+      const auto& dk = sub.dim(1);
+      // An MBR is covered when every key of it is in one range (a
+      // conservative answer is allowed only where ranges merely touch).
+      for (std::int64_t v = -1000; v <= 1000; v += 3) {
+        const std::int64_t w = v + static_cast<std::int64_t>(rng() % 12);
+        bool all = true;
+        for (std::int64_t x = v; x <= w && all; ++x) all = dx.contains(order_key(x));
+        const bool one = std::any_of(dx.ranges.begin(), dx.ranges.end(), [&](const key_range& r) {
+          return r.lo <= order_key(v) && order_key(w) <= r.hi;
+        });
+        const bool covered = dx.covers({order_key(v), order_key(w)});
+        CHECK((!covered || all));
+        if (one) CHECK(covered);
+      }
+      for (int i = 0; i < 940; i += 2) {
+        const std::string lo = key_text(i), hi = key_text(i + static_cast<int>(rng() % 5));
+        const bool one = std::any_of(dk.text.begin(), dk.text.end(), [&](const auto& r) { return r.contains(lo) && r.contains(hi); });
+        const bool covered = dk.covers_text(lo, hi);
+        if (covered) CHECK((dk.contains_text(lo) && dk.contains_text(hi)));
+        if (one) CHECK(covered);
+      }
+      // The cursor: keys mostly increasing, with jumps back, as the
+      // coordinates of a tile's rows come.
+      array::detail::dimension_ranges::cursor cx(dx), ck(dk);
+      std::int64_t v = -1000;
+      for (int step = 0; step < 5000; ++step) {
+        v = rng() % 50 == 0 ? static_cast<std::int64_t>(rng() % 2000) - 1000 : std::min<std::int64_t>(1000, v + static_cast<std::int64_t>(rng() % 4));
+        REQUIRE(cx.contains(order_key(v)) == dx.contains(order_key(v)));
+        const std::string s = key_text(static_cast<int>((v + 1000) % 960));
+        REQUIRE(ck.contains_text(s) == dk.contains_text(s));
+      }
+    }
+  }
+}
+
 TEST_CASE("subarray: no ranges on a string dimension is all of it") {
   const subarray sub(sparse_schema(), {{{std::int64_t{3}, std::int64_t{4}}}});
   CHECK(sub.dim(1).contains_text(""));

@@ -109,6 +109,61 @@ struct dimension_ranges {
     return it != cover_.end() && it->lo <= k.hi;
   }
 
+  /// Whether every key of `k` is in one range (an MBR wholly inside the
+  /// subarray: its cells need no test).
+  bool covers(const key_range& k) const noexcept {
+    if (!indexed_)
+      return std::any_of(ranges.begin(), ranges.end(), [&](const key_range& r) { return r.lo <= k.lo && k.hi <= r.hi; });
+    auto it = std::upper_bound(cover_.begin(), cover_.end(), k.lo, [](std::uint64_t v, const key_range& r) { return v < r.lo; });
+    return it != cover_.begin() && std::prev(it)->hi >= k.hi;
+  }
+  bool covers_text(std::string_view lo, std::string_view hi) const noexcept {
+    if (!indexed_)
+      return std::any_of(text.begin(), text.end(), [&](const text_range& r) { return r.contains(lo) && r.contains(hi); });
+    if (text_all_) return true;
+    auto it = std::upper_bound(text_cover_.begin(), text_cover_.end(), lo,
+                               [](std::string_view v, const text_range& r) { return v < r.lo; });
+    return it != text_cover_.begin() && std::prev(it)->hi >= hi;
+  }
+
+  /// contains() / contains_text() for keys that mostly come in increasing
+  /// order (a tile's coordinates): the range of the last key is tried, and
+  /// the one after it, before a binary search. One per thread.
+  class cursor {
+  public:
+    explicit cursor(const dimension_ranges& r) : r_(r) {}
+    bool contains(std::uint64_t k) {
+      const auto& c = r_.cover_;
+      if (!r_.indexed_) return r_.contains(k);
+      if (at_ < c.size() && c[at_].lo <= k) {
+        if (k <= c[at_].hi) return true;
+        if (at_ + 1 == c.size() || k < c[at_ + 1].lo) return false;
+        if (k <= c[at_ + 1].hi) return (void)++at_, true;
+      }
+      auto it = std::upper_bound(c.begin(), c.end(), k, [](std::uint64_t v, const key_range& r) { return v < r.lo; });
+      if (it == c.begin()) return false;
+      at_ = static_cast<std::size_t>(it - c.begin()) - 1;
+      return c[at_].hi >= k;
+    }
+    bool contains_text(std::string_view s) {
+      const auto& c = r_.text_cover_;
+      if (!r_.indexed_ || r_.text_all_) return r_.contains_text(s);
+      if (at_ < c.size() && c[at_].lo <= s) {
+        if (s <= c[at_].hi) return true;
+        if (at_ + 1 == c.size() || s < c[at_ + 1].lo) return false;
+        if (s <= c[at_ + 1].hi) return (void)++at_, true;
+      }
+      auto it = std::upper_bound(c.begin(), c.end(), s, [](std::string_view v, const text_range& r) { return v < r.lo; });
+      if (it == c.begin()) return false;
+      at_ = static_cast<std::size_t>(it - c.begin()) - 1;
+      return c[at_].hi >= s;
+    }
+
+  private:
+    const dimension_ranges& r_;
+    std::size_t at_ = 0;
+  };
+
   /// Appends to `out` the indices of the ranges holding key `k` (of
   /// `text_k` on a string dimension), in increasing order.
   void ranges_holding(std::uint64_t k, std::string_view text_k, std::vector<std::size_t>& out) const {

@@ -38,8 +38,9 @@
 // come in an order TileDB does not fix (its sorts are not stable).
 //
 // Its parts call one way: this general reader finds the cells and orders
-// them; one_range.hpp answers one range of a one-dimensional array without
-// per-cell records; both hand their runs of cells (runs.hpp) to gather.hpp,
+// them; one_range.hpp answers one range of a one-dimensional array and
+// in_order.hpp the reads whose answer is the cells as stored, both without
+// per-cell records; all hand their runs of cells (runs.hpp) to gather.hpp,
 // which reads the attributes' tiles into the result.
 #pragma once
 
@@ -66,6 +67,7 @@
 #include "tilefmt/array/read/delete_commits.hpp"
 #include "tilefmt/array/read/read_plan.hpp"
 #include "tilefmt/array/read/sparse/gather.hpp"
+#include "tilefmt/array/read/sparse/in_order.hpp"
 #include "tilefmt/array/read/sparse/one_range.hpp"
 #include "tilefmt/array/read/sparse/runs.hpp"
 #include "tilefmt/array/support/parallel.hpp"
@@ -107,8 +109,11 @@ public:
       throw std::invalid_argument("tilefmt: query: several ranges per dimension cannot be read in global order "
                                   "(TileDB refuses it too)");
     if (!merged.empty()) {
-      if (deletes_.empty())
+      if (deletes_.empty()) {
         if (auto runs = sparse_one_range(plan_, gather_).read(merged)) return std::move(*runs);
+        if (!legacy)
+          if (auto stored = sparse_in_order(plan_, gather_).read(merged)) return std::move(*stored);
+      }
       collect(merged, legacy);
     }
     rank_strings();

@@ -1,0 +1,440 @@
+// tilefmt — the sparse reader's path for reads whose answer is the cells in
+// the order they are stored.
+//
+// Two global-order or unordered reads need neither per-cell records nor a
+// sort: an unordered read of an array with duplicates (TileDB returns the
+// cells fragment by fragment, tile by tile, as stored), and a read whose
+// cells all come from one fragment (its cells are stored in the global
+// order, so no merge and no newer twin to drop). That is the shape of the
+// matrices single-cell data keeps (one fragment per layer, read whole or
+// by thousands of row ranges), of string-keyed tables and of time series
+// with duplicates.
+//
+// Each tile the subarray meets is read on the array's threads: a tile whose
+// bounding rectangle lies inside the subarray (and no condition) decodes
+// its coordinates straight into the result; the others keep the cells
+// inside (ranges tested with a cursor, as a tile's coordinates mostly
+// increase) that pass the condition. The attributes are then gathered per
+// tile (gather.hpp), whole tiles straight into the result.
+//
+// What the format promises is checked, not trusted: cells in the global
+// order (strictly, without duplicates allowed), coordinates inside the
+// bounding rectangle that let them in unchecked. Where a check fails, or
+// the read has another shape (several fragments without duplicates, the
+// Hilbert order, deletes, per-cell timestamps), read() answers nullopt and
+// the general reader (reader.hpp) merges and sorts.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tilefmt/array/model/coordinates.hpp"
+#include "tilefmt/array/model/global_order.hpp"
+#include "tilefmt/array/read/read_plan.hpp"
+#include "tilefmt/array/read/sparse/gather.hpp"
+#include "tilefmt/array/read/sparse/runs.hpp"
+#include "tilefmt/array/support/parallel.hpp"
+// fragment::read_values_in_chunks, a member template, is defined there
+// (array.hpp leaves it out of programs built with TILEFMT_COMPILED).
+#include "tilefmt/array/read/fragment-inl.hpp"
+
+namespace tilefmt::array::detail {
+
+class sparse_in_order {
+public:
+  sparse_in_order(const read_plan& plan, const sparse_gather& gather)
+      : plan_(plan), dims_(plan.schema().domain.dimensions.value), gather_(gather),
+        order_(global_order::for_reading(plan.schema())) {}
+
+  /// The result, or nullopt where the read is not of this shape or a check
+  /// fails (the general reader answers). The caller checks that no delete
+  /// commit applies.
+  std::optional<read_output> read(const subarray& sub) const {
+    if (plan_.layout != query_layout::global_order && plan_.layout != query_layout::unordered) return std::nullopt;
+    // Storage order: no order to check, any number of fragments.
+    const bool as_stored = dups() && plan_.layout == query_layout::unordered;
+    if (!as_stored && plan_.schema().cell_order == format::Layout::HILBERT) return std::nullopt;
+    std::vector<segment> segs;
+    const auto& frags = plan_.arr.fragments();
+    std::optional<std::uint32_t> only;
+    for (std::size_t k = 0; k < frags.size(); ++k) {
+      const auto& f = frags[k];
+      plan_.check_fragment(f);
+      if (f.dense()) return std::nullopt;  // the general reader says why
+      if (f.tile_num() == 0 || !meets_subarray(sub, dims_, f.non_empty_domain())) continue;
+      if (f.has_delete_meta() || f.has_timestamps()) return std::nullopt;
+      if (!as_stored && only) return std::nullopt;  // several fragments: a merge
+      only = static_cast<std::uint32_t>(k);
+      const auto mbrs = f.mbrs();
+      if (!mbrs.empty() && mbrs.size() != f.tile_num()) return std::nullopt;
+      for (std::size_t t = 0; t < f.tile_num(); ++t) {
+        if (!mbrs.empty() && !meets_subarray(sub, dims_, mbrs[t])) continue;
+        segment s;
+        s.frag = static_cast<std::uint32_t>(k);
+        s.tile = t;
+        s.inside = !mbrs.empty() && covers(sub, mbrs[t]) && !plan_.where;
+        segs.push_back(std::move(s));
+      }
+    }
+    std::uint64_t cap = 0;  // the result's cells at most (saturating: check_size bounds it)
+    for (const auto& s : segs) {
+      const std::uint64_t cells = frags[s.frag].tile_cells(static_cast<std::size_t>(s.tile));
+      cap = cells > std::numeric_limits<std::uint64_t>::max() - cap ? std::numeric_limits<std::uint64_t>::max() : cap + cells;
+    }
+    std::uint64_t coord_bytes = 0;
+    for (const auto& dim : dims_)
+      coord_bytes += dim.is_var() ? sizeof(std::uint64_t) + 2 * sizeof(void*) : format::datatype_size(dim.type.value);
+    plan_.check_size(cap, coord_bytes);
+    const auto slots = static_cast<std::size_t>(cap);
+    const std::size_t nd = dims_.size();
+    std::vector<result_field> coords(nd);
+    for (std::size_t d = 0; d < nd; ++d) {
+      coords[d].name = dims_[d].name.value;
+      coords[d].type = dims_[d].type.value;
+      coords[d].var = text(d);
+      if (!text(d)) coords[d].values.resize(slots * size(d));  // unzeroed: only the pages written become resident
+    }
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> seg_tiles;
+    for (const auto& s : segs) seg_tiles.emplace_back(s.frag, s.tile);
+    std::vector<std::map<std::uint32_t, fetched_tiles>> ahead;
+    for (const auto& dim : dims_) ahead.push_back(gather_.fetch_ahead(seg_tiles, dim.name.value));
+    std::vector<std::uint8_t> ok(segs.size(), 1);
+    place_in_order places(segs.size());
+    parallel_for(segs.size(), threads(), [&](std::size_t j) {
+      ok[j] = read_segment(sub, segs[j], places.claim(j), coords, ahead, as_stored);
+    });
+    if (std::find(ok.begin(), ok.end(), 0) != ok.end() || !places.total()) return std::nullopt;
+    // Tiles follow each other in the global order too.
+    if (!as_stored) {
+      const segment* last = nullptr;
+      for (const auto& s : segs) {
+        if (s.count == 0) continue;
+        if (last && !in_global_order(edge_columns(last->tail, s.head).cols, 2, !dups())) return std::nullopt;
+        last = &s;
+      }
+    }
+    const std::size_t n = *places.total();
+    for (std::size_t d = 0; d < nd; ++d) {
+      if (text(d)) {
+        join_text(coords[d], segs, d, n);
+        continue;
+      }
+      coords[d].values.resize(n * size(d));
+      release_unused(coords[d].values);
+    }
+    std::vector<tile_run> runs;
+    for (const auto& s : segs)
+      if (s.count != 0)
+        runs.push_back({s.frag, s.tile, s.first, s.out, s.count, s.select.empty() ? nullptr : s.select.data(),
+                        s.select.size()});
+    const run_groups groups(std::move(runs));
+    gather_.read_attributes(coords, n, groups, true);
+    return read_output{std::move(coords), n, {}, {}, gather_.whole_tiles(groups)};
+  }
+
+private:
+  /// A string dimension's cells: their bytes back to back and where each
+  /// starts (a tile's, or a segment's own).
+  struct var_part {
+    std::vector<std::byte> bytes;
+    std::vector<std::uint64_t> starts;
+  };
+
+  /// A tile the subarray meets, and what it gives the result.
+  struct segment {
+    std::uint32_t frag = 0;
+    std::uint64_t tile = 0;
+    bool inside = false;             // its MBR lies inside the subarray, no condition: every cell is in
+    std::size_t out = 0, count = 0;  // its cells are the result's [out, out + count)
+    std::size_t first = 0;           // the first of them in the tile
+    std::vector<std::uint8_t> select;  // which of the tile's cells from `first` on (empty: `count` in a row)
+    std::vector<var_part> text;        // per string dimension, its cells
+    std::vector<std::vector<std::byte>> head, tail;  // per dimension, its first and last cell (order checks)
+  };
+
+  /// One dimension's coordinates of consecutive cells: fixed-size values,
+  /// or a string dimension's bytes and starts.
+  struct coord_column {
+    const std::byte* values = nullptr;
+    std::span<const std::byte> bytes{};
+    std::span<const std::uint64_t> starts{};
+
+    static coord_column of(const var_part& p) { return {nullptr, p.bytes, p.starts}; }
+    static coord_column of(const tile_data& t) { return {t.values.data(), t.values, t.offsets}; }
+    std::string_view at(std::size_t i) const {
+      const auto s = var_cell(bytes, starts, i);
+      return {reinterpret_cast<const char*>(s.data()), s.size()};
+    }
+  };
+
+  bool text(std::size_t d) const { return dims_[d].is_var(); }
+  std::size_t size(std::size_t d) const { return format::datatype_size(dims_[d].type.value); }
+  bool dups() const { return plan_.schema().allows_dups.value; }
+  unsigned threads() const { return plan_.arr.options().threads; }
+
+  /// Whether MBR `m` lies inside the subarray.
+  bool covers(const subarray& sub, const format::MBR& m) const {
+    if (m.ranges.size() != dims_.size()) return false;
+    for (std::size_t d = 0; d < dims_.size(); ++d) {
+      if (text(d)) {
+        const auto [lo, hi] = m.ranges[d].as_strings();
+        if (!sub.dim(d).covers_text(lo, hi)) return false;
+        continue;
+      }
+      bool in = false;
+      format::visit_coordinate_type(dims_[d].type.value, [&]<class T>() {
+        const auto [lo, hi] = m.ranges[d].as<T>();
+        in = sub.dim(d).covers({order_key(lo), order_key(hi)});
+      });
+      if (!in) return false;
+    }
+    return true;
+  }
+
+  /// Reads segment `s`'s coordinates into the result at the place `place`
+  /// gives it; false when a check fails.
+  bool read_segment(const subarray& sub, segment& s, place_in_order::claim_t place, std::vector<result_field>& coords,
+                    const std::vector<std::map<std::uint32_t, fetched_tiles>>& ahead, bool as_stored) const {
+    const auto& f = plan_.arr.fragments()[s.frag];
+    const std::size_t nd = dims_.size(), t = static_cast<std::size_t>(s.tile);
+    const auto cells = static_cast<std::size_t>(f.tile_cells(t));
+    std::vector<coord_column> cols(nd);
+    s.text.resize(nd);
+    if (s.inside) {
+      // Every cell is in: the fixed-size coordinates decode into the result.
+      const auto out = place(cells);
+      if (!out) return true;  // a tile before gave up: so does the read
+      s.out = *out;
+      s.count = cells;
+      for (std::size_t d = 0; d < nd; ++d) {
+        const field_info field = f.field(dims_[d].name.value);
+        const fetched_tiles* fetched = sparse_gather::ahead_of(ahead[d], s.frag);
+        if (text(d)) {
+          tile_data tile = f.read_tile(field, t, fetched);
+          if (!check_cells(f, d, tile, cells)) return false;
+          s.text[d] = {std::move(tile.values), std::move(tile.offsets)};
+          cols[d] = coord_column::of(s.text[d]);
+          continue;
+        }
+        std::byte* to = coords[d].values.data() + s.out * size(d);
+        f.read_values_as_stored_into(field, t, std::span(to, cells * size(d)), fetched);
+        cols[d].values = to;
+      }
+      // The MBR said so; the coordinates must agree.
+      std::vector<std::uint8_t> in(cells, 1);
+      for (std::size_t d = 0; d < nd; ++d) keep_inside(sub, d, cols[d], cells, in.data());
+      if (std::find(in.begin(), in.end(), 0) != in.end()) return false;
+    } else {
+      std::vector<tile_data> tiles;
+      for (std::size_t d = 0; d < nd; ++d) {
+        tiles.push_back(f.read_tile(f.field(dims_[d].name.value), t, sparse_gather::ahead_of(ahead[d], s.frag)));
+        if (!check_cells(f, d, tiles.back(), cells)) return false;
+      }
+      std::vector<std::uint8_t> in(cells, 1);
+      for (std::size_t d = 0; d < nd; ++d) keep_inside(sub, d, coord_column::of(tiles[d]), cells, in.data());
+      if (plan_.where) apply_condition(f, t, tiles, in);
+      std::size_t first = 0, last = cells;
+      while (first < last && !in[first]) ++first;
+      while (last > first && !in[last - 1]) --last;
+      const auto count = static_cast<std::size_t>(std::count(in.begin() + static_cast<std::ptrdiff_t>(first),
+                                                              in.begin() + static_cast<std::ptrdiff_t>(last), 1));
+      const auto out = place(count);
+      if (!out || count == 0) return true;
+      s.out = *out;
+      s.count = count;
+      s.first = first;
+      const std::size_t span = last - first;
+      if (count != span) s.select.assign(in.begin() + static_cast<std::ptrdiff_t>(first), in.begin() + static_cast<std::ptrdiff_t>(last));
+      const tile_run run{s.frag, s.tile, first, s.out, count, s.select.empty() ? nullptr : s.select.data(), s.select.size()};
+      for (std::size_t d = 0; d < nd; ++d) {
+        if (text(d)) {
+          auto& part = s.text[d];
+          part.starts.reserve(count);
+          for (std::size_t i = first; i < last; ++i) {
+            if (!in[i]) continue;
+            const auto cell = var_cell(tiles[d].values, tiles[d].offsets, i);
+            part.starts.push_back(part.bytes.size());
+            part.bytes.insert(part.bytes.end(), cell.begin(), cell.end());
+          }
+          cols[d] = coord_column::of(part);
+          continue;
+        }
+        std::byte* to = coords[d].values.data() + s.out * size(d);
+        copy_run(to, tiles[d].values.data(), run, size(d));
+        cols[d].values = to;
+      }
+    }
+    if (as_stored || s.count == 0) return true;
+    if (!in_global_order(cols, s.count, !dups())) return false;
+    s.head = cell_bytes(cols, 0);
+    s.tail = cell_bytes(cols, s.count - 1);
+    return true;
+  }
+
+  /// Whether a tile of dimension `d` holds `cells` coordinates.
+  bool check_cells(const fragment& f, std::size_t d, const tile_data& t, std::size_t cells) const {
+    const bool fits = text(d) ? t.offsets.size() == cells : t.values.size() == cells * size(d);
+    if (!fits)
+      throw format_error("fragment " + f.name().str() + ": a tile of dimension " + dims_[d].name.value + " holds " +
+                             std::to_string(text(d) ? t.offsets.size() : t.values.size() / size(d)) +
+                             " coordinates for " + std::to_string(cells) + " cells",
+                         0);
+    return true;
+  }
+
+  /// Clears `in[i]` for each of the `n` cells whose coordinate of
+  /// dimension `d` is in no range.
+  void keep_inside(const subarray& sub, std::size_t d, const coord_column& c, std::size_t n, std::uint8_t* in) const {
+    dimension_ranges::cursor cursor(sub.dim(d));
+    if (text(d)) {
+      for (std::size_t i = 0; i < n; ++i)
+        if (in[i]) in[i] = cursor.contains_text(c.at(i));
+      return;
+    }
+    format::visit_coordinate_type(dims_[d].type.value, [&]<class T>() {
+      for (std::size_t i = 0; i < n; ++i)
+        if (in[i]) in[i] = cursor.contains(order_key(codec::load_le<T>(c.values + i * sizeof(T))));
+    });
+  }
+
+  /// Leaves in `in` the cells that pass the query's condition.
+  void apply_condition(const fragment& f, std::size_t t, const std::vector<tile_data>& coords,
+                       std::vector<std::uint8_t>& in) const {
+    std::vector<std::uint64_t> cells;
+    for (std::size_t i = 0; i < in.size(); ++i)
+      if (in[i]) cells.push_back(i);
+    if (cells.empty()) return;
+    std::map<std::string, tile_data, std::less<>> read;
+    auto tile_of = [&](const std::string& name) -> const tile_data* {
+      for (std::size_t d = 0; d < dims_.size(); ++d)
+        if (dims_[d].name.value == name) return &coords[d];
+      if (!has_attribute(f.schema(), name)) return nullptr;  // added after the fragment
+      auto it = read.find(name);
+      if (it == read.end()) it = read.emplace(name, f.read_tile(f.field(name), t)).first;
+      return &it->second;
+    };
+    const auto pass = plan_.where->evaluate(cells, tile_of);
+    for (std::size_t x = 0; x < cells.size(); ++x)
+      if (!pass[x]) in[static_cast<std::size_t>(cells[x])] = 0;
+  }
+
+  /// Cell `i`'s coordinates, per dimension, as bytes.
+  std::vector<std::vector<std::byte>> cell_bytes(const std::vector<coord_column>& cols, std::size_t i) const {
+    std::vector<std::vector<std::byte>> out(dims_.size());
+    for (std::size_t d = 0; d < dims_.size(); ++d) {
+      if (text(d)) {
+        const auto s = cols[d].at(i);
+        const auto* p = reinterpret_cast<const std::byte*>(s.data());
+        out[d].assign(p, p + s.size());
+      } else {
+        out[d].assign(cols[d].values + i * size(d), cols[d].values + (i + 1) * size(d));
+      }
+    }
+    return out;
+  }
+
+  /// Two cells side by side (`a`, then `b`: cell_bytes of each), for
+  /// in_global_order.
+  struct cell_pair {
+    std::vector<std::vector<std::byte>> values;
+    std::vector<var_part> parts;
+    std::vector<coord_column> cols;
+  };
+  cell_pair edge_columns(const std::vector<std::vector<std::byte>>& a, const std::vector<std::vector<std::byte>>& b) const {
+    const std::size_t nd = dims_.size();
+    cell_pair out{std::vector<std::vector<std::byte>>(nd), std::vector<var_part>(nd), std::vector<coord_column>(nd)};
+    for (std::size_t d = 0; d < nd; ++d) {
+      if (text(d)) {
+        auto& part = out.parts[d];
+        part.bytes = a[d];
+        part.bytes.insert(part.bytes.end(), b[d].begin(), b[d].end());
+        part.starts = {0, a[d].size()};
+        out.cols[d] = coord_column::of(part);
+        continue;
+      }
+      out.values[d] = a[d];
+      out.values[d].insert(out.values[d].end(), b[d].begin(), b[d].end());
+      out.cols[d].values = out.values[d].data();
+    }
+    return out;
+  }
+
+  /// Whether the `n` cells of `cols` are in the global order (`strict`: no
+  /// two equal). Pairs of neighbours a chunk at a time: each pair's
+  /// comparison (-1, 0, 1) is settled dimension by dimension, space tiles
+  /// in the tile order first, then coordinates in the cell order.
+  bool in_global_order(const std::vector<coord_column>& cols, std::size_t n, bool strict) const {
+    const std::size_t nd = dims_.size();
+    const bool tile_row = plan_.schema().tile_order != format::Layout::COL_MAJOR;
+    const bool cell_row = plan_.schema().cell_order != format::Layout::COL_MAJOR;
+    constexpr std::size_t chunk = 4096;
+    std::array<std::int8_t, chunk> cmp;
+    for (std::size_t b = 1; b < n; b += chunk) {
+      const std::size_t e = std::min(n, b + chunk);
+      std::fill_n(cmp.begin(), e - b, std::int8_t{0});
+      auto settle = [&](auto key_of) {
+        for (std::size_t i = b; i < e; ++i) {
+          auto& c = cmp[i - b];
+          if (c != 0) continue;
+          const auto x = key_of(i - 1), y = key_of(i);
+          c = static_cast<std::int8_t>((x > y) - (x < y));
+        }
+      };
+      for (std::size_t k = 0; k < nd; ++k) {
+        const std::size_t d = tile_row ? k : nd - 1 - k;
+        if (!order_.keys.tiled[d]) continue;
+        format::visit_coordinate_type(dims_[d].type.value, [&]<class T>() {
+          settle([&](std::size_t i) { return order_.space_tile(d, codec::load_le<T>(cols[d].values + i * sizeof(T))); });
+        });
+      }
+      for (std::size_t k = 0; k < nd; ++k) {
+        const std::size_t d = cell_row ? k : nd - 1 - k;
+        if (text(d)) {
+          settle([&](std::size_t i) { return cols[d].at(i); });
+          continue;
+        }
+        format::visit_coordinate_type(dims_[d].type.value, [&]<class T>() {
+          settle([&](std::size_t i) { return order_key(codec::load_le<T>(cols[d].values + i * sizeof(T))); });
+        });
+      }
+      for (std::size_t i = 0; i < e - b; ++i)
+        if (cmp[i] > 0 || (strict && cmp[i] == 0)) return false;
+    }
+    return true;
+  }
+
+  /// A string dimension's result field from the segments' parts.
+  static void join_text(result_field& r, std::vector<segment>& segs, std::size_t d, std::size_t n) {
+    std::size_t bytes = 0;
+    for (const auto& s : segs)
+      if (s.count != 0) bytes += s.text[d].bytes.size();
+    r.offsets.resize(n);
+    r.values.resize(bytes);
+    std::size_t c = 0, at = 0;
+    for (auto& s : segs) {
+      if (s.count == 0) continue;
+      auto& part = s.text[d];
+      for (const auto start : part.starts) r.offsets[c++] = at + start;
+      if (!part.bytes.empty()) std::memcpy(r.values.data() + at, part.bytes.data(), part.bytes.size());
+      at += part.bytes.size();
+      part = {};
+    }
+  }
+
+  const read_plan& plan_;
+  const std::vector<format::Dimension>& dims_;
+  const sparse_gather& gather_;
+  global_order order_;  // space tiles of the coordinates
+};
+
+} // namespace tilefmt::array::detail
