@@ -1,4 +1,4 @@
-// tilefmt-inspect: what a TileDB array holds, without libtiledb.
+// tilefmt-inspect: what a TileDB array or group holds, without libtiledb.
 //
 //   tilefmt-inspect ARRAY                 schema, fragments, each field's filters, tiles, sizes
 //   tilefmt-inspect ARRAY --json          the same as JSON
@@ -9,6 +9,9 @@
 //                                         reads a region across fragments (CSV, or JSON rows);
 //                                         --where clauses are joined by "and"; OP is one of
 //                                         < <= > >= == !=, VALUE a number or a string
+//   tilefmt-inspect GROUP                 the group's tree: members (name, type, URI) and
+//                                         metadata of every group in it
+//   tilefmt-inspect GROUP --verify        the same, and every array in it verified
 //   --key HEX64 | --key-text TEXT         AES-256-GCM key of an encrypted array
 //
 // ARRAY is a folder, or (built with libcurl) s3://bucket/path, reached with
@@ -22,6 +25,7 @@
 #include <array>
 #include <chrono>
 #include <optional>
+#include <set>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -31,6 +35,7 @@
 #include <tilefmt/array/read/array.hpp>
 #include <tilefmt/array/read/query.hpp>
 #include <tilefmt/format/print.hpp>
+#include <tilefmt/group/group.hpp>
 #ifdef TILEFMT_INSPECT_S3
 #include <tilefmt/storage/s3.hpp>
 #endif
@@ -123,6 +128,50 @@ int verify(const array::array_reader& arr) {
   return 0;
 }
 
+/// A group's members and metadata, then each member group's the same way,
+/// indented; with `verify`, each member array verified. A group is entered
+/// once (a member may list an ancestor). Returns 1 when something failed.
+int report_group(const fs::path& p, const array::open_options& opt, bool do_verify, std::set<std::string>& seen,
+                 int depth = 0) {
+  const std::string indent(static_cast<std::size_t>(depth) * 2, ' ');
+  const auto g = group::open(p, opt);
+  std::cout << indent << "Group " << p.string() << (g.legacy() ? " (before TileDB 2.8: members listed)" : "") << ", "
+            << g.members().size() << " members, " << g.details_files().size() << " details files\n";
+  if (g.metadata().size()) {
+    std::istringstream lines(g.metadata().to_text());
+    for (std::string line; std::getline(lines, line);) std::cout << indent << "  meta " << line << "\n";
+  }
+  int status = 0;
+  for (const auto& m : g.members()) {
+    std::cout << indent << "  " << (m.name ? *m.name : "(unnamed)") << " " << format::codec_enum_name(m.type) << " "
+              << m.uri << (m.relative ? " (relative)" : "") << "\n";
+    fs::path where;
+    try {
+      where = g.path_of(m);
+    } catch (const group::member_error& e) {
+      std::cout << indent << "    not followed: " << e.what() << "\n";
+      continue;
+    }
+    if (group::object_type(g.storage(), where) != m.type) {
+      std::cout << indent << "    " << where.string() << " holds " << format::codec_enum_name(group::object_type(g.storage(), where))
+                << "\n";
+      status = 1;
+      continue;
+    }
+    if (m.type == format::ObjectType::GROUP) {
+      if (!seen.insert(where.lexically_normal().string()).second) {
+        std::cout << indent << "    (shown above)\n";
+        continue;
+      }
+      status |= report_group(where, opt, do_verify, seen, depth + 2);
+    } else if (m.type == format::ObjectType::ARRAY && do_verify) {
+      std::cout << indent << "    ";
+      status |= verify(array::open(where, opt));
+    }
+  }
+  return status;
+}
+
 void report(const array::array_reader& arr, bool json) {
   const auto& s = arr.schema();
   std::ostringstream out;
@@ -183,7 +232,7 @@ void report(const array::array_reader& arr, bool json) {
 }
 
 int usage() {
-  std::cerr << "usage: tilefmt-inspect ARRAY [--json] [--values FIELD [N]] [--verify] [--key HEX64 | --key-text TEXT]\n"
+  std::cerr << "usage: tilefmt-inspect ARRAY|GROUP [--json] [--values FIELD [N]] [--verify] [--key HEX64 | --key-text TEXT]\n"
                "       tilefmt-inspect ARRAY --query [--range DIM LO HI]... [--where \"FIELD OP VALUE\"]... "
                "[--attrs A,B] [--layout row|col|global|unordered] [--json]\n";
   return 2;
@@ -382,6 +431,10 @@ int main(int argc, char** argv) {
       std::cerr << "tilefmt-inspect: built without libcurl: no s3:// arrays\n";
       return 2;
 #endif
+    }
+    if (group::object_type(*array::detail::or_local(opt.storage), path) == format::ObjectType::GROUP) {
+      std::set<std::string> seen{path.lexically_normal().string()};
+      return report_group(path, opt, do_verify, seen);
     }
     auto arr = array::open(path, opt);
     if (do_verify) return verify(arr);

@@ -23,6 +23,7 @@ void schema(input);
 void fragment_metadata(input);
 void generic_tile(input);
 void array_metadata(input);
+void group_details(input);
 void consolidated_fragment_metadata(input);
 void commit_files(input);
 void filter_pipeline(input);

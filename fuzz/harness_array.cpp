@@ -22,6 +22,7 @@
 #include "tilefmt/array/read/array.hpp"
 #include "tilefmt/array/read/query.hpp"
 #include "tilefmt/filter/generic_tile.hpp"
+#include "tilefmt/format/group_details.hpp"
 #include "tilefmt/filter/runtime_pipeline.hpp"
 #include "tilefmt/format/legacy.hpp"
 #include "tilefmt/format/print.hpp"
@@ -692,6 +693,31 @@ std::size_t make_seeds(const char* data_dir, const char* out_dir) {
     } catch (const std::exception& e) {
       std::fprintf(stderr, "fuzz seeds: %s: %s\n", root.c_str(), e.what());
     }
+  }
+  // Group details: a version 2 file (named and unnamed, relative and
+  // absolute, a deletion) and a version 1 file, as TileDB writes them.
+  {
+    auto member = [](std::string uri, std::string name, format::ObjectType t, bool relative, bool deleted,
+                     std::uint32_t version) {
+      format::GroupMember m;
+      m.version.value = version;
+      m.type = t;
+      m.relative = relative;
+      m.uri.value = std::move(uri);
+      m.name_set = !name.empty();
+      m.name->value = std::move(name);
+      m.deleted.value = deleted;
+      return m;
+    };
+    format::GroupDetails v2;
+    v2.members.value = {member("arr", "arr", format::ObjectType::ARRAY, true, false, 2),
+                        member("file:///data/other", "", format::ObjectType::GROUP, false, false, 2),
+                        member("../up", "up", format::ObjectType::ARRAY, true, true, 2)};
+    w.add("group_details", codec::encode(v2));
+    format::GroupDetails v1;
+    v1.version = 1;
+    v1.members.value = {member("sub", "sub", format::ObjectType::GROUP, true, false, 1)};
+    w.add("group_details", codec::encode(v1));
   }
   // The codec's example formats: the WAV, PNG, ZIP and ELF files of tests/data/formats.
   const fs::path formats = fs::path(data_dir) / "formats";

@@ -27,7 +27,7 @@
 # time, so a campaign sharing a busy machine wants more).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-ALL_TARGETS=(schema fragment_metadata generic_tile array_metadata consolidated_fragment_metadata commit_files
+ALL_TARGETS=(schema fragment_metadata generic_tile array_metadata group_details consolidated_fragment_metadata commit_files
   filter_pipeline array codec_formats)
 MODE="" SECONDS_PER_TARGET="" PARALLEL="$(jobs)" BUILD="" FAST=0
 TARGETS=()

@@ -29,6 +29,7 @@
 #include "tilefmt/array/write/new_files.hpp"
 #include "tilefmt/storage/s3.hpp"
 
+#include "groups.hpp"
 #include "query_args.hpp"
 #include "strings.hpp"
 
@@ -159,6 +160,14 @@ nb::dict schema_dict(const tilefmt::format::ArraySchema& s) {
   return out;
 }
 
+/// Metadata as the Python layer takes it: key -> (type name, count, bytes).
+nb::dict metadata_dict(const ta::metadata_map& m) {
+  nb::dict out;
+  for (const auto& [k, e] : m.entries())
+    out[nb::str(k.data(), k.size())] = nb::make_tuple(type_name(e.type()), e.num(), to_bytes(e.bytes()));
+  return out;
+}
+
 class py_array {
 public:
   py_array(const std::string& path, const nb::bytes& key, std::uint64_t t0, std::uint64_t t1, const config_map& config) {
@@ -192,12 +201,7 @@ public:
     return out;
   }
 
-  nb::dict metadata() const {
-    nb::dict out;
-    for (const auto& [k, e] : arr_->metadata().entries())
-      out[nb::str(k.data(), k.size())] = nb::make_tuple(type_name(e.type()), e.num(), to_bytes(e.bytes()));
-    return out;
-  }
+  nb::dict metadata() const { return metadata_dict(arr_->metadata()); }
 
   /// (type, cell_val_num (0: var), data, offsets) of enumeration `name`.
   nb::tuple enumeration(const std::string& name) const {
@@ -518,6 +522,33 @@ NB_MODULE(_core, m) {
       .def("tile_bounds", &py_array::tile_bounds, "fragment"_a)
       .def("read", &py_array::read, "ranges"_a, "attrs"_a.none(), "order"_a, "cond"_a.none())
       .def("aggregate", &py_array::aggregate, "ranges"_a, "cond"_a.none(), "what"_a);
+  nb::class_<py_group>(m, "Group")
+      .def("__init__",
+           [](py_group* g, const std::string& path, const nb::bytes& key, std::uint64_t t0, std::uint64_t t1,
+              const config_map& config) { new (g) py_group(path, key, t0, t1, storage_for(path, config)); },
+           "path"_a, "key"_a, "timestamp_start"_a, "timestamp_end"_a, "config"_a)
+      .def("members", &py_group::members)
+      .def("metadata", [](const py_group& g) { return metadata_dict(g.reader().metadata()); })
+      .def("legacy", &py_group::legacy);
+  m.def(
+      "object_type",
+      [](const std::string& path, const config_map& config) {
+        const auto st = ta::detail::or_local(storage_for(path, config));
+        return object_type_name(tilefmt::group::object_type(*st, path));
+      },
+      "path"_a, "config"_a);
+  m.def(
+      "ls",
+      [](const std::string& path, const config_map& config) {
+        return objects_under(*ta::detail::or_local(storage_for(path, config)), path, false, false);
+      },
+      "path"_a, "config"_a);
+  m.def(
+      "walk",
+      [](const std::string& path, bool postorder, const config_map& config) {
+        return objects_under(*ta::detail::or_local(storage_for(path, config)), path, true, postorder);
+      },
+      "path"_a, "postorder"_a, "config"_a);
   m.def("create", &create_array, "path"_a, "schema"_a, "key"_a, "config"_a);
   m.def("read_schema", &read_schema, "path"_a, "key"_a, "config"_a);
   m.def("write_dense", &write_dense, "path"_a, "subarray"_a, "attrs"_a, "timestamp"_a.none(), "key"_a, "config"_a);
@@ -530,6 +561,8 @@ NB_MODULE(_core, m) {
       PyErr_SetString(PyExc_OSError, e.what());
     } catch (const tilefmt::storage::io_error& e) {
       PyErr_SetString(PyExc_OSError, e.what());
+    } catch (const tilefmt::group::member_error& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
     }
   });
 }

@@ -13,12 +13,17 @@
     with tilefmt.open("new", "w") as A:
         A[1:51] = {"a": np.arange(50.0)}
         A.meta["unit"] = "m"
+
+    with tilefmt.Group("path/to/experiment") as G:   # members, metadata
+        [(m.name, m.type, m.uri) for m in G]
+    tilefmt.walk("path", lambda uri, kind: print(uri, kind))
 """
 
 from ._array import Array, Attr, Dim, Domain, Fragment, Metadata, Query, Schema
+from ._group import Group, Object, ls, object_type, walk
 from ._open import open
 from ._write import ArrayWriter, create
 
 __all__ = ["open", "create", "Array", "ArrayWriter", "Query", "Schema", "Domain", "Dim", "Attr", "Fragment",
-           "Metadata"]
+           "Metadata", "Group", "Object", "object_type", "ls", "walk"]
 __version__ = "0.1.0"

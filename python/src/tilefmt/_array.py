@@ -90,7 +90,7 @@ class Array:
         if isinstance(key, str):
             key = key.encode()
         t0, t1 = _timestamps(timestamp)
-        self.uri = str(uri)
+        self.uri = _config.path_of(uri)
         self.timestamp_range = (t0, t1)
         self.config = _config.normalize(config)
         self._core = _CoreArray(self.uri, key or b"", t0, t1, self.config)

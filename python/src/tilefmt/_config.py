@@ -22,6 +22,13 @@ _TILEDB = {
 }
 
 
+def path_of(uri):
+    """The path the extension takes for `uri`: a ``file://`` URI (as TileDB
+    gives a group's members) as its local path, anything else as it is."""
+    uri = str(uri)
+    return uri[len("file://"):] if uri.startswith("file://") else uri
+
+
 def _text(v):
     if isinstance(v, bool):
         return "true" if v else "false"

@@ -48,7 +48,7 @@ def create(uri, schema, config=None, key=None):
     then needs it."""
     if not isinstance(schema, Schema):
         raise TypeError("tilefmt.create: schema must be a tilefmt.Schema")
-    _core.create(str(uri), _schema_dict(schema), _key_bytes(key), _config.normalize(config))
+    _core.create(_config.path_of(uri), _schema_dict(schema), _key_bytes(key), _config.normalize(config))
 
 
 def _cells(attr, value, n=None):
@@ -109,7 +109,7 @@ class ArrayWriter:
     together when the array is closed."""
 
     def __init__(self, uri, timestamp=None, config=None, key=None):
-        self.uri = str(uri)
+        self.uri = _config.path_of(uri)
         self.config = _config.normalize(config)
         self.key = _key_bytes(key)
         # The schema a write uses, read without opening the array's fragments.

@@ -82,16 +82,7 @@ TILEFMT_FUNC listing list_array(const storage::backend& st, const fs::path& root
   detail::sort_timestamped(out.fragments);
 
   // Array metadata: vacuum files there name consolidated-away files.
-  auto meta_entries = files(root / "__meta");
-  auto meta_vacuumed = detail::vacuumed(st, meta_entries, start, end);
-  for (const auto& p : meta_entries) {
-    if (p.extension() == ".vac") continue;
-    std::string n = p.filename().string();
-    auto name = format::parse_timestamped_name(n);
-    if (meta_vacuumed.count(n) != 0 || !detail::fully_within(name, start, end)) continue;
-    out.metadata.push_back({p, name});
-  }
-  detail::sort_timestamped(out.metadata);
+  out.metadata = detail::timestamped_files(st, root / "__meta", start, end);
 
   for (const auto& dir : {root, root / "__fragment_meta"})
     for (const auto& p : files(dir))

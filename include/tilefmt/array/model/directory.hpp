@@ -207,6 +207,27 @@ inline std::set<std::string> consolidated_commits(const storage::backend& st, co
   return out;
 }
 
+/// The timestamped files of folder `dir` (array or group metadata, group
+/// details) that a read at [start, end] takes: inside the range, not named
+/// by a vacuum file there, oldest first.
+inline std::vector<timestamped_path> timestamped_files(const storage::backend& st, const fs::path& dir,
+                                                       std::uint64_t start, std::uint64_t end) {
+  std::vector<fs::path> entries;
+  for (const auto& e : st.list(dir))
+    if (!e.folder) entries.push_back(dir / e.name);
+  const auto gone = vacuumed(st, entries, start, end);
+  std::vector<timestamped_path> out;
+  for (const auto& p : entries) {
+    if (p.extension() == ".vac") continue;
+    const std::string n = p.filename().string();
+    auto name = format::parse_timestamped_name(n);
+    if (gone.count(n) != 0 || !fully_within(name, start, end)) continue;
+    out.push_back({p, std::move(name)});
+  }
+  sort_timestamped(out);
+  return out;
+}
+
 inline bool special_name(const std::string& n) {
   static const std::set<std::string> names{"__schema", "__meta", "__commits", "__fragments", "__fragment_meta",
                                            "__labels", "__enumerations", "__lock.tdb", "__array_schema.tdb",

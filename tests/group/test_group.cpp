@@ -1,0 +1,256 @@
+// Opening groups (group/read/group.hpp) built file by file in memory: how
+// details files add up (version 2 overlays keyed by name or URI, deletions,
+// re-pointed names, a version 1 file as the whole list), the open
+// timestamp range and vacuum files, metadata, legacy groups listed from
+// their folder, members that may not be followed (leaving the group,
+// another storage), damaged files named in the error, and object_type /
+// ls / walk as TileDB answers them. Groups TileDB-Py writes are read in
+// python/tests/test_group.py.
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tilefmt/filter/generic_tile.hpp"
+#include "tilefmt/format/array_metadata.hpp"
+#include "tilefmt/group/group.hpp"
+#include "tilefmt/storage/memory.hpp"
+
+#include "../support/testing.hpp"
+
+namespace test_group {
+
+using namespace tilefmt;
+namespace fs = std::filesystem;
+using format::GroupDetails;
+using format::GroupMember;
+using format::ObjectType;
+
+format::GroupMember entry(std::string uri, std::optional<std::string> name, ObjectType type, bool relative,
+                          bool deleted = false, std::uint32_t version = 2) {
+  GroupMember m;
+  m.version.value = version;
+  m.type = type;
+  m.relative = relative;
+  m.uri.value = std::move(uri);
+  m.name_set = name.has_value();
+  if (name) m.name->value = *name;
+  m.deleted.value = deleted;
+  return m;
+}
+
+/// A group in memory, written file by file as TileDB writes them.
+struct fixture {
+  std::shared_ptr<storage::memory> st = std::make_shared<storage::memory>();
+  fs::path root = "/data/g";
+
+  fixture() {
+    st->make_folder(root / "__group");
+    st->make_folder(root / "__meta");
+    st->write(root / "__tiledb_group.tdb", {});
+  }
+  std::string details(std::uint64_t t, std::vector<GroupMember> members, std::uint32_t version = 2,
+                      bool suffix = true) {
+    GroupDetails d;
+    d.version = version;
+    d.members.value = std::move(members);
+    const std::string name = "__" + std::to_string(t) + "_" + std::to_string(t) + "_" + std::string(31, '0') +
+                             std::to_string(t % 10) + (suffix ? "_" + std::to_string(version) : "");
+    st->write(root / "__group" / name, filter::write_generic_tile(codec::encode(d)));
+    return name;
+  }
+  void meta(std::uint64_t t, std::vector<format::MetadataEntry> entries) {
+    format::ArrayMetadata m;
+    m.entries.value = std::move(entries);
+    st->write(root / "__meta" / ("__" + std::to_string(t) + "_" + std::to_string(t) + "_" + std::string(32, 'a')),
+              filter::write_generic_tile(codec::encode(m)));
+  }
+  group::group_reader open(std::uint64_t start = 0, std::uint64_t end = std::numeric_limits<std::uint64_t>::max()) {
+    array::open_options opt;
+    opt.storage = st;
+    opt.timestamp_start = start;
+    opt.timestamp_end = end;
+    return group::open(root, opt);
+  }
+};
+
+std::vector<std::string> keys(const group::group_reader& g) {
+  std::vector<std::string> out;
+  for (const auto& m : g.members()) out.push_back(m.key());
+  return out;
+}
+
+TEST_CASE("group: version 2 files add, remove and re-point members, oldest first") {
+  fixture f;
+  f.details(10, {entry("a", "A", ObjectType::ARRAY, true), entry("file:///x/b", std::nullopt, ObjectType::GROUP, false)});
+  f.details(20, {entry("c", "C", ObjectType::ARRAY, true), entry("file:///x/b", std::nullopt, ObjectType::GROUP, false, true)});
+  f.details(30, {entry("a2", "A", ObjectType::GROUP, true)});  // "A" now names another member
+  const auto g = f.open();
+  CHECK_FALSE(g.legacy());
+  CHECK(g.details_files().size() == 3);
+  CHECK(keys(g) == std::vector<std::string>{"A", "C"});
+  const auto& a = g.member_named("A");
+  CHECK(a.uri == "a2");
+  CHECK(a.type == ObjectType::GROUP);
+  CHECK(g.path_of(a) == f.root / "a2");
+  CHECK(g.contains("C"));
+  CHECK_FALSE(g.contains("c"));  // names, not URIs
+  CHECK_THROWS_AS(g.member_named("B"), std::out_of_range);
+
+  // As of time 20: the first two files.
+  const auto at20 = f.open(0, 20);
+  CHECK(keys(at20) == std::vector<std::string>{"A", "C"});
+  CHECK(at20.member_named("A").uri == "a");
+  // As of time 10 to 10: the first file alone.
+  CHECK(keys(f.open(0, 10)) == std::vector<std::string>{"A", "file:///x/b"});
+  CHECK(f.open(0, 5).members().empty());
+}
+
+TEST_CASE("group: the newest version 1 file is the whole list; older files are not read") {
+  fixture f;
+  f.details(10, {entry("old", "old", ObjectType::ARRAY, true, false, 1)}, 1, false);  // TileDB 2.8-2.14: no suffix
+  // Damaged, but older than the newest version 1 file: never read.
+  f.st->write(f.root / "__group" / ("__15_15_" + std::string(32, 'b')), std::vector<std::byte>(7, std::byte{1}));
+  f.details(20, {entry("s", "s", ObjectType::GROUP, true, false, 2)}, 1);  // 2.19+: `_1`, members of version 2
+  const auto g = f.open();
+  CHECK(keys(g) == std::vector<std::string>{"s"});
+  CHECK(g.details_files().size() == 1);
+  CHECK_THROWS_AS(f.open(0, 15), format_error);  // then the damaged file is the newest
+}
+
+TEST_CASE("group: vacuum files hide the details and metadata files they name") {
+  fixture f;
+  const auto first = f.details(10, {entry("a", "A", ObjectType::ARRAY, true)});
+  f.details(20, {entry("b", "B", ObjectType::ARRAY, true)});
+  const std::string line = "file://" + (f.root / "__group" / first).string() + "\n";
+  f.st->write(f.root / "__group" / ("__10_20_" + std::string(32, 'c') + ".vac"),
+              std::as_bytes(std::span(line.data(), line.size())));
+  CHECK(keys(f.open()) == std::vector<std::string>{"B"});
+}
+
+TEST_CASE("group: metadata as of the open range, later values and deletions winning") {
+  fixture f;
+  f.meta(10, {format::MetadataEntry::of<std::int32_t>("n", std::vector<std::int32_t>{1, 2}),
+              format::MetadataEntry::of<char>("title", std::string_view("first"), format::Datatype::STRING_UTF8)});
+  format::MetadataEntry gone;
+  gone.key.value = "n";
+  gone.deletion = 1;
+  f.meta(20, {gone, format::MetadataEntry::of<char>("title", std::string_view("second"), format::Datatype::STRING_UTF8)});
+  const auto g = f.open();
+  CHECK_FALSE(g.metadata().contains("n"));
+  CHECK(g.metadata().get_string("title") == "second");
+  const auto at10 = f.open(0, 10);
+  CHECK(at10.metadata().get<std::int32_t>("n") == std::vector<std::int32_t>{1, 2});
+  CHECK(at10.metadata().get_string("title") == "first");
+}
+
+TEST_CASE("group: members that may not be followed are named with their details file") {
+  fixture f;
+  const auto name = f.details(10, {entry("../outside", "up", ObjectType::ARRAY, true),
+                                   entry("a/../../x", "sneaky", ObjectType::ARRAY, true),
+                                   entry("/abs", "rooted", ObjectType::ARRAY, true),
+                                   entry("s3://bucket/k", "remote", ObjectType::ARRAY, false),
+                                   entry("file:///elsewhere/y", "local", ObjectType::ARRAY, false),
+                                   entry("sub/./z", "fine", ObjectType::ARRAY, true)});
+  const auto g = f.open();
+  for (const char* bad : {"up", "sneaky", "rooted", "remote"}) {
+    CAPTURE(bad);
+    try {
+      (void)g.path_of(g.member_named(bad));
+      FAIL("followed");
+    } catch (const group::member_error& e) {
+      CHECK(std::string(e.what()).find(name) != std::string::npos);
+      CHECK(std::string(e.what()).find(bad) != std::string::npos);
+    }
+  }
+  CHECK(g.path_of(g.member_named("local")) == fs::path("/elsewhere/y"));
+  CHECK(g.path_of(g.member_named("fine")) == f.root / "sub" / "z");
+}
+
+TEST_CASE("group: damaged details files are refused with the file named") {
+  fixture f;
+  const auto name = f.details(10, {entry("a", "A", ObjectType::ARRAY, true)});
+  const auto good = f.st->read(f.root / "__group" / name);
+  for (std::size_t n : {std::size_t{0}, std::size_t{20}, good.size() - 1}) {
+    CAPTURE(n);
+    f.st->write(f.root / "__group" / name, std::span(good).first(n));
+    try {
+      (void)f.open();
+      FAIL("opened");
+    } catch (const format_error& e) {
+      CHECK(e.file().find(name) != std::string::npos);
+    }
+  }
+  // A details version TileDB never wrote.
+  GroupDetails d;
+  d.version = 3;
+  f.st->write(f.root / "__group" / name, filter::write_generic_tile(codec::encode(d)));
+  CHECK_THROWS_AS(f.open(), group::member_error);
+}
+
+TEST_CASE("group: object types, ls and walk as TileDB answers them") {
+  auto st = std::make_shared<storage::memory>();
+  const fs::path top = "/t";
+  auto array_at = [&](const fs::path& p) { st->make_folder(p / "__schema"); };
+  auto group_at = [&](const fs::path& p) {
+    st->make_folder(p / "__group");
+    st->write(p / "__tiledb_group.tdb", {});
+  };
+  group_at(top / "exp");
+  array_at(top / "exp" / "obs");
+  group_at(top / "exp" / "ms");
+  array_at(top / "exp" / "ms" / "X");
+  st->make_folder(top / "exp" / "plain" / "hidden");
+  group_at(top / "exp" / "plain" / "hidden");  // inside a plain folder: not walked into
+  st->make_folder(top / "legacy");
+  st->write(top / "legacy" / "__tiledb_group.tdb", {});  // TileDB before 2.8: the marker only
+  array_at(top / "legacy" / "a");
+  st->make_folder(top / "both" / "__schema");
+  st->write(top / "both" / "__tiledb_group.tdb", {});
+  st->make_folder(top / "legacy_array");
+  st->write(top / "legacy_array" / "__array_schema.tdb", {});
+  st->make_folder(top / "nothing");
+
+  CHECK(group::object_type(*st, top / "exp") == ObjectType::GROUP);
+  CHECK(group::object_type(*st, top / "exp" / "obs") == ObjectType::ARRAY);
+  CHECK(group::object_type(*st, top / "legacy") == ObjectType::GROUP);
+  CHECK(group::object_type(*st, top / "both") == ObjectType::ARRAY);  // array markers win
+  CHECK(group::object_type(*st, top / "legacy_array") == ObjectType::ARRAY);
+  CHECK(group::object_type(*st, top / "nothing") == ObjectType::INVALID);
+  CHECK(group::object_type(*st, top / "missing") == ObjectType::INVALID);
+
+  std::vector<std::string> seen;
+  auto record = [&](const fs::path& p, ObjectType t) {
+    seen.push_back(p.string() + " " + std::string(format::codec_enum_name(t)));
+    return true;
+  };
+  for (const auto& [p, t] : group::ls(*st, top / "exp")) record(p, t);
+  CHECK(seen == std::vector<std::string>{"/t/exp/ms GROUP", "/t/exp/obs ARRAY"});
+  seen.clear();
+  group::walk(*st, top, record);
+  CHECK(seen == std::vector<std::string>{"/t/both ARRAY", "/t/exp GROUP", "/t/exp/ms GROUP", "/t/exp/ms/X ARRAY",
+                                         "/t/exp/obs ARRAY", "/t/legacy GROUP", "/t/legacy/a ARRAY",
+                                         "/t/legacy_array ARRAY"});
+  seen.clear();
+  group::walk(*st, top / "exp", record, group::walk_order::postorder);
+  CHECK(seen == std::vector<std::string>{"/t/exp/ms/X ARRAY", "/t/exp/ms GROUP", "/t/exp/obs ARRAY"});
+  seen.clear();
+  group::walk(*st, top, [&](const fs::path& p, ObjectType t) { return record(p, t) && seen.size() < 3; });
+  CHECK(seen.size() == 3);  // stopped
+
+  // A legacy group's members are what its folder holds.
+  array::open_options opt;
+  opt.storage = st;
+  const auto legacy = group::open(top / "legacy", opt);
+  CHECK(legacy.legacy());
+  REQUIRE(legacy.members().size() == 1);
+  CHECK(legacy.members()[0].uri == "a");
+  CHECK(legacy.members()[0].type == ObjectType::ARRAY);
+  CHECK(legacy.path_of(legacy.members()[0]) == top / "legacy" / "a");
+  CHECK(legacy.metadata().size() == 0);
+  CHECK_THROWS_AS(group::open(top / "exp" / "obs", opt), storage::io_error);
+  CHECK_THROWS_AS(group::open(top / "nothing", opt), storage::io_error);
+}
+
+} // namespace test_group
