@@ -30,6 +30,7 @@
 #include "tilefmt/storage/s3.hpp"
 
 #include "groups.hpp"
+#include "storage.hpp"
 #include "query_args.hpp"
 #include "strings.hpp"
 
@@ -71,53 +72,6 @@ nb::dict range_dict(const tf::Range1D& r) {
   d["lo"] = to_bytes(r.lo());
   d["hi"] = to_bytes(r.hi());
   return d;
-}
-
-/// Storage options from Python: names of s3_options fields to their values
-/// as text (tilefmt/_array.py translates TileDB's "vfs.s3.*" names).
-using config_map = std::map<std::string, std::string>;
-
-/// The backend for `path`: null (the local file system) unless it is an
-/// s3:// path, then an S3 backend set up from the AWS environment variables
-/// with `config` over them. One backend per configuration is kept for the
-/// process, so that its pool of connections serves every array opened
-/// with it (a Dask worker opens many).
-std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string& path, const config_map& config) {
-  namespace st = tilefmt::storage;
-  if (path.rfind("s3://", 0) != 0) {
-    if (!config.empty() && path.find("://") != std::string::npos)
-      throw std::invalid_argument("tilefmt: only local paths and s3:// URIs are supported, not " + path);
-    return {};
-  }
-  auto o = st::s3_options::from_environment();
-  auto flag = [](const std::string& k, const std::string& v) {
-    if (v == "true" || v == "1") return true;
-    if (v == "false" || v == "0") return false;
-    throw std::invalid_argument("tilefmt: config \"" + k + "\" must be true or false, not \"" + v + "\"");
-  };
-  bool path_style_given = false;
-  for (const auto& [k, v] : config) {
-    if (k == "endpoint") o.endpoint = v;
-    else if (k == "region") o.region = v;
-    else if (k == "access_key_id") o.access_key_id = v;
-    else if (k == "secret_access_key") o.secret_access_key = v;
-    else if (k == "session_token") o.session_token = v;
-    else if (k == "path_style") o.path_style = flag(k, v), path_style_given = true;
-    else if (k == "verify_tls") o.verify_tls = flag(k, v);
-    else if (k == "retries") o.retries = static_cast<unsigned>(std::stoul(v));
-    else throw std::invalid_argument("tilefmt: unknown S3 option \"" + k + "\"");
-  }
-  // As from_environment does: a service other than AWS is addressed by path.
-  if (!path_style_given) o.path_style = !o.endpoint.empty();
-  const std::string id = o.endpoint + '\n' + o.region + '\n' + o.access_key_id + '\n' + o.secret_access_key + '\n' +
-                         o.session_token + '\n' + char('0' + o.path_style) + char('0' + o.verify_tls) + '\n' +
-                         std::to_string(o.retries);
-  static std::mutex m;
-  static std::map<std::string, std::shared_ptr<st::s3>> backends;
-  std::lock_guard lock(m);
-  auto& b = backends[id];
-  if (!b) b = std::make_shared<st::s3>(std::move(o));
-  return b;
 }
 
 /// A schema as the Python layer takes it (tilefmt._array._schema_of).
@@ -482,16 +436,14 @@ std::string write_sparse(const std::string& path, const nb::dict& coords, const 
   return frag.commit(opt);
 }
 
-/// Metadata entries: key to (type name, value count, bytes), or None to
-/// delete the key.
-std::string write_metadata(const std::string& path, const nb::dict& entries, std::optional<std::uint64_t> timestamp,
-                           const nb::bytes& key, const config_map& config) {
-  ta::write_options opt = writing(path, key, config);
-  ta::metadata_writer w(path, opt);
+/// Metadata entries from Python: key to (type name, value count, bytes), or
+/// None to delete the key.
+std::vector<tf::MetadataEntry> metadata_entries(const nb::dict& entries) {
+  std::vector<tf::MetadataEntry> out;
   for (auto [k, v] : entries) {
     const auto key = nb::cast<std::string>(k);
     if (v.is_none()) {
-      w.remove(key);
+      out.push_back(tf::MetadataEntry::deletion_of(key));
       continue;
     }
     auto t = nb::cast<nb::tuple>(v);
@@ -500,10 +452,43 @@ std::string write_metadata(const std::string& path, const nb::dict& entries, std
     e.value->type = datatype_of_name(nb::cast<std::string>(t[0]));
     e.value->num = nb::cast<std::uint32_t>(t[1]);
     e.value->bytes.value = from_bytes(nb::cast<nb::bytes>(t[2]));
-    w.put(std::move(e));
+    out.push_back(std::move(e));
   }
+  return out;
+}
+
+std::string write_metadata(const std::string& path, const nb::dict& entries, std::optional<std::uint64_t> timestamp,
+                           const nb::bytes& key, const config_map& config) {
+  ta::write_options opt = writing(path, key, config);
+  ta::metadata_writer w(path, opt);
+  for (auto& e : metadata_entries(entries)) w.put(std::move(e));
   opt.timestamp = timestamp;
   return w.commit(opt);
+}
+
+/// One session of changes to the group at `path`: members added ((uri,
+/// name or None, relative, type name or None) each), members removed (names
+/// or URIs), metadata as write_metadata takes it. Returns the names of the
+/// details and metadata files written ("" for none).
+std::pair<std::string, std::string> write_group(const std::string& path, const nb::list& added,
+                                                const std::vector<std::string>& removed, const nb::dict& meta,
+                                                std::optional<std::uint64_t> timestamp, const nb::bytes& key,
+                                                const config_map& config) {
+  ta::write_options opt = writing(path, key, config);
+  opt.timestamp = timestamp;
+  tilefmt::group::group_writer w(path, opt);
+  for (auto item : added) {
+    auto t = nb::cast<nb::tuple>(item);
+    std::optional<std::string> name;
+    if (!t[1].is_none()) name = nb::cast<std::string>(t[1]);
+    std::optional<tf::ObjectType> type;
+    if (!t[3].is_none()) type = nb::cast<std::string>(t[3]) == "GROUP" ? tf::ObjectType::GROUP : tf::ObjectType::ARRAY;
+    w.add(nb::cast<std::string>(t[0]), std::move(name), nb::cast<bool>(t[2]), type);
+  }
+  for (const auto& r : removed) w.remove(r);
+  for (auto& e : metadata_entries(meta)) w.put_metadata(std::move(e));
+  nb::gil_scoped_release unlocked;
+  return w.commit();
 }
 
 } // namespace
@@ -553,6 +538,16 @@ NB_MODULE(_core, m) {
   m.def("read_schema", &read_schema, "path"_a, "key"_a, "config"_a);
   m.def("write_dense", &write_dense, "path"_a, "subarray"_a, "attrs"_a, "timestamp"_a.none(), "key"_a, "config"_a);
   m.def("write_sparse", &write_sparse, "path"_a, "coords"_a, "attrs"_a, "timestamp"_a.none(), "key"_a, "config"_a);
+  m.def("write_group", &write_group, "path"_a, "added"_a, "removed"_a, "meta"_a, "timestamp"_a.none(), "key"_a,
+        "config"_a);
+  m.def(
+      "create_group",
+      [](const std::string& path, const config_map& config) {
+        ta::write_options opt;
+        opt.storage = storage_for(path, config);
+        tilefmt::group::create(path, opt);
+      },
+      "path"_a, "config"_a);
   m.def("write_metadata", &write_metadata, "path"_a, "entries"_a, "timestamp"_a.none(), "key"_a, "config"_a);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {

@@ -166,4 +166,85 @@ def test_not_a_group(tree):
     with pytest.raises(OSError, match="not a TileDB group"):
         tilefmt.Group(os.path.join(tree["exp"], "plain"))
     with pytest.raises(ValueError):
-        tilefmt.Group(tree["exp"], "w")
+        tilefmt.Group(tree["exp"], "x")
+
+
+def test_groups_tilefmt_writes_read_by_tiledb_py(tmp_path):
+    base = str(tmp_path)
+    g = os.path.join(base, "g")
+    tilefmt.Group.create(g)
+    assert tiledb.object_type(g) == "group"
+    _array(os.path.join(g, "arr"))
+    tiledb.Group.create(os.path.join(g, "sub"))
+    _array(os.path.join(base, "far"))
+    with tilefmt.Group(g, "w") as G:
+        G.add("arr", name="arr", relative=True)
+        G.add("sub", name="sub", relative=True)
+        G.add(os.path.join(base, "far"))  # absolute, unnamed
+        G.meta["title"] = "made by tilefmt"
+        G.meta["n"] = 3
+        G.meta["v"] = np.arange(4.0)
+    with tiledb.Group(g) as T:
+        assert sorted(((m.name, m.type.__name__, m.uri) for m in T), key=repr) == sorted(
+            [("arr", "Array", "file://" + os.path.join(g, "arr")), ("sub", "Group", "file://" + os.path.join(g, "sub")),
+             (None, "Array", "file://" + os.path.join(base, "far"))], key=repr)
+        assert T.meta["title"] == "made by tilefmt" and T.meta["n"] == 3
+        assert np.array_equal(T.meta["v"], np.arange(4.0))
+        assert T.is_relative("arr")
+    # Changed by tilefmt again, then by TileDB-Py, each reading the other's.
+    with tilefmt.Group(g, "w") as G:
+        G.remove("sub")
+        del G["file://" + os.path.join(base, "far")]
+        G.add("sub", name="inner", relative=True)
+        del G.meta["n"]
+    with tiledb.Group(g) as T:
+        assert sorted(m.name for m in T) == ["arr", "inner"]
+        assert "n" not in T.meta
+    with tiledb.Group(g, "w") as T:
+        T.add("arr", name="again", relative=True)
+        T.remove("inner")
+    with tilefmt.Group(g) as G, tiledb.Group(g) as T:
+        assert sorted(m.name for m in G) == sorted(m.name for m in T) == ["again", "arr"]
+        assert dict(G.meta.items()).keys() == set(T.meta.keys())
+
+
+def test_group_files_as_tiledb_py_writes_them(tmp_path):
+    """A group with one member, created and written by each: the details
+    files hold the same bytes (the member order of several is TileDB's
+    hash table's), and so do the metadata files."""
+    import glob
+
+    def make(lib, path):
+        lib.Group.create(path)
+        with lib.Group(path, "w") as G:
+            G.add("m", name="member", relative=True)
+            G.meta["k"] = "value"
+
+    ours, theirs = str(tmp_path / "ours"), str(tmp_path / "theirs")
+    make(tilefmt, ours)
+    make(tiledb, theirs)
+    for folder in ("__group", "__meta"):
+        a = glob.glob(os.path.join(ours, folder, "__*"))
+        b = glob.glob(os.path.join(theirs, folder, "__*"))
+        assert len(a) == len(b) == 1, folder
+        assert os.path.basename(a[0]).endswith("_2") == os.path.basename(b[0]).endswith("_2")
+        assert open(a[0], "rb").read() == open(b[0], "rb").read(), folder
+    assert sorted(os.listdir(ours)) == sorted(os.listdir(theirs))
+    assert os.path.getsize(os.path.join(ours, "__tiledb_group.tdb")) == 0
+
+
+def test_group_writes_refused(tree, tmp_path):
+    with pytest.raises(ValueError):
+        tilefmt.Group.create(tree["exp"])  # already a group
+    g = str(tmp_path / "g")
+    tilefmt.Group.create(g)
+    G = tilefmt.Group(g, "w")
+    G.add("../x", name="up", relative=True)
+    with pytest.raises(ValueError, match="leaves the group"):
+        G.close()
+    with pytest.raises(ValueError):
+        len(tilefmt.Group(g, "w"))
+    G = tilefmt.Group(g, "w")
+    G.remove("nothing")
+    with pytest.raises(ValueError, match="no member"):
+        G.close()

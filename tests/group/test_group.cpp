@@ -253,4 +253,88 @@ TEST_CASE("group: object types, ls and walk as TileDB answers them") {
   CHECK_THROWS_AS(group::open(top / "nothing", opt), storage::io_error);
 }
 
+TEST_CASE("group writer: create, add, remove and metadata, read back as TileDB applies them") {
+  auto st = std::make_shared<storage::memory>();
+  const fs::path root = "/w/g";
+  array::write_options w;
+  w.storage = st;
+  st->make_folder(root / "arr" / "__schema");  // an array member
+  group::create(root, w);
+  CHECK(group::object_type(*st, root) == ObjectType::GROUP);
+  CHECK(st->file_size(root / "__tiledb_group.tdb") == std::optional<std::uint64_t>(0));
+  CHECK_THROWS_AS(group::create(root, w), std::invalid_argument);  // already a group
+
+  w.timestamp = 100;
+  {
+    group::group_writer g(root, w);
+    g.add("arr", "arr", true).add("/elsewhere/x", std::nullopt, false, ObjectType::GROUP).add("nothing", "n", true);
+    g.put_metadata(format::MetadataEntry::of<std::int64_t>("n", std::vector<std::int64_t>{7}));
+    CHECK_THROWS_AS(g.add("arr", "arr", true), std::invalid_argument);           // twice in a session
+    CHECK_THROWS_AS(g.add("../up", "up", true), group::member_error);            // would leave the group
+    const auto [details, meta] = g.commit();
+    CHECK(details.ends_with("_2"));
+    CHECK(details.starts_with("__100_100_"));
+    CHECK_FALSE(meta.empty());
+    CHECK_THROWS_AS(g.commit(), std::logic_error);
+  }
+  array::open_options r;
+  r.storage = st;
+  auto g = group::open(root, r);
+  REQUIRE(g.members().size() == 3);
+  CHECK(g.member_named("arr").type == ObjectType::ARRAY);   // detected
+  CHECK(g.member_named("n").type == ObjectType::INVALID);   // nothing there: stored as TileDB stores it
+  CHECK(g.members()[1].uri == "file:///elsewhere/x");      // absolute paths as file:// URIs
+  CHECK(g.metadata().get<std::int64_t>("n") == std::vector<std::int64_t>{7});
+
+  w.timestamp = 200;
+  {
+    group::group_writer g2(root, w);
+    g2.remove("n").remove("/elsewhere/x").add("arr", "second", true);
+    g2.remove_metadata("n");
+    CHECK_THROWS_AS(g2.remove("missing"), std::invalid_argument);
+    g2.commit();
+  }
+  g = group::open(root, r);
+  CHECK(keys(g) == std::vector<std::string>{"arr", "second"});
+  CHECK_FALSE(g.metadata().contains("n"));
+  // The second file lists every member alive, then the removed ones, deleted.
+  const auto second = g.details_files().back().path;
+  const auto d = codec::decode<GroupDetails>(filter::read_generic_tile(st->read(second)).payload);
+  REQUIRE(d.members.value.size() == 4);
+  CHECK_FALSE(d.members.value[0].is_deleted());
+  CHECK(d.members.value[2].is_deleted());
+  CHECK(d.members.value[3].is_deleted());
+  CHECK(keys(group::open(root, [&] {
+          auto o = r;
+          o.timestamp_end = 150;
+          return o;
+        }())) == std::vector<std::string>{"arr", "file:///elsewhere/x", "n"});
+
+  // Nothing changed: nothing written.
+  {
+    group::group_writer g3(root, w);
+    const auto [details, meta] = g3.commit();
+    CHECK(details.empty());
+    CHECK(meta.empty());
+  }
+  CHECK(group::open(root, r).details_files().size() == 2);
+}
+
+TEST_CASE("group writer: a group of details version 1 gets whole lists of version 1") {
+  fixture f;
+  f.details(10, {entry("a", "a", ObjectType::ARRAY, true, false, 1), entry("b", "b", ObjectType::ARRAY, true, false, 1)},
+            1, false);
+  array::write_options w;
+  w.storage = f.st;
+  w.timestamp = 20;
+  group::group_writer g(f.root, w);
+  g.remove("a").add("c", "c", true, ObjectType::GROUP);
+  const auto details = g.commit().first;
+  CHECK(details.ends_with("_1"));
+  const auto d = codec::decode<GroupDetails>(filter::read_generic_tile(f.st->read(f.root / "__group" / details)).payload);
+  CHECK(d.version == 1);
+  REQUIRE(d.members.value.size() == 2);  // no deleted members: the list is whole
+  CHECK(keys(f.open()) == std::vector<std::string>{"b", "c"});
+}
+
 } // namespace test_group

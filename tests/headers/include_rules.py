@@ -33,8 +33,10 @@ ALLOWED = {
     "group/model": {"codec", "format", "filter", "storage", "array/support", "array/model", "group/model"},
     "group/read": {"codec", "format", "filter", "storage", "array/support", "array/model", "group/model",
                    "group/read"},
-    "group": {"codec", "format", "filter", "storage", "array/support", "array/model", "group/model",
-              "group/read"},
+    "group/write": {"codec", "format", "filter", "storage", "array/support", "array/model", "array/write",
+                    "group/model", "group/read", "group/write"},
+    "group": {"codec", "format", "filter", "storage", "array/support", "array/model", "array/write", "group/model",
+              "group/read", "group/write"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]tilefmt/([^">]+)[">]')
 

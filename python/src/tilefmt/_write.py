@@ -220,15 +220,20 @@ class _MetaWriter:
     def __setitem__(self, key, value):
         if not isinstance(key, str):
             raise TypeError("metadata keys are str")
+        # As TileDB-Py does, so that the files hold the same entries: the key
+        # and its NumPy forms are deleted first, then the value put.
+        del self[key]
         if isinstance(value, np.ndarray):
             # As TileDB-Py stores arrays: flat values, and the shape when not 1-D.
             t = _types.tiledb_type_of(value.dtype)
             flat = np.ascontiguousarray(value.ravel()).astype(_types.base_dtype(t))
             self._pending["__np_flat_" + key] = (t, flat.size, flat.tobytes())
             if value.ndim != 1:
-                self._pending["__np_shape_" + key] = _pack_meta(tuple(int(x) for x in value.shape))
+                self["__np_shape_" + key] = tuple(int(x) for x in value.shape)
             return
         self._pending[key] = _pack_meta(value)
 
     def __delitem__(self, key):
-        self._pending[key] = None
+        # The key may be stored as it is or in its NumPy forms: all go.
+        for k in (key, "__np_flat_" + key, "__np_shape_" + key):
+            self._pending[k] = None

@@ -1,0 +1,63 @@
+// tilefmt._core: where an array or group is: the storage backend for a
+// path and the options tilefmt/_config.py gives.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "tilefmt/storage/s3.hpp"
+
+namespace tilefmt_python {
+
+/// Storage options from Python: names of s3_options fields to their values
+/// as text (tilefmt/_array.py translates TileDB's "vfs.s3.*" names).
+using config_map = std::map<std::string, std::string>;
+
+/// The backend for `path`: null (the local file system) unless it is an
+/// s3:// path, then an S3 backend set up from the AWS environment variables
+/// with `config` over them. One backend per configuration is kept for the
+/// process, so that its pool of connections serves every array opened
+/// with it (a Dask worker opens many).
+inline std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string& path, const config_map& config) {
+  namespace st = tilefmt::storage;
+  if (path.rfind("s3://", 0) != 0) {
+    if (!config.empty() && path.find("://") != std::string::npos)
+      throw std::invalid_argument("tilefmt: only local paths and s3:// URIs are supported, not " + path);
+    return {};
+  }
+  auto o = st::s3_options::from_environment();
+  auto flag = [](const std::string& k, const std::string& v) {
+    if (v == "true" || v == "1") return true;
+    if (v == "false" || v == "0") return false;
+    throw std::invalid_argument("tilefmt: config \"" + k + "\" must be true or false, not \"" + v + "\"");
+  };
+  bool path_style_given = false;
+  for (const auto& [k, v] : config) {
+    if (k == "endpoint") o.endpoint = v;
+    else if (k == "region") o.region = v;
+    else if (k == "access_key_id") o.access_key_id = v;
+    else if (k == "secret_access_key") o.secret_access_key = v;
+    else if (k == "session_token") o.session_token = v;
+    else if (k == "path_style") o.path_style = flag(k, v), path_style_given = true;
+    else if (k == "verify_tls") o.verify_tls = flag(k, v);
+    else if (k == "retries") o.retries = static_cast<unsigned>(std::stoul(v));
+    else throw std::invalid_argument("tilefmt: unknown S3 option \"" + k + "\"");
+  }
+  // As from_environment does: a service other than AWS is addressed by path.
+  if (!path_style_given) o.path_style = !o.endpoint.empty();
+  const std::string id = o.endpoint + '\n' + o.region + '\n' + o.access_key_id + '\n' + o.secret_access_key + '\n' +
+                         o.session_token + '\n' + char('0' + o.path_style) + char('0' + o.verify_tls) + '\n' +
+                         std::to_string(o.retries);
+  static std::mutex m;
+  static std::map<std::string, std::shared_ptr<st::s3>> backends;
+  std::lock_guard lock(m);
+  auto& b = backends[id];
+  if (!b) b = std::make_shared<st::s3>(std::move(o));
+  return b;
+}
+
+} // namespace tilefmt_python
