@@ -548,6 +548,20 @@ NB_MODULE(_core, m) {
         tilefmt::group::create(path, opt);
       },
       "path"_a, "config"_a);
+  m.def(
+      "consolidate_group_metadata",
+      [](const std::string& path, const config_map& config) {
+        ta::write_options opt;
+        opt.storage = storage_for(path, config);
+        return tilefmt::group::consolidate_metadata(path, opt).name;
+      },
+      "path"_a, "config"_a);
+  m.def(
+      "vacuum_group_metadata",
+      [](const std::string& path, const config_map& config) {
+        return tilefmt::group::vacuum_metadata(path, storage_for(path, config)).size();
+      },
+      "path"_a, "config"_a);
   m.def("write_metadata", &write_metadata, "path"_a, "entries"_a, "timestamp"_a.none(), "key"_a, "config"_a);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {

@@ -248,3 +248,26 @@ def test_group_writes_refused(tree, tmp_path):
     G.remove("nothing")
     with pytest.raises(ValueError, match="no member"):
         G.close()
+
+
+def test_metadata_consolidated_and_vacuumed_by_tilefmt(tmp_path):
+    g = str(tmp_path / "g")
+    tilefmt.Group.create(g)
+    for i in range(3):
+        with tilefmt.Group(g, "w", timestamp=100 + i) as G:
+            G.meta["k%d" % i] = i
+            G.meta["shared"] = "v%d" % i
+            if i == 2:
+                del G.meta["k0"]
+    with tiledb.Group(g) as T:
+        before = {k: T.meta[k] for k in T.meta.keys()}
+    tilefmt.Group.consolidate_metadata(g)
+    files = os.listdir(os.path.join(g, "__meta"))
+    assert len(files) == 5 and sum(f.endswith(".vac") for f in files) == 1
+    with tiledb.Group(g) as T, tilefmt.Group(g) as G:
+        assert {k: T.meta[k] for k in T.meta.keys()} == before == dict(G.meta.items())
+    tilefmt.Group.vacuum_metadata(g)
+    assert len(os.listdir(os.path.join(g, "__meta"))) == 1
+    with tiledb.Group(g) as T, tilefmt.Group(g) as G:
+        assert {k: T.meta[k] for k in T.meta.keys()} == before == dict(G.meta.items())
+    assert before == {"k1": 1, "k2": 2, "shared": "v2"}

@@ -337,4 +337,27 @@ TEST_CASE("group writer: a group of details version 1 gets whole lists of versio
   CHECK(keys(f.open()) == std::vector<std::string>{"b", "c"});
 }
 
+TEST_CASE("group metadata: consolidated into one file, the same read before and after vacuum") {
+  fixture f;
+  f.meta(10, {format::MetadataEntry::of<std::int32_t>("a", std::vector<std::int32_t>{1})});
+  f.meta(20, {format::MetadataEntry::of<std::int32_t>("b", std::vector<std::int32_t>{2})});
+  f.meta(30, {format::MetadataEntry::deletion_of("a")});
+  array::write_options w;
+  w.storage = f.st;
+  CHECK(group::consolidate_metadata(f.root, w, 0, 15).name.empty());  // one file: nothing to do
+  const auto c = group::consolidate_metadata(f.root, w);
+  CHECK(c.name.starts_with("__10_30_"));
+  CHECK(c.replaced.size() == 3);
+  auto g = f.open();
+  CHECK_FALSE(g.metadata().contains("a"));
+  CHECK(g.metadata().get<std::int32_t>("b") == std::vector<std::int32_t>{2});
+  const auto removed = group::vacuum_metadata(f.root, f.st);
+  CHECK(removed.size() == 4);  // three files and the vacuum file
+  CHECK(f.st->list(f.root / "__meta").size() == 1);
+  g = f.open();
+  CHECK(g.metadata().size() == 1);
+  CHECK(g.metadata().get<std::int32_t>("b") == std::vector<std::int32_t>{2});
+  CHECK_THROWS_AS(group::vacuum_metadata("/nowhere", f.st), storage::io_error);
+}
+
 } // namespace test_group

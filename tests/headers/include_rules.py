@@ -35,8 +35,10 @@ ALLOWED = {
                    "group/read"},
     "group/write": {"codec", "format", "filter", "storage", "array/support", "array/model", "array/write",
                     "group/model", "group/read", "group/write"},
-    "group": {"codec", "format", "filter", "storage", "array/support", "array/model", "array/write", "group/model",
-              "group/read", "group/write"},
+    "group/maintain": {"codec", "format", "filter", "storage", "array/support", "array/model", "array/read",
+                       "array/write", "array/maintain", "group/model", "group/read", "group/write", "group/maintain"},
+    "group": {"codec", "format", "filter", "storage", "array/support", "array/model", "array/read", "array/write",
+              "array/maintain", "group/model", "group/read", "group/write", "group/maintain"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]tilefmt/([^">]+)[">]')
 

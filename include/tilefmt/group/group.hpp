@@ -11,6 +11,7 @@
 // docs/groups.md is the manual. Each header of group/ may be included alone.
 #pragma once
 
+#include "tilefmt/group/maintain/metadata.hpp"
 #include "tilefmt/group/model/members.hpp"
 #include "tilefmt/group/model/object.hpp"
 #include "tilefmt/group/read/group.hpp"

@@ -114,6 +114,17 @@ class Group:
         """Creates an empty group at `uri` (as tiledb.Group.create)."""
         _core.create_group(_config.path_of(uri), _config.normalize(config))
 
+    @staticmethod
+    def consolidate_metadata(uri, config=None):
+        """Merges the group's metadata files into one (as
+        tiledb.Group.consolidate_metadata); readers see the same metadata."""
+        _core.consolidate_group_metadata(_config.path_of(uri), _config.normalize(config))
+
+    @staticmethod
+    def vacuum_metadata(uri, config=None):
+        """Removes the metadata files a consolidation replaced."""
+        _core.vacuum_group_metadata(_config.path_of(uri), _config.normalize(config))
+
     def add(self, uri, name=None, relative=False, type=None):
         """Adds a member (mode "w"): `uri` relative to the group when
         `relative`, else absolute (a relative path is taken from the current
