@@ -376,3 +376,35 @@ def test_s3_dask_read_and_write(client, s3, dense_uri):
     # The cells never written are NaN, the float fill value, on both sides.
     assert float(da.nanmean(y).compute()) == pytest.approx(float(np.nanmean(x.compute())))
     assert int(da.isnan(y).sum().compute()) == 100 * 60 - 60 * 40
+
+
+def test_s3_groups_both_ways(s3):
+    """Groups on S3: TileDB-Py's read by tilefmt (members resolved on the
+    same bucket, a member array read), tilefmt's read by TileDB-Py."""
+    config, bucket = s3
+    ctx = tiledb.Ctx(tiledb.Config(config))
+    g = bucket + "/groups/theirs"
+    tiledb.Group.create(g, ctx=ctx)
+    dom = tiledb.Domain(tiledb.Dim("d", domain=(0, 9), tile=10, dtype=np.int64, ctx=ctx), ctx=ctx)
+    tiledb.Array.create(g + "/arr", tiledb.ArraySchema(domain=dom, attrs=[tiledb.Attr("a", dtype=np.float64, ctx=ctx)],
+                                                       ctx=ctx), ctx=ctx)
+    with tiledb.open(g + "/arr", "w", ctx=ctx) as A:
+        A[:] = np.arange(10.0)
+    with tiledb.Group(g, "w", ctx=ctx) as T:
+        T.add("arr", name="arr", relative=True)
+        T.meta["title"] = "on s3"
+    assert tilefmt.object_type(g, config=config) == "group"
+    assert tilefmt.object_type(g + "/arr", config=config) == "array"
+    with tilefmt.Group(g, config=config) as G:
+        assert [(m.name, m.type, m.uri) for m in G] == [("arr", tilefmt.Array, g + "/arr")]
+        assert G.meta["title"] == "on s3"
+        with tilefmt.open(G["arr"].uri, config=config) as A:
+            np.testing.assert_array_equal(A[:]["a"], np.arange(10.0))
+    ours = bucket + "/groups/ours"
+    tilefmt.Group.create(ours, config=config)
+    with tilefmt.Group(ours, "w", config=config) as G:
+        G.add(g + "/arr", name="shared")  # absolute, on the same bucket
+        G.meta["n"] = 2
+    with tiledb.Group(ours, ctx=ctx) as T:
+        assert [(m.name, m.uri) for m in T] == [("shared", g + "/arr")]
+        assert T.meta["n"] == 2

@@ -249,6 +249,14 @@ TEST_CASE("group: object types, ls and walk as TileDB answers them") {
   CHECK(legacy.members()[0].type == ObjectType::ARRAY);
   CHECK(legacy.path_of(legacy.members()[0]) == top / "legacy" / "a");
   CHECK(legacy.metadata().size() == 0);
+  // A writer gives it a details file, listing only what it adds, as TileDB.
+  array::write_options w;
+  w.storage = st;
+  group::group_writer(top / "legacy", w).add("a", "named", true).commit();
+  const auto upgraded = group::open(top / "legacy", opt);
+  CHECK_FALSE(upgraded.legacy());
+  REQUIRE(upgraded.members().size() == 1);
+  CHECK(upgraded.members()[0].name == std::optional<std::string>("named"));
   CHECK_THROWS_AS(group::open(top / "exp" / "obs", opt), storage::io_error);
   CHECK_THROWS_AS(group::open(top / "nothing", opt), storage::io_error);
 }

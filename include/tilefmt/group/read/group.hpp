@@ -13,7 +13,9 @@
 // metadata, in the format of array metadata. Both are read as of the
 // options' timestamp range, without the files a vacuum file names. A
 // group written before 2.8 has the marker only: its members are the arrays
-// and groups in its folder (ls(), as TileDB listed them then).
+// and groups in its folder (ls(), as TileDB listed them then). On an
+// object store a new group has no `__group/` until its first details file
+// (no empty folders there), so until then it lists its folder too.
 //
 // Thread safety: an opened group is immutable; its const members may be
 // called from many threads at once.

@@ -66,11 +66,11 @@ public:
     read.storage = storage_;
     read.encryption_key = opt_.encryption_key;
     const auto g = tilefmt::group::open(root_, read);
-    if (g.legacy())
-      throw std::invalid_argument("tilefmt: group_writer: " + root_.string() +
-                                  " was written before TileDB 2.8 (a marker only): its members are its folder's");
     version_ = !g.details_files().empty() && g.details_files().back().name.version.value_or(1) == 1 ? 1 : 2;
-    for (const auto& m : g.members()) opened_.push_back(m);
+    // A group without details files (before TileDB 2.8, or new on an object
+    // store, where empty folders do not exist) has no members for TileDB:
+    // its first details file lists only what this session adds.
+    if (!g.legacy()) opened_ = g.members();
   }
 
   /// Adds a member: `uri` relative to the group (`relative`) or absolute,
@@ -136,6 +136,7 @@ public:
     std::pair<std::string, std::string> names;
     if (!added_.empty() || !removed_.empty()) {
       names.first = format::make_timestamped_name(t, t, label) + "_" + std::to_string(version_);
+      storage_->make_folder(root_ / "__group");  // a group from before TileDB 2.8 has none
       storage_->write(root_ / "__group" / names.first,
                       filter::write_generic_tile(codec::encode(details()), tile_version, opt_.encryption_key));
     }
