@@ -69,6 +69,24 @@ inline std::vector<fs::path> files_with(const storage::backend& st, const fs::pa
   return out;
 }
 
+/// Removes the files of folder `dir` that its `.vac` files name, then those
+/// vacuum files (array and group metadata); returns what it removed.
+inline std::vector<fs::path> vacuum_files_in(storage::backend& st, const fs::path& dir) {
+  std::vector<fs::path> removed;
+  for (const auto& vac : files_with(st, dir, ".vac")) {
+    for (const auto& name : vacuum_entries(st, vac)) {
+      const fs::path p = dir / name;
+      if (st.is_file(p)) {
+        st.remove(p);
+        removed.push_back(p);
+      }
+    }
+    st.remove(vac);
+    removed.push_back(vac);
+  }
+  return removed;
+}
+
 } // namespace detail
 
 /// What a vacuum did.
@@ -204,18 +222,7 @@ inline vacuum_result vacuum_metadata(const fs::path& root, std::shared_ptr<stora
   auto st = detail::or_local(std::move(storage));
   if (!is_array(*st, root)) throw io_error(root, "not a TileDB array");
   vacuum_result out;
-  auto& removed = out.removed;
-  for (const auto& vac : detail::files_with(*st, root / "__meta", ".vac")) {
-    for (const auto& name : detail::vacuum_entries(*st, vac)) {
-      const fs::path p = root / "__meta" / name;
-      if (st->is_file(p)) {
-        st->remove(p);
-        removed.push_back(p);
-      }
-    }
-    st->remove(vac);
-    removed.push_back(vac);
-  }
+  out.removed = detail::vacuum_files_in(*st, root / "__meta");
   return out;
 }
 

@@ -75,19 +75,7 @@ inline metadata_consolidation consolidate_metadata(const fs::path& root, const a
 inline std::vector<fs::path> vacuum_metadata(const fs::path& root, std::shared_ptr<storage::backend> storage = {}) {
   const auto st = array::detail::or_local(std::move(storage));
   if (object_type(*st, root) != format::ObjectType::GROUP) throw io_error(root, "not a TileDB group");
-  std::vector<fs::path> removed;
-  for (const auto& vac : array::detail::files_with(*st, root / "__meta", ".vac")) {
-    for (const auto& name : array::detail::vacuum_entries(*st, vac)) {
-      const fs::path p = root / "__meta" / name;
-      if (st->is_file(p)) {
-        st->remove(p);
-        removed.push_back(p);
-      }
-    }
-    st->remove(vac);
-    removed.push_back(vac);
-  }
-  return removed;
+  return array::detail::vacuum_files_in(*st, root / "__meta");
 }
 
 } // namespace tilefmt::group
