@@ -18,7 +18,9 @@ Every count scales with S (default 1; 0.1 for a quick look). Each query
 runs in a fresh process per reader, R times (default 3): the first run
 (a fresh process: opening, first touches) and the best are printed, with
 the ratio of TileDB-Py's best to tilefmt's (above 1: tilefmt faster), and
-the number of cells both returned (they must agree). JSON on the last line.
+the number of cells both returned (they must agree), and the peak memory
+the queries added to each process (MB, getrusage's maximum resident set
+after the open subtracted). JSON on the last line.
 """
 import argparse
 import json
@@ -136,17 +138,21 @@ if "KEYS" in expr:
     with tiledb.open(path) as B:
         all_keys = B.query(order="U", attrs=[])[:]["key"]
     KEYS = [k.decode() if isinstance(k, bytes) else k for k in np.random.default_rng(7).choice(all_keys, 200, replace=False)]
+import resource
 times, cells = [], None
 t_open = time.perf_counter()
 with mod.open(path) as A:
     opened = time.perf_counter() - t_open
+    # Peak memory the queries add to the opened array (kB on Linux).
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     for _ in range(repeat):
         t0 = time.perf_counter()
         v = eval(expr)
         times.append(time.perf_counter() - t0)
         cells = len(v)
         del v
-print(json.dumps({"first_s": times[0] + opened, "best_s": min(times), "cells": cells}))
+peak_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024
+print(json.dumps({"first_s": times[0] + opened, "best_s": min(times), "cells": cells, "peak_mb": peak_mb}))
 """
 
 
@@ -171,7 +177,8 @@ def main():
     rows_out = []
     print("machine: %s, %d cores, Python %s" % (platform.processor() or platform.machine(), os.cpu_count(),
                                                  platform.python_version()))
-    print("%-42s %10s %10s %10s %10s %7s %10s" % ("query", "py first", "py best", "tf first", "tf best", "ratio", "cells"))
+    print("%-42s %10s %10s %10s %10s %7s %10s %8s %8s" % ("query", "py first", "py best", "tf first", "tf best", "ratio",
+                                                         "cells", "py MB", "tf MB"))
     for name, (arr, expr) in queries(rows).items():
         if args.only and args.only not in name:
             continue
@@ -186,9 +193,9 @@ def main():
         else:
             row["ratio"] = theirs["best_s"] / ours["best_s"]
             agree = "" if theirs["cells"] == ours["cells"] else "  (TileDB-Py %d)" % theirs["cells"]
-            print("%-42s %10.3f %10.3f %10.3f %10.3f %7.2f %10d%s" % (
+            print("%-42s %10.3f %10.3f %10.3f %10.3f %7.2f %10d %8.0f %8.0f%s" % (
                 name, theirs["first_s"], theirs["best_s"], ours["first_s"], ours["best_s"], row["ratio"],
-                ours["cells"], agree))
+                ours["cells"], theirs["peak_mb"], ours["peak_mb"], agree))
         rows_out.append(row)
     print(json.dumps({"scale": args.scale, "rows": rows_out}))
 
