@@ -68,7 +68,7 @@ public:
     for (std::size_t i = hash_ & (table_.size() - 1);; i = (i + 1) & (table_.size() - 1)) {
       const entry& e = table_[i];
       if (!e.obj) return nullptr;
-      if (e.hash == hash_ && e.len == len && std::memcmp(e.bytes, p, len) == 0) {
+      if (e.hash == hash_ && e.len == len && (len == 0 || std::memcmp(e.bytes, p, len) == 0)) {
         Py_INCREF(e.obj);
         return e.obj;
       }
@@ -102,7 +102,7 @@ private:
       h ^= h >> 32;
     }
     std::uint64_t w = 0;
-    std::memcpy(&w, p + i, len - i);
+    if (len > i) std::memcpy(&w, p + i, len - i);
     h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
     return h ^ (h >> 29);
   }

@@ -86,7 +86,10 @@ public:
     claim_t(const claim_t&) = delete;
     claim_t& operator=(const claim_t&) = delete;
     ~claim_t() {
-      if (!given_) owner_.abandon_after(j_);
+      // A task that throws after giving its size still abandons what follows:
+      // the pool may skip tasks above a failed one (ordered_tasks), and a task
+      // already running above a skipped one would wait for it forever.
+      if (!given_ || std::uncaught_exceptions() > exceptions_) owner_.abandon_after(j_);
     }
 
     /// Where the task's items start, once every task before it has given
@@ -114,6 +117,7 @@ public:
     place_in_order& owner_;
     std::size_t j_;
     bool given_ = false;
+    int exceptions_ = std::uncaught_exceptions();
   };
 
   claim_t claim(std::size_t j) { return claim_t(*this, j); }

@@ -33,6 +33,7 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -94,7 +95,13 @@ public:
     std::uint64_t coord_bytes = 0;
     for (const auto& dim : dims_)
       coord_bytes += dim.is_var() ? sizeof(std::uint64_t) + 2 * sizeof(void*) : format::datatype_size(dim.type.value);
-    plan_.check_size(cap, coord_bytes);
+    // The bound counts every cell of the tiles met: when it passes the
+    // allocation limit the general reader, which counts the result, decides.
+    try {
+      plan_.check_size(cap, coord_bytes);
+    } catch (const std::invalid_argument&) {
+      return std::nullopt;
+    }
     const auto slots = static_cast<std::size_t>(cap);
     const std::size_t nd = dims_.size();
     std::vector<result_field> coords(nd);
@@ -240,8 +247,13 @@ private:
         tiles.push_back(f.read_tile(f.field(dims_[d].name.value), t, sparse_gather::ahead_of(ahead[d], s.frag)));
         if (!check_cells(f, d, tiles.back(), cells)) return false;
       }
+      std::vector<coord_column> whole(nd);
+      for (std::size_t d = 0; d < nd; ++d) whole[d] = coord_column::of(tiles[d]);
+      // A condition may leave out one of two equal cells: the order of the
+      // whole tile is checked first, as the cells the result keeps are later.
+      if (!as_stored && plan_.where && !in_global_order(whole, cells, !dups())) return false;
       std::vector<std::uint8_t> in(cells, 1);
-      for (std::size_t d = 0; d < nd; ++d) keep_inside(sub, d, coord_column::of(tiles[d]), cells, in.data());
+      for (std::size_t d = 0; d < nd; ++d) keep_inside(sub, d, whole[d], cells, in.data());
       if (plan_.where) apply_condition(f, t, tiles, in);
       std::size_t first = 0, last = cells;
       while (first < last && !in[first]) ++first;
