@@ -73,8 +73,8 @@ PYV=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 mapfile -t LINES < <(grep -v '^[[:space:]]*\(#\|$\)' "$VERSIONS")
 [ "${#LINES[@]}" -gt 0 ] || { say "ERROR: no versions in $VERSIONS"; exit 1; }
 
-SRC_HASH=$(cat "$SRC/generate.py" "$SRC/cases.py" "$SRC/expected.py" "$SRC/tdbcompat.py" \
-    "$VERSIONS" | sha256sum | cut -c1-16)
+SRC_HASH=$(cat "$SRC/generate.py" "$SRC/cases.py" "$SRC/expected.py" "$SRC/tdbcompat.py" "$SRC/groups.py" \
+    "$SRC/libtiledb_c.py" "$VERSIONS" | sha256sum | cut -c1-16)
 say "generator sources $SRC_HASH, ${#LINES[@]} TileDB-Py versions, output $OUT"
 
 INDEX_CHECKED=""
@@ -130,6 +130,10 @@ for line in "${LINES[@]}"; do
         say "ERROR: [$PYVER] generator failed (see above)"
         exit 1
     fi
+    if ! "$PY" "$SRC/groups.py" generate --out "$DEST.tmp" | sed 's/^/    /'; then
+        say "ERROR: [$PYVER] the group generator failed (see above)"
+        exit 1
+    fi
     GOT_FMT=$(python3 -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))["format_versions"])))' "$DEST.tmp/manifest.json")
     [ -z "${WANT_FMT:-}" ] || [ "$WANT_FMT" = "$GOT_FMT" ] || say "WARNING: [$PYVER] versions.txt says format $WANT_FMT, fragments have $GOT_FMT"
     echo "$STAMP" > "$DEST.tmp/.stamp"
@@ -143,7 +147,7 @@ done
 # by generate_c.py (tests/interop/c_versions.txt). Wheels are cached under
 # OUTDIR/wheels, their libraries under OUTDIR/libtiledb/<version>.
 C_VERSIONS="$SRC/c_versions.txt"
-C_HASH=$(cat "$SRC/generate_c.py" "$SRC/libtiledb_c.py" "$C_VERSIONS" | sha256sum | cut -c1-16)
+C_HASH=$(cat "$SRC/generate_c.py" "$SRC/libtiledb_c.py" "$SRC/groups.py" "$C_VERSIONS" | sha256sum | cut -c1-16)
 mapfile -t C_LINES < <(grep -v '^[[:space:]]*\(#\|$\)' "$C_VERSIONS")
 mkdir -p "$OUT/wheels" "$OUT/libtiledb"
 C_START=$(date +%s)
@@ -182,6 +186,10 @@ PY
     rm -rf "$DEST.tmp"
     if ! python3 "$SRC/generate_c.py" --lib "$LIBDIR" --wheel "$PYVER" --out "$DEST.tmp" | sed "s/^/    [$WANT_LIB] /"; then
         say "ERROR: [$PYVER] libtiledb $WANT_LIB: the C generator failed (see above)"
+        exit 1
+    fi
+    if ! python3 "$SRC/groups.py" generate --lib "$LIBDIR" --out "$DEST.tmp" | sed "s/^/    [$WANT_LIB] /"; then
+        say "ERROR: [$PYVER] libtiledb $WANT_LIB: the group generator failed (see above)"
         exit 1
     fi
     GOT=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["libtiledb_version"], ",".join(map(str, m["format_versions"])))' "$DEST.tmp/manifest.json")

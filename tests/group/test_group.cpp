@@ -338,11 +338,61 @@ TEST_CASE("group writer: a group of details version 1 gets whole lists of versio
   group::group_writer g(f.root, w);
   g.remove("a").add("c", "c", true, ObjectType::GROUP);
   const auto details = g.commit().first;
-  CHECK(details.ends_with("_1"));
+  // Named as TileDB 2.8 to 2.14 named them: `__t_t_uuid`, no version.
+  CHECK(std::count(details.begin(), details.end(), '_') == 4);  // __t_t_uuid
   const auto d = codec::decode<GroupDetails>(filter::read_generic_tile(f.st->read(f.root / "__group" / details)).payload);
   CHECK(d.version == 1);
   REQUIRE(d.members.value.size() == 2);  // no deleted members: the list is whole
   CHECK(keys(f.open()) == std::vector<std::string>{"b", "c"});
+}
+
+TEST_CASE("group create: at a chosen format version, as that libtiledb made groups") {
+  fixture f;
+  array::write_options w;
+  w.storage = f.st;
+  w.timestamp = 10;
+  // Before 2.8 (format 12): the marker alone; no members, no metadata.
+  w.format_version = 11;
+  group::create(f.root / "old", w);
+  CHECK(f.st->is_file(f.root / "old" / "__tiledb_group.tdb"));
+  CHECK_FALSE(f.st->is_folder(f.root / "old" / "__group"));
+  CHECK(group::object_type(*f.st, f.root / "old") == ObjectType::GROUP);
+  CHECK_THROWS_AS(group::group_writer(f.root / "old", w), std::invalid_argument);
+  // 2.8 to 2.14 (12 to 17): details version 1, tiles of that version.
+  w.format_version = 16;
+  group::create(f.root / "v1", w);
+  group::group_writer g1(f.root / "v1", w);
+  g1.add("x", "x", true, ObjectType::ARRAY).put_metadata(format::MetadataEntry::of<std::int32_t>("k", std::vector<std::int32_t>{1}));
+  const auto [details, meta] = g1.commit();
+  const auto tile = filter::read_generic_tile(f.st->read(f.root / "v1" / "__group" / details));
+  CHECK(tile.header.version.value == 16);
+  CHECK(codec::decode<GroupDetails>(tile.payload).version == 1);
+  CHECK(std::count(details.begin(), details.end(), '_') == 4);  // __t_t_uuid
+  // A datatype the version lacks is refused (BOOL: 2.10, format 14).
+  w.format_version = 13;
+  group::group_writer g2(f.root / "v1", w);
+  CHECK_THROWS_AS(g2.put_metadata(format::MetadataEntry::of<std::uint8_t>("b", std::vector<std::uint8_t>{1}, format::Datatype::BOOL)),
+                  std::invalid_argument);
+  // 2.15 on: version 2.
+  w.format_version = 18;
+  group::create(f.root / "v2", w);
+  group::group_writer g3(f.root / "v2", w);
+  CHECK(g3.add("y", std::nullopt, true, ObjectType::ARRAY).commit().first.ends_with("_2"));
+  // 2.15 to 2.18 (18 to 20) wrote each session's changes only; 2.19 on, every member.
+  for (const std::uint32_t v : {20u, 21u}) {
+    w.format_version = v;
+    group::group_writer more(f.root / "v2", w);
+    const auto name = more.add("z" + std::to_string(v), std::nullopt, true, ObjectType::ARRAY).commit().first;
+    const auto d = codec::decode<GroupDetails>(filter::read_generic_tile(f.st->read(f.root / "v2" / "__group" / name)).payload);
+    CHECK(d.members.value.size() == (v == 20 ? 1u : 3u));
+  }
+  CHECK(keys(group::open(f.root / "v2", [&] {
+          array::open_options o;
+          o.storage = f.st;
+          return o;
+        }())).size() == 3);
+  w.format_version = 0;
+  CHECK_THROWS_AS(group::create(f.root / "bad", w), std::invalid_argument);
 }
 
 TEST_CASE("group metadata: consolidated into one file, the same read before and after vacuum") {

@@ -56,7 +56,7 @@ inline metadata_consolidation consolidate_metadata(const fs::path& root, const a
     format::ArrayMetadata file;
     for (const auto& [key, e] : merged.entries()) file.entries.value.push_back(e);
     st->write(root / "__meta" / out.name,
-              filter::write_generic_tile(codec::encode(file), format::written_version, opt.encryption_key));
+              filter::write_generic_tile(codec::encode(file), opt.format_version, opt.encryption_key));
   }
   std::string text;
   for (const auto& f : files) {
