@@ -17,7 +17,8 @@
 # it; cached afterwards in BUILD_DIR/python/pip-cache), 124 s compiling the
 # extension, one translation unit at -O2, and 15 s of tests, of which
 # test_dask.py's two-process Dask cluster and S3 server take about 10),
-# about 20 s when nothing changed.
+# about 20 s when nothing changed. The SOMA venv (tiledbsoma and its
+# dependencies, python/requirements-soma.txt) adds about 40 s once.
 #
 # Exit status: 0 passed; 77 the package index cannot be reached while the
 # venv needs packages (meson's "skip"), except under CI=true, where that is
@@ -76,6 +77,38 @@ if [ -f "$CORPUS/manifest.json" ]; then
     export TILEFMT_INTEROP_CORPUS="$(cd "$CORPUS" && pwd)"
     say "with the interop corpus $TILEFMT_INTEROP_CORPUS"
 fi
+
+# A SOMA experiment tiledbsoma writes from an AnnData, and tiledbsoma's
+# reading of it (python/tests/soma_make.py), for test_soma.py: made in a
+# venv of its own (python/requirements-soma.txt), again only when the
+# requirements or the script change.
+SOMA_REQ="$REPO/python/requirements-soma.txt"
+SOMA_VENV="$OUT/soma-venv"
+SOMA_DIR="$OUT/soma"
+SOMA_WANT=$(cat "$SOMA_REQ" "$REPO/python/tests/soma_make.py" | sha256sum | cut -c1-64)
+SOMA_OK=1
+if [ "$(cat "$SOMA_DIR/.stamp" 2>/dev/null)" != "$SOMA_WANT" ]; then
+    T0=$(date +%s)
+    SOMA_REQ_SUM=$(sha256sum "$SOMA_REQ" | cut -c1-64)
+    if [ ! -x "$SOMA_VENV/bin/python" ] || [ "$(cat "$SOMA_VENV/.requirements.sha256" 2>/dev/null)" != "$SOMA_REQ_SUM" ]; then
+        say "creating $SOMA_VENV (tiledbsoma)"
+        python3 -m venv --clear "$SOMA_VENV" >/dev/null 2>&1
+        if ! "$SOMA_VENV/bin/python" -m pip install -q --only-binary=:all: -r "$SOMA_REQ"; then
+            rm -rf "$SOMA_VENV"
+            [ "${CI:-}" = "true" ] && { say "ERROR: pip install -r python/requirements-soma.txt failed"; exit 1; }
+            say "pip install -r python/requirements-soma.txt failed: test_soma.py is skipped"
+            SOMA_OK=""
+        else
+            echo "$SOMA_REQ_SUM" >"$SOMA_VENV/.requirements.sha256"
+        fi
+    fi
+    if [ -n "$SOMA_OK" ]; then
+        "$SOMA_VENV/bin/python" "$REPO/python/tests/soma_make.py" "$SOMA_DIR"
+        echo "$SOMA_WANT" >"$SOMA_DIR/.stamp"
+        say "SOMA experiment made in $(( $(date +%s) - T0 )) s"
+    fi
+fi
+[ -z "$SOMA_OK" ] || export TILEFMT_SOMA_DIR="$SOMA_DIR"
 
 # From outside the source tree, so that the installed package is the one tested.
 cd "$OUT"
