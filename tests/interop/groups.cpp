@@ -11,6 +11,7 @@
 // walks of the root and of each folder in it, each group's members and
 // metadata. groups.py compares it with what a libtiledb release reads.
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -148,8 +149,10 @@ format::MetadataEntry text(std::string key, std::string_view v) {
   return format::MetadataEntry::of<char>(std::move(key), v, format::Datatype::STRING_UTF8);
 }
 
-/// The trees groups.py's cases make, written by tilefmt at `version`.
-void write_tree(const fs::path& tree, std::uint32_t version, const fs::path& outside) {
+/// The trees groups.py's cases make, written by tilefmt at `version`, with
+/// metadata of the datatypes format `types` has (the oldest release that
+/// reads the tree knows them: a release cannot read a datatype newer than it).
+void write_tree(const fs::path& tree, std::uint32_t version, std::uint32_t types, const fs::path& outside) {
   group::create(tree / "legacy", at(version));
   tiny_array(tree / "legacy" / "a", version);
   group::create(tree / "legacy" / "sub", at(version));
@@ -199,6 +202,27 @@ void write_tree(const fs::path& tree, std::uint32_t version, const fs::path& out
     w.add("y", "y2", true).put_metadata(text("k2", "second"));
     w.commit();
   }
+  // A key of every datatype the version has (not ANY, which TileDB refuses),
+  // three values each, and an empty value.
+  group::create(tree / "types", at(version));
+  {
+    group::group_writer w(tree / "types", at(version));
+    for (std::uint8_t code = 0; code <= static_cast<std::uint8_t>(format::Datatype::GEOM_WKT); ++code) {
+      const auto t = static_cast<format::Datatype>(code);
+      if (t == format::Datatype::ANY || format::first_version(t) > types) continue;
+      std::string key(format::codec_enum_name(t));
+      std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      auto of = [&]<class T>(T) { return format::MetadataEntry::of<T>(key, std::vector<T>{1, t == format::Datatype::BOOL ? T(0) : T(2), 3}, t); };
+      switch (format::datatype_size(t)) {
+      case 1: w.put_metadata(of(std::uint8_t{})); break;
+      case 2: w.put_metadata(of(std::uint16_t{})); break;
+      case 4: w.put_metadata(of(std::uint32_t{})); break;
+      default: w.put_metadata(of(std::uint64_t{})); break;
+      }
+    }
+    w.put_metadata(format::MetadataEntry::of<std::int32_t>("empty", std::vector<std::int32_t>{}));
+    w.commit();
+  }
   if (version < group::first_details_v2_version) return;
 
   // Metadata of three sessions, consolidated; and consolidated and vacuumed.
@@ -241,14 +265,17 @@ int write(const fs::path& dir) {
   // (later releases find no members in it). Libtiledb 2.15 to 2.17 misread
   // the whole member lists of 2.19 and later (theirs too): the changes-only
   // files of format 20 are for them.
-  const std::vector<std::tuple<std::string, std::uint32_t, std::string>> trees{
-      {"legacy", 5, "[[1, 5, 0], false]"},
-      {"v1", 16, "[[2, 8, 0], true]"},
-      {"v2_changes", 20, "[[2, 15, 0], true]"},
-      {"v2", format::written_version, "[[2, 18, 0], true]"}};
+  // Datatypes: those of the oldest reader's format (2.19 to 2.23 write
+  // format 21 but know no GEOM types, 2.21's).
+  const std::vector<std::tuple<std::string, std::uint32_t, std::uint32_t, std::string>> trees{
+      {"legacy", 5, 5, "[[1, 5, 0], false]"},
+      {"v1", 16, 12, "[[2, 8, 0], true]"},
+      {"v2_changes", 20, 18, "[[2, 15, 0], true]"},
+      {"v2", format::written_version, 20, "[[2, 18, 0], true]"},
+      {"latest", format::written_version, format::written_version, "[[2, 21, 0], true]"}};
   std::string need, views;
-  for (const auto& [name, version, oldest] : trees) {
-    write_tree(root / name, version, outside);
+  for (const auto& [name, version, types, oldest] : trees) {
+    write_tree(root / name, version, types, outside);
     need += std::string(need.empty() ? "" : ", ") + quote(name) + ": " + oldest;
     views += std::string(views.empty() ? "" : ",\n") + quote(name) + ": " + view(root / name);
   }

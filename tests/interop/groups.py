@@ -51,6 +51,19 @@ METADATA = [
     ("flags", "UINT8", [1, 0, 1, 1]),
     ("letter", "CHAR", "x"),
 ]
+# Every datatype TileDB stores metadata of (not ANY, which it refuses): name,
+# code, bytes per value, the first libtiledb that has it.
+METADATA_TYPES = (
+    [(n, c, z, (1, 5, 0)) for n, c, z in [
+        ("INT32", 0, 4), ("INT64", 1, 8), ("FLOAT32", 2, 4), ("FLOAT64", 3, 8), ("CHAR", 4, 1), ("INT8", 5, 1),
+        ("UINT8", 6, 1), ("INT16", 7, 2), ("UINT16", 8, 2), ("UINT32", 9, 4), ("UINT64", 10, 8),
+        ("STRING_ASCII", 11, 1), ("STRING_UTF8", 12, 1), ("STRING_UTF16", 13, 2), ("STRING_UTF32", 14, 4),
+        ("STRING_UCS2", 15, 2), ("STRING_UCS4", 16, 4)]]
+    + [("DATETIME_" + u, 18 + i, 8, (1, 7, 0))
+       for i, u in enumerate(["YEAR", "MONTH", "WEEK", "DAY", "HR", "MIN", "SEC", "MS", "US", "NS", "PS", "FS", "AS"])]
+    + [("TIME_" + u, 31 + i, 8, (2, 3, 0)) for i, u in enumerate(["HR", "MIN", "SEC", "MS", "US", "NS", "PS", "FS", "AS"])]
+    + [("BLOB", 40, 1, (2, 7, 0)), ("BOOL", 41, 1, (2, 10, 0)), ("GEOM_WKB", 42, 1, (2, 21, 0)),
+       ("GEOM_WKT", 43, 1, (2, 21, 0))])
 TINY_ARRAY = {
     "array_type": "dense", "cell_order": "row-major", "tile_order": "row-major", "capacity": 0,
     "dims": [{"name": "d", "type": "INT32", "domain": [0, 3], "tile_extent": 4}],
@@ -257,6 +270,10 @@ class _CSession:
         self.ctx.call("tiledb_group_put_metadata", self.g, key.encode(), C.c_int(tl.DATATYPES[type_name]),
                       C.c_uint32(num), buf)
 
+    def put_raw(self, key, code, num, raw):
+        buf = C.create_string_buffer(raw, max(len(raw), 1))
+        self.ctx.call("tiledb_group_put_metadata", self.g, key.encode(), C.c_int(code), C.c_uint32(num), buf)
+
     def delete(self, key):
         self.ctx.call("tiledb_group_delete_metadata", self.g, key.encode())
 
@@ -428,7 +445,23 @@ def case_vacuumed(w, root):
     w.vacuum_metadata(g)
 
 
-CASES = [case_legacy, case_nested, case_sessions, case_consolidated, case_vacuumed]
+def case_types(w, root):
+    """One metadata key of every datatype the release has, through its C API
+    (TileDB-Py's meta writes a few): three values each (BOOL 1, 0, 1), and
+    an empty value."""
+    g = os.path.join(root, "types")
+    cw = w if isinstance(w, CWriter) else CWriter(tl.Lib(path=tl.loaded_library()))
+    cw.create_group(g)
+    with cw.session(g) as s:
+        for name, code, size, since in METADATA_TYPES:
+            if tuple(cw.version) < since:
+                continue
+            raw = bytes([1, 0, 1]) if name == "BOOL" else bytes((7 * i + 1) % 256 for i in range(3 * size))
+            s.put_raw(name.lower(), code, 3, raw)
+        s.put_raw("empty", 0, 0, b"")
+
+
+CASES = [case_legacy, case_nested, case_sessions, case_consolidated, case_vacuumed, case_types]
 
 
 def generate(out, lib_folder=None):
