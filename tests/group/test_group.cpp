@@ -6,6 +6,7 @@
 // another storage), damaged files named in the error, and object_type /
 // ls / walk as TileDB answers them. Groups TileDB-Py writes are read in
 // python/tests/test_group.py.
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 #include "tilefmt/group/group.hpp"
 #include "tilefmt/storage/memory.hpp"
 
+#include "../support/forwarding_backend.hpp"
 #include "../support/testing.hpp"
 
 namespace test_group {
@@ -416,6 +418,92 @@ TEST_CASE("group metadata: consolidated into one file, the same read before and 
   CHECK(g.metadata().size() == 1);
   CHECK(g.metadata().get<std::int32_t>("b") == std::vector<std::int32_t>{2});
   CHECK_THROWS_AS(group::vacuum_metadata("/nowhere", f.st), storage::io_error);
+}
+
+/// Storage in memory that fails every change after `allowed` more: a process
+/// stopped at that point.
+struct stops_after : testing::forwarding_backend<storage::memory> {
+  std::size_t allowed = SIZE_MAX, done = 0;
+  void stop_after(std::size_t n) { allowed = done + n; }
+  void on_change(change, const fs::path&) override {
+    if (done >= allowed) throw std::runtime_error("stopped");
+    ++done;
+  }
+};
+
+std::map<std::string, std::string> metadata_of(const group::group_reader& g) {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, e] : g.metadata().entries()) out[k] = e.as_string();
+  return out;
+}
+
+TEST_CASE("group writer, consolidation and vacuum stopped at every step: the group reads as before or after") {
+  using strings = std::vector<std::string>;
+  using meta = std::map<std::string, std::string>;
+  auto text = [](std::string k, std::string_view v) { return format::MetadataEntry::of_string(std::move(k), v); };
+  std::size_t stopped = 0, whole = 0;
+  for (std::size_t n = 0; n < 16; ++n) {
+    CAPTURE(n);
+    auto st = std::make_shared<stops_after>();
+    const fs::path root = "/data/g";
+    array::write_options w;
+    w.storage = st;
+    w.timestamp = 10;
+    group::create(root, w);
+    {
+      group::group_writer g(root, w);
+      g.add("a", "a", true, ObjectType::ARRAY).add("b", "b", true, ObjectType::ARRAY);
+      g.put_metadata(text("k1", "one")).put_metadata(text("k2", "two"));
+      g.commit();
+    }
+    array::open_options r;
+    r.storage = st;
+    const strings members_before{"a", "b"}, members_after{"a", "c"};
+    const meta meta_before{{"k1", "one"}, {"k2", "two"}}, meta_after{{"k2", "2"}, {"k3", "three"}};
+    st->stop_after(n);
+    bool finished = true;
+    try {
+      w.timestamp = 20;
+      group::group_writer g(root, w);
+      g.remove("b").add("c", "c", true, ObjectType::ARRAY);
+      g.remove_metadata("k1").put_metadata(text("k2", "2")).put_metadata(text("k3", "three"));
+      g.commit();
+      w.timestamp = 30;
+      group::consolidate_metadata(root, w);
+      group::vacuum_metadata(root, st);
+    } catch (const std::runtime_error& e) {
+      CHECK(std::string(e.what()) == "stopped");
+      finished = false;
+    }
+    st->stop_after(SIZE_MAX - st->done);
+    const auto g = group::open(root, r);
+    const auto k = keys(g);
+    CHECK((k == members_before || k == members_after));
+    const auto m = metadata_of(g);
+    CHECK((m == meta_before || m == meta_after));
+    if (finished) {
+      CHECK(k == members_after);
+      CHECK(m == meta_after);
+      ++whole;
+    } else {
+      ++stopped;
+    }
+  }
+  CHECK(stopped >= 8);  // every change of the commit, the consolidation and the vacuum
+  CHECK(whole >= 1);
+}
+
+TEST_CASE("group: what a killed writer leaves (temporary files) changes nothing") {
+  fixture f;
+  f.details(10, {entry("a", "a", ObjectType::ARRAY, true)});
+  f.meta(10, {format::MetadataEntry::of_string("k", "v")});
+  const std::vector<std::byte> junk(7, std::byte{0xee});
+  f.st->write(f.root / "__group" / ("__20_20_" + std::string(32, 'b') + "_2.tmp"), junk);
+  f.st->write(f.root / "__meta" / ("__20_20_" + std::string(32, 'b') + ".tmp"), junk);
+  const auto g = f.open();
+  CHECK(keys(g) == std::vector<std::string>{"a"});
+  CHECK(g.metadata().get_string("k") == "v");
+  CHECK(g.details_files().size() == 1);
 }
 
 } // namespace test_group

@@ -218,7 +218,8 @@ inline std::vector<timestamped_path> timestamped_files(const storage::backend& s
   const auto gone = vacuumed(st, entries, start, end);
   std::vector<timestamped_path> out;
   for (const auto& p : entries) {
-    if (p.extension() == ".vac") continue;
+    // `.tmp`: a file a writer stopped before renaming (storage/local.hpp).
+    if (p.extension() == ".vac" || p.extension() == ".tmp") continue;
     const std::string n = p.filename().string();
     auto name = format::parse_timestamped_name(n);
     if (gone.count(n) != 0 || !fully_within(name, start, end)) continue;
