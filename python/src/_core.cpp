@@ -29,6 +29,7 @@
 #include "tilefmt/array/write/new_files.hpp"
 #include "tilefmt/storage/s3.hpp"
 
+#include "arrow.hpp"
 #include "groups.hpp"
 #include "storage.hpp"
 #include "query_args.hpp"
@@ -132,7 +133,7 @@ public:
     opt.timestamp_start = t0;
     opt.timestamp_end = t1;
     nb::gil_scoped_release unlocked;
-    arr_ = std::make_unique<ta::array_reader>(path, std::move(opt));
+    arr_ = std::make_shared<ta::array_reader>(path, std::move(opt));
   }
 
   nb::dict schema() const { return schema_dict(arr_->schema()); }
@@ -181,15 +182,18 @@ public:
     return out;
   }
 
+  /// A query read in batches of about `batch_bytes` as an Arrow C stream
+  /// in a PyCapsule (arrow.hpp); the stream holds the array.
+  nb::object arrow_stream(const nb::list& ranges, std::optional<std::vector<std::string>> attrs,
+                          const std::string& order, nb::object cond, std::uint64_t batch_bytes) const {
+    return tilefmt_python::arrow_stream_capsule(make_query(ranges, attrs, order, cond), batch_bytes, arr_);
+  }
+
   /// Runs a query: a list of (name, var, values uint8, offsets uint64 or
   /// None, validity uint8 or None) and the cell count.
   nb::tuple read(const nb::list& ranges, std::optional<std::vector<std::string>> attrs, const std::string& order,
                  nb::object cond) const {
-    auto q = arr_->query();
-    add_ranges(q, *arr_, ranges);
-    q.layout(layout_of(order));
-    if (attrs) q.attributes(*attrs);
-    if (!cond.is_none()) q.where(condition_of(cond));
+    const auto q = make_query(ranges, attrs, order, cond);
     ta::query_result r;
     {
       nb::gil_scoped_release unlocked;  // tiles decode on the readers' threads meanwhile
@@ -230,7 +234,17 @@ public:
   }
 
 private:
-  std::unique_ptr<ta::array_reader> arr_;
+  ta::query make_query(const nb::list& ranges, const std::optional<std::vector<std::string>>& attrs,
+                       const std::string& order, const nb::object& cond) const {
+    auto q = arr_->query();
+    add_ranges(q, *arr_, ranges);
+    q.layout(layout_of(order));
+    if (attrs) q.attributes(*attrs);
+    if (!cond.is_none()) q.where(condition_of(cond));
+    return q;
+  }
+
+  std::shared_ptr<ta::array_reader> arr_;  // shared with the Arrow streams made of it
 };
 
 // ---------------------------------------------------------------------------
@@ -506,6 +520,8 @@ NB_MODULE(_core, m) {
       .def("enumeration", &py_array::enumeration)
       .def("tile_bounds", &py_array::tile_bounds, "fragment"_a)
       .def("read", &py_array::read, "ranges"_a, "attrs"_a.none(), "order"_a, "cond"_a.none())
+      .def("arrow_stream", &py_array::arrow_stream, "ranges"_a, "attrs"_a.none(), "order"_a, "cond"_a.none(),
+           "batch_bytes"_a)
       .def("aggregate", &py_array::aggregate, "ranges"_a, "cond"_a.none(), "what"_a);
   nb::class_<py_group>(m, "Group")
       .def("__init__",

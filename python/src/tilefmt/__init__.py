@@ -20,10 +20,11 @@
 """
 
 from ._array import Array, Attr, Dim, Domain, Fragment, Metadata, Query, Schema
+from ._arrow import ArrowResult
 from ._group import Group, Object, ls, object_type, walk
 from ._open import open
 from ._write import ArrayWriter, create
 
-__all__ = ["open", "create", "Array", "ArrayWriter", "Query", "Schema", "Domain", "Dim", "Attr", "Fragment",
+__all__ = ["open", "create", "Array", "ArrayWriter", "Query", "ArrowResult", "Schema", "Domain", "Dim", "Attr", "Fragment",
            "Metadata", "Group", "Object", "object_type", "ls", "walk"]
 __version__ = "0.1.0"

@@ -163,7 +163,7 @@ class Array:
             return np.array(cells, dtype=object)
         return np.frombuffer(data, dtype=_types.cell_dtype(t, cvn)).copy()
 
-    def query(self, attrs=None, cond=None, order=None, dims=None, coords=None, return_raw=False):
+    def query(self, attrs=None, cond=None, order=None, dims=None, coords=None, return_raw=False, return_arrow=False):
         """A query with TileDB-Py's options: `attrs` (names, default all),
         `cond` (a condition string, see tilefmt._condition), `order` ("C",
         "F", "G" or "U"; default "C" for dense, "U" for sparse), `dims`
@@ -171,8 +171,22 @@ class Array:
         With `return_raw`, fields come as the reader filled them: var-size
         ones as (offsets, data[, validity]) arrays instead of object arrays,
         enumerated attributes as indices rather than labels. Index it with `[...]` or
-        `.multi_index[...]`, or call `.agg(...)`."""
-        return Query(self, attrs=attrs, cond=cond, order=order, dims=dims, coords=coords, return_raw=return_raw)
+        `.multi_index[...]`, or call `.agg(...)`; `.df[...]` gives pandas (a pyarrow
+        Table with `return_arrow`), `.arrow[...]` Arrow for any consumer."""
+        return Query(self, attrs=attrs, cond=cond, order=order, dims=dims, coords=coords, return_raw=return_raw,
+                     return_arrow=return_arrow)
+
+    @property
+    def df(self):
+        """TileDB-Py's `A.df[...]`: the dimensions (a dense array's
+        coordinates too) and attributes of a multi_index selection as a
+        pandas DataFrame (through Arrow; needs pyarrow and pandas)."""
+        return self.query(dims=True).df
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """Every written cell as an Arrow C stream (pyarrow.table(A),
+        polars.DataFrame(A), DuckDB's `from A`)."""
+        return self.query().__arrow_c_stream__(requested_schema)
 
     def __getitem__(self, selection):
         """Cells of a region, as TileDB-Py's `A[...]`: Python slices

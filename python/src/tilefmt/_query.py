@@ -6,7 +6,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import _condition, _core, _types
+from . import _arrow, _condition, _core, _types
 from ._schema import Attr
 
 
@@ -17,7 +17,8 @@ def _dense_default_order(schema):
 class Query:
     """A configured read of an array (see `Array.query`)."""
 
-    def __init__(self, array, attrs=None, cond=None, order=None, dims=None, coords=None, return_raw=False):
+    def __init__(self, array, attrs=None, cond=None, order=None, dims=None, coords=None, return_raw=False,
+                 return_arrow=False):
         schema = array.schema
         self.array = array
         self.attrs = tuple(a.name for a in schema.attrs) if attrs is None else tuple(attrs)
@@ -36,6 +37,7 @@ class Query:
             dims = [d.name for d in schema.domain.dims]
         self.dims = tuple(dims)
         self.return_raw = return_raw
+        self.return_arrow = return_arrow
         self._tree = None if not cond else _condition.parse(cond, schema)
 
     @property
@@ -45,6 +47,23 @@ class Query:
 
     def __getitem__(self, selection):
         return self._getitem(selection)
+
+    @property
+    def df(self):
+        """TileDB-Py's `.df[...]`: multi_index selection, a pandas DataFrame
+        (a pyarrow Table with `return_arrow=True`)."""
+        return _arrow.DataFrameIndexer(self)
+
+    @property
+    def arrow(self):
+        """`.arrow[...]`: multi_index selection, an ArrowResult that
+        pyarrow, Polars and DuckDB read through the Arrow PyCapsule
+        interface (no pyarrow needed)."""
+        return _arrow.DataFrameIndexer(self, arrow_only=True)
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """Everything the query selects, as an Arrow C stream."""
+        return _arrow.whole(self).__arrow_c_stream__(requested_schema)
 
     def agg(self, aggs):
         """Aggregates with TileDB-Py's forms: "sum", ["count", "mean"] or

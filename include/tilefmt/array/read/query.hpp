@@ -135,6 +135,19 @@ public:
   /// coordinates) in its layout.
   query_result read() const;
 
+  /// The fields read() returns, in its order: a sparse array's dimensions,
+  /// then the attributes asked for (all of them by default).
+  std::vector<std::string> fields() const {
+    const auto& schema = arr_->schema();
+    std::vector<std::string> out;
+    if (schema.is_sparse())
+      for (const auto& d : schema.domain.dimensions.value) out.push_back(d.name.value);
+    for (auto& a : selected(schema)) out.push_back(std::move(a));
+    return out;
+  }
+  /// The array the query reads.
+  const array_reader& reader() const noexcept { return *arr_; }
+
   /// The result in parts of about `bytes` each, in the layout's order
   /// (TileDB's incomplete queries), for results larger than memory:
   ///
