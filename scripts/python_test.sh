@@ -110,6 +110,25 @@ if [ "$(cat "$SOMA_DIR/.stamp" 2>/dev/null)" != "$SOMA_WANT" ]; then
 fi
 [ -z "$SOMA_OK" ] || export TILEFMT_SOMA_DIR="$SOMA_DIR"
 
+# A venv without pyarrow (NumPy, Polars, DuckDB at the test venv's
+# versions), where test_arrow.py runs tilefmt's Arrow streams through
+# Polars and DuckDB: the capsule interface needs no pyarrow.
+NOPA="$OUT/venv-no-pyarrow"
+NOPA_PINS=$(grep -E '^(numpy|polars|duckdb)==' "$REQ" | sort | tr '\n' ' ')
+if [ "$(cat "$NOPA/.pins" 2>/dev/null)" != "$NOPA_PINS" ]; then
+    say "creating $NOPA ($NOPA_PINS)"
+    python3 -m venv --clear "$NOPA" >/dev/null 2>&1
+    # shellcheck disable=SC2086
+    if "$NOPA/bin/python" -m pip install -q --only-binary=:all: $NOPA_PINS; then
+        echo "$NOPA_PINS" >"$NOPA/.pins"
+    else
+        rm -rf "$NOPA"
+        [ "${CI:-}" = "true" ] && { say "ERROR: the venv without pyarrow could not be made"; exit 1; }
+        say "the venv without pyarrow could not be made: its test is skipped"
+    fi
+fi
+[ -x "$NOPA/bin/python" ] && export TILEFMT_NO_PYARROW_PYTHON="$NOPA/bin/python"
+
 # From outside the source tree, so that the installed package is the one tested.
 cd "$OUT"
 "$PY" -m pytest -q -p no:cacheprovider "$REPO/python/tests"

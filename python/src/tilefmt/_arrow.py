@@ -45,25 +45,57 @@ class ArrowResult:
         return "tilefmt.ArrowResult(%r)" % self._query.array.uri
 
 
-def _to_pandas(query, ranges, table):
-    """TileDB-Py's frame: the query's dimensions (a dense array's
-    coordinates too), then its attributes; booleans as uint8, as its Arrow
-    adapter gives them."""
+def _to_pandas(query, ranges, table, index_col=True):
+    """TileDB-Py's frame (its DataFrameIndexer): the query's dimensions (a
+    dense array's coordinates too), then its attributes; booleans as
+    uint8, nullable integers as pandas' nullable integer types, enumerated
+    attributes categorical; then the dtypes and index that TileDB-Py's
+    from_pandas recorded in the array's metadata (`__pandas_attribute_repr`,
+    `__pandas_index_dims`)."""
+    import json
+
+    import pandas as pd
     import pyarrow as pa
     schema = query.array.schema
-    names = [d for d in query.dims] + list(query.attrs)
+    names = list(query.dims) + list(query.attrs)
     columns = {}
     if not schema.sparse and query.dims:
         coords = query._dense_coords(ranges, table.num_rows)
-        for n in query.dims:
-            columns[n] = pa.array(coords[n])
+        for d, c in zip(schema.domain.dims, coords):
+            if d.name in query.dims:
+                columns[d.name] = pa.array(c)
+    nullable_ints = []
     for n in table.column_names:
-        if n in names and n not in columns:
-            col = table.column(n)
-            if pa.types.is_boolean(col.type):
-                col = col.cast(pa.uint8())
-            columns[n] = col
-    frame = pa.table({n: columns[n] for n in names if n in columns}).to_pandas()
+        if n not in names or n in columns:
+            continue
+        col = table.column(n)
+        if pa.types.is_boolean(col.type):
+            col = col.cast(pa.uint8())
+        elif schema.has_attr(n) and schema.attr(n).nullable and pa.types.is_integer(col.type):
+            nullable_ints.append(n)
+        columns[n] = col
+    table = pa.table({n: columns[n] for n in names if n in columns})
+    frame = table.to_pandas()
+    if nullable_ints:
+        # pandas' nullable integers, not float64 with NaN (as TileDB-Py).
+        mapping = {getattr(pa, t)(): getattr(pd, t.capitalize().replace("Ui", "UI") + "Dtype")()
+                   for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")}
+        for n in nullable_ints:
+            frame[n] = table.column(n).to_pandas(types_mapper=mapping.get)
+    meta = query.array.meta
+    dtypes = {}
+    for key in ("__pandas_attribute_repr", "__pandas_index_dims"):
+        if key in meta:
+            dtypes.update({k: v for k, v in json.loads(meta[key]).items() if k in frame})
+    if dtypes:
+        frame = frame.astype(dtypes, copy=False)
+    if index_col and "__pandas_index_dims" in meta:
+        index = [c for c in json.loads(meta["__pandas_index_dims"]) if c in frame]
+        if index:
+            frame = frame.set_index(index)
+            if "__tiledb_rows" in index:
+                index[index.index("__tiledb_rows")] = None
+                frame.index = frame.index.rename(index[0] if len(index) == 1 else index)
     return frame
 
 
