@@ -132,6 +132,7 @@ public:
                               reinterpret_cast<const std::uint8_t*>(key.c_str()) + key.size());
     opt.timestamp_start = t0;
     opt.timestamp_end = t1;
+    if (const auto it = config.find("threads"); it != config.end()) opt.threads = static_cast<unsigned>(std::stoul(it->second));
     nb::gil_scoped_release unlocked;
     arr_ = std::make_shared<ta::array_reader>(path, std::move(opt));
   }

@@ -2,6 +2,7 @@
 // path and the options tilefmt/_config.py gives.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,8 +25,9 @@ using config_map = std::map<std::string, std::string>;
 /// with it (a Dask worker opens many).
 inline std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string& path, const config_map& config) {
   namespace st = tilefmt::storage;
+  const bool storage_options = std::any_of(config.begin(), config.end(), [](const auto& kv) { return kv.first != "threads"; });
   if (path.rfind("s3://", 0) != 0) {
-    if (!config.empty() && path.find("://") != std::string::npos)
+    if (storage_options && path.find("://") != std::string::npos)
       throw std::invalid_argument("tilefmt: only local paths and s3:// URIs are supported, not " + path);
     return {};
   }
@@ -37,6 +39,7 @@ inline std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string&
   };
   bool path_style_given = false;
   for (const auto& [k, v] : config) {
+    if (k == "threads") continue;  // the reader's, not the storage's
     if (k == "endpoint") o.endpoint = v;
     else if (k == "region") o.region = v;
     else if (k == "access_key_id") o.access_key_id = v;

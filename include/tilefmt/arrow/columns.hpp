@@ -206,8 +206,9 @@ inline void field_array(const field_spec& spec, array::detail::result_field&& rf
   }
   owned<ArrowArray> dictionary(nullptr);
   if (spec.enumeration) {
-    auto [d, count] = dictionary_array(*spec.enumeration);
-    dictionary.p = d;
+    const auto made = dictionary_array(*spec.enumeration);  // (clang 14 captures no structured bindings)
+    dictionary.p = made.first;
+    const std::uint64_t count = made.second;
     format::visit_integer_type(spec.type, [&]<class T>() { check_indices<T>(*b, cells, count, spec.name); });
   }
   const void* data = value_buffer(spec.type, *b, cells, spec.name);

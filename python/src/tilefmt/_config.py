@@ -1,4 +1,6 @@
-"""Storage options: where an s3:// array is and who signs the requests.
+"""Storage options: where an s3:// array is and who signs the requests;
+and `threads`, how many threads decode an array's tiles (0, the default:
+one per core; TileDB's name sm.compute_concurrency_level).
 
 Every function that opens or writes an array takes ``config``: a dict
 whose keys are tilefmt's short names or the names TileDB-Py users already
@@ -9,7 +11,7 @@ AWS_ENDPOINT_URL), read when the array is opened.
 """
 
 _SHORT = ("endpoint", "region", "access_key_id", "secret_access_key", "session_token", "path_style",
-          "verify_tls", "retries")
+          "verify_tls", "retries", "threads")
 
 # TileDB's names for the same settings.
 _TILEDB = {
@@ -19,6 +21,8 @@ _TILEDB = {
     "vfs.s3.aws_session_token": "session_token",
     "vfs.s3.verify_ssl": "verify_tls",
     "vfs.s3.connect_max_tries": "retries",
+    # The threads that decode tiles (0: one per core), as TileDB's compute pool.
+    "sm.compute_concurrency_level": "threads",
 }
 
 
