@@ -361,15 +361,20 @@ class _PySession:
 # ---------------------------------------------------------------- cases
 
 
+def _tree(w, g):
+    """Group `g` holding array a and group sub, which holds array b."""
+    w.create_group(g)
+    w.create_array(os.path.join(g, "a"))
+    w.create_group(os.path.join(g, "sub"))
+    w.create_array(os.path.join(g, "sub", "b"))
+
+
 def case_legacy(w, root):
     """A group tree as every release makes it with tiledb_group_create:
     before 2.8 a marker only, members found by listing (a plain folder in
     between hides what it holds from ls and walk)."""
     g = os.path.join(root, "legacy")
-    w.create_group(g)
-    w.create_array(os.path.join(g, "a"))
-    w.create_group(os.path.join(g, "sub"))
-    w.create_array(os.path.join(g, "sub", "b"))
+    _tree(w, g)
     os.makedirs(os.path.join(g, "plain"))
     w.create_array(os.path.join(g, "plain", "hidden"))
 
@@ -378,10 +383,7 @@ def case_nested(w, root):
     """Nested groups; relative and absolute members, named and unnamed;
     metadata of several types."""
     g = os.path.join(root, "nested")
-    w.create_group(g)
-    w.create_array(os.path.join(g, "a"))
-    w.create_group(os.path.join(g, "sub"))
-    w.create_array(os.path.join(g, "sub", "b"))
+    _tree(w, g)
     w.create_array(os.path.join(root, "outside"))
     with w.session(os.path.join(g, "sub")) as s:
         s.add("b", True)

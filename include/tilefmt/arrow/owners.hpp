@@ -27,11 +27,14 @@ struct schema_owner {
   ArrowSchema* dictionary = nullptr;
 };
 
-inline void release_schema(ArrowSchema* s) {
+/// The release callback of a struct (ArrowSchema or ArrowArray) whose
+/// private data is an `Owner` holding its children and dictionary.
+template <class T, class Owner>
+void release_owned(T* s) {
   if (s == nullptr || s->release == nullptr) return;
-  auto* o = static_cast<schema_owner*>(s->private_data);
-  for (ArrowSchema* c : o->children) {
-    if (c->release) c->release(c);
+  auto* o = static_cast<Owner*>(s->private_data);
+  for (T* c : o->children) {
+    if (c->release) c->release(c);  // not moved out by the consumer
     delete c;
   }
   if (o->dictionary) {
@@ -41,6 +44,8 @@ inline void release_schema(ArrowSchema* s) {
   delete o;
   s->release = nullptr;
 }
+
+inline void release_schema(ArrowSchema* s) { release_owned<ArrowSchema, schema_owner>(s); }
 
 /// Fills `out` as a schema of `format` named `name`, owning `children` and
 /// `dictionary` (made with new).
@@ -70,20 +75,7 @@ struct array_owner {
   ArrowArray* dictionary = nullptr;
 };
 
-inline void release_array(ArrowArray* a) {
-  if (a == nullptr || a->release == nullptr) return;
-  auto* o = static_cast<array_owner*>(a->private_data);
-  for (ArrowArray* c : o->children) {
-    if (c->release) c->release(c);
-    delete c;
-  }
-  if (o->dictionary) {
-    if (o->dictionary->release) o->dictionary->release(o->dictionary);
-    delete o->dictionary;
-  }
-  delete o;
-  a->release = nullptr;
-}
+inline void release_array(ArrowArray* a) { release_owned<ArrowArray, array_owner>(a); }
 
 /// Fills `out` as an array of `length` values over `buffers`, kept alive by
 /// `keep`, owning `children` and `dictionary` (made with new).
