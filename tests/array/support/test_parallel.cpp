@@ -28,6 +28,7 @@ namespace test_parallel {
 
 using tilefmt::array::detail::parallel_for;
 using tilefmt::array::detail::parallel_stable_sort;
+using tilefmt::array::detail::stable_sort_runs;
 using tilefmt::array::detail::place_in_order;
 using tilefmt::array::detail::thread_pool;
 
@@ -255,6 +256,30 @@ TEST_CASE("parallel_stable_sort: std::stable_sort's order, equal keys kept in pl
       CHECK(got == expected);
     }
   }
+}
+
+TEST_CASE("stable_sort_runs: a few runs in order merged to std::stable_sort's order; many runs sorted") {
+  std::mt19937_64 rng(5);
+  const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+  for (std::size_t runs : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{7}, std::size_t{64},
+                           std::size_t{65}, std::size_t{500}})
+    for (std::size_t per_run : {std::size_t{1}, std::size_t{3}, std::size_t{5000}}) {
+      // (key, original index): each run sorted by key, keys repeating within and across runs.
+      std::vector<std::pair<std::uint32_t, std::size_t>> v;
+      for (std::size_t r = 0; r < runs; ++r) {
+        std::vector<std::uint32_t> keys(per_run);
+        for (auto& k : keys) k = static_cast<std::uint32_t>(rng() % 1000);
+        std::sort(keys.begin(), keys.end());
+        for (auto k : keys) v.emplace_back(k, v.size());
+      }
+      auto expected = v;
+      std::stable_sort(expected.begin(), expected.end(), by_key);
+      for (unsigned threads : {1u, 2u, 3u}) {
+        auto got = v;
+        stable_sort_runs(got.begin(), got.end(), by_key, threads);
+        CHECK(got == expected);
+      }
+    }
 }
 
 TEST_CASE("place_in_order: each task's output starts where the one before it ends, whatever order they finish in") {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <iterator>
 #include <atomic>
 #include <cstddef>
 #include <exception>
@@ -36,9 +37,23 @@ void parallel_for(std::size_t n, unsigned threads, Fn&& fn) {
   thread_pool::shared().run(n, threads - 1, fn);
 }
 
+/// Merges the sorted runs [bound[k], bound[k + 1]) into one, neighbours
+/// pairwise (std::inplace_merge keeps equal elements in order, so the result
+/// is a stable sort's), each round's merges at once on up to `threads`
+/// threads: log2(runs) passes over the elements.
+template <class It, class Less>
+void merge_runs(const std::vector<It>& bound, Less less, unsigned threads) {
+  const std::size_t parts = bound.size() - 1;
+  for (std::size_t width = 1; width < parts; width *= 2) {
+    parallel_for((parts + 2 * width - 1) / (2 * width), threads, [&](std::size_t j) {
+      const std::size_t lo = 2 * j * width, mid = lo + width;
+      if (mid < parts) std::inplace_merge(bound[lo], bound[mid], bound[std::min(mid + width, parts)], less);
+    });
+  }
+}
+
 /// std::stable_sort on up to `threads` threads, with the same result: pieces
-/// sorted at once, then neighbours merged pairwise (std::inplace_merge keeps
-/// equal elements in order), each round's merges at once. Its buffers are
+/// sorted at once, then merged (merge_runs). Its buffers are
 /// std::stable_sort's: half the elements at most. Pieces under 2^15
 /// elements are not worth a thread.
 template <class It, class Less>
@@ -52,12 +67,26 @@ void parallel_stable_sort(It first, It last, Less less, unsigned threads) {
   std::vector<It> bound(parts + 1);
   for (std::size_t k = 0; k <= parts; ++k) bound[k] = first + static_cast<std::ptrdiff_t>(n * k / parts);
   parallel_for(parts, threads, [&](std::size_t k) { std::stable_sort(bound[k], bound[k + 1], less); });
-  for (std::size_t width = 1; width < parts; width *= 2) {
-    parallel_for((parts + 2 * width - 1) / (2 * width), threads, [&](std::size_t j) {
-      const std::size_t lo = 2 * j * width, mid = lo + width;
-      if (mid < parts) std::inplace_merge(bound[lo], bound[mid], bound[std::min(mid + width, parts)], less);
-    });
+  merge_runs(bound, less, threads);
+}
+
+/// parallel_stable_sort's result, found faster when [first, last) is a few
+/// runs in order already (at most `max_runs`): nothing to do for one, the
+/// runs merged for several (n log runs comparisons, not n log n).
+template <class It, class Less>
+void stable_sort_runs(It first, It last, Less less, unsigned threads, std::size_t max_runs = 64) {
+  std::vector<It> bound{first};
+  for (It i = first; i != last && std::next(i) != last; ++i) {
+    if (!less(*std::next(i), *i)) continue;
+    if (bound.size() == max_runs) {
+      parallel_stable_sort(first, last, less, threads);
+      return;
+    }
+    bound.push_back(std::next(i));
   }
+  if (bound.size() == 1) return;
+  bound.push_back(last);
+  merge_runs(bound, less, threads);
 }
 
 /// Where each of the `n` tasks of a parallel_for puts its output when the

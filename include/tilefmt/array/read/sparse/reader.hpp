@@ -78,13 +78,13 @@
 
 namespace tilefmt::array::detail {
 
-/// A stable sort on up to `threads` threads, skipped when [first, last) is
-/// in order already (the same result): cells come fragment by fragment in
-/// global order, so appends whose fragments follow each other need no sort
-/// at all.
+/// A stable sort on up to `threads` threads. Cells come fragment by
+/// fragment, each fragment's in global order: in that order they are a few
+/// runs in order (none to sort when the fragments follow each other), which
+/// are merged rather than sorted (the same result).
 template <class It, class Less>
 void sort_stably(It first, It last, Less less, unsigned threads) {
-  if (!std::is_sorted(first, last, less)) parallel_stable_sort(first, last, less, threads);
+  stable_sort_runs(first, last, less, threads);
 }
 
 class sparse_reader {
