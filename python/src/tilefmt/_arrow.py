@@ -39,13 +39,13 @@ class ArrowResult:
 
     def to_pandas(self):
         """A pandas DataFrame as TileDB-Py's ``.df[]`` makes it."""
-        return _to_pandas(self._query, self._ranges, self.to_arrow())
+        return _to_pandas(self._query, self._ranges, self)
 
     def __repr__(self):
         return "tilefmt.ArrowResult(%r)" % self._query.array.uri
 
 
-def _to_pandas(query, ranges, table, index_col=True):
+def _to_pandas(query, ranges, result, index_col=True):
     """TileDB-Py's frame (its DataFrameIndexer): the query's dimensions (a
     dense array's coordinates too), then its attributes; booleans as
     uint8, nullable integers as pandas' nullable integer types, enumerated
@@ -58,6 +58,7 @@ def _to_pandas(query, ranges, table, index_col=True):
     import pyarrow as pa
     schema = query.array.schema
     names = list(query.dims) + list(query.attrs)
+    table = result.to_arrow()
     columns = {}
     if not schema.sparse and query.dims:
         coords = query._dense_coords(ranges, table.num_rows)
@@ -75,6 +76,7 @@ def _to_pandas(query, ranges, table, index_col=True):
             nullable_ints.append(n)
         columns[n] = col
     table = pa.table({n: columns[n] for n in names if n in columns})
+    columns.clear()
     frame = table.to_pandas()
     if nullable_ints:
         # pandas' nullable integers, not float64 with NaN (as TileDB-Py).
@@ -116,7 +118,7 @@ class DataFrameIndexer:
             return result
         if q.return_arrow:
             return result.to_arrow()
-        return _to_pandas(q, ranges, result.to_arrow())
+        return _to_pandas(q, ranges, result)
 
 
 def whole(query):
