@@ -493,6 +493,30 @@ TEST_CASE("group writer, consolidation and vacuum stopped at every step: the gro
   CHECK(whole >= 1);
 }
 
+TEST_CASE("group: members that list the group itself or an ancestor: nothing loops") {
+  // g holds group s (relative); s lists g (absolute); g lists itself (absolute).
+  auto st = std::make_shared<storage::memory>();
+  array::write_options w;
+  w.storage = st;
+  w.timestamp = 10;
+  group::create("/data/g", w);
+  group::create("/data/g/s", w);
+  group::group_writer(std::string("/data/g/s"), w).add("/data/g", "parent", false).commit();
+  group::group_writer(std::string("/data/g"), w).add("s", "s", true).add("/data/g", "self", false).commit();
+  array::open_options r;
+  r.storage = st;
+  const auto g = group::open("/data/g", r);
+  CHECK(keys(g) == std::vector<std::string>{"s", "self"});
+  CHECK(g.path_of(g.member_named("self")) == fs::path("/data/g"));
+  const auto s = group::open(g.path_of(g.member_named("s")), r);
+  CHECK(s.path_of(s.member_named("parent")) == fs::path("/data/g"));
+  CHECK(s.member_named("parent").type == ObjectType::GROUP);
+  // walk follows folders, never members: s once, and done.
+  std::vector<std::string> seen;
+  group::walk(*st, "/data/g", [&](const fs::path& p, ObjectType) { return seen.push_back(p.string()), true; });
+  CHECK(seen == std::vector<std::string>{"/data/g/s"});
+}
+
 TEST_CASE("group: what a killed writer leaves (temporary files) changes nothing") {
   fixture f;
   f.details(10, {entry("a", "a", ObjectType::ARRAY, true)});
