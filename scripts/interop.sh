@@ -130,15 +130,17 @@ for line in "${LINES[@]}"; do
         say "ERROR: [$PYVER] generator failed (see above)"
         exit 1
     fi
-    if ! "$PY" "$SRC/groups.py" generate --out "$DEST.tmp" | sed 's/^/    /'; then
+    GOT_FMT=$(python3 -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))["format_versions"])))' "$DEST.tmp/manifest.json")
+    [ -z "${WANT_FMT:-}" ] || [ "$WANT_FMT" = "$GOT_FMT" ] || say "WARNING: [$PYVER] versions.txt says format $WANT_FMT, fragments have $GOT_FMT"
+    rm -rf "$DEST"
+    mv "$DEST.tmp" "$DEST"
+    # Groups are made in their final folder: absolute members name it. The
+    # stamp comes last, so that a failure here regenerates the release.
+    if ! "$PY" "$SRC/groups.py" generate --out "$DEST" | sed 's/^/    /'; then
         say "ERROR: [$PYVER] the group generator failed (see above)"
         exit 1
     fi
-    GOT_FMT=$(python3 -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))["format_versions"])))' "$DEST.tmp/manifest.json")
-    [ -z "${WANT_FMT:-}" ] || [ "$WANT_FMT" = "$GOT_FMT" ] || say "WARNING: [$PYVER] versions.txt says format $WANT_FMT, fragments have $GOT_FMT"
-    echo "$STAMP" > "$DEST.tmp/.stamp"
-    rm -rf "$DEST"
-    mv "$DEST.tmp" "$DEST"
+    echo "$STAMP" > "$DEST/.stamp"
     GENERATED=1
 done
 
@@ -188,15 +190,15 @@ PY
         say "ERROR: [$PYVER] libtiledb $WANT_LIB: the C generator failed (see above)"
         exit 1
     fi
-    if ! python3 "$SRC/groups.py" generate --lib "$LIBDIR" --out "$DEST.tmp" | sed "s/^/    [$WANT_LIB] /"; then
+    GOT=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["libtiledb_version"], ",".join(map(str, m["format_versions"])))' "$DEST.tmp/manifest.json")
+    [ "$GOT" = "$WANT_LIB $WANT_FMT" ] || say "WARNING: [$PYVER] c_versions.txt says libtiledb $WANT_LIB format $WANT_FMT, got $GOT"
+    rm -rf "$DEST"
+    mv "$DEST.tmp" "$DEST"
+    if ! python3 "$SRC/groups.py" generate --lib "$LIBDIR" --out "$DEST" | sed "s/^/    [$WANT_LIB] /"; then
         say "ERROR: [$PYVER] libtiledb $WANT_LIB: the group generator failed (see above)"
         exit 1
     fi
-    GOT=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["libtiledb_version"], ",".join(map(str, m["format_versions"])))' "$DEST.tmp/manifest.json")
-    [ "$GOT" = "$WANT_LIB $WANT_FMT" ] || say "WARNING: [$PYVER] c_versions.txt says libtiledb $WANT_LIB format $WANT_FMT, got $GOT"
-    echo "$STAMP" > "$DEST.tmp/.stamp"
-    rm -rf "$DEST"
-    mv "$DEST.tmp" "$DEST"
+    echo "$STAMP" > "$DEST/.stamp"
     GENERATED=1
 done
 say "older libtiledb through the C API: ${#C_LINES[@]} releases in $(( $(date +%s) - C_START ))s"
