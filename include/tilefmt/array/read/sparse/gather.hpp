@@ -122,7 +122,10 @@ public:
         if (full[j] && plan_.answered(frag, tile, name)) return;
         std::optional<tile_data> read;
         const tile_data* t = held ? held(f, tile, name) : nullptr;
-        std::vector<tile_run> scratch;
+        // Kept by each thread from tile to tile: a tile of fragments merged
+        // cell by cell has a run a cell (megabytes), whose pages a fresh
+        // vector a tile faulted in every time.
+        thread_local std::vector<tile_run> scratch;
         const std::span<const tile_run> group_runs = groups.runs(j, scratch);
         if (!t && !r.var && !r.nullable && has_attribute(frag.schema(), name) &&
             read_values_unbuffered(frag, tile, name, group_runs, r.values.data(), size, ahead_of(ahead, f)))

@@ -1,14 +1,16 @@
 // tilefmt — the sparse reader's path for reads whose answer is the cells in
 // the order they are stored.
 //
-// Two global-order or unordered reads need neither per-cell records nor a
+// Global-order and unordered reads need neither per-cell records nor a
 // sort: an unordered read of an array with duplicates (TileDB returns the
-// cells fragment by fragment, tile by tile, as stored), and a read whose
-// cells all come from one fragment (its cells are stored in the global
-// order, so no merge and no newer twin to drop). That is the shape of the
-// matrices single-cell data keeps (one fragment per layer, read whole or
-// by thousands of row ranges), of string-keyed tables and of time series
-// with duplicates.
+// cells fragment by fragment, tile by tile, as stored), a read whose cells
+// all come from one fragment (its cells are stored in the global order, so
+// no merge and no newer twin to drop), and a read of several fragments
+// without duplicates, whose cells are merged (merge.hpp: each fragment's
+// are in order already). That is the shape of the matrices single-cell
+// data keeps (one fragment per layer, read whole or by thousands of row
+// ranges), of string-keyed tables, of time series with duplicates and of
+// arrays written in a few sessions.
 //
 // Each tile the subarray meets is read on the array's threads: a tile whose
 // bounding rectangle lies inside the subarray (and no condition) decodes
@@ -20,9 +22,9 @@
 // What the format promises is checked, not trusted: cells in the global
 // order (strictly, without duplicates allowed), coordinates inside the
 // bounding rectangle that let them in unchecked. Where a check fails, or
-// the read has another shape (several fragments without duplicates, the
-// Hilbert order, deletes, per-cell timestamps), read() answers nullopt and
-// the general reader (reader.hpp) merges and sorts.
+// the read has another shape (the Hilbert order, deletes, per-cell
+// timestamps, several fragments of an array with a string dimension),
+// read() answers nullopt and the general reader (reader.hpp) sorts.
 #pragma once
 
 #include <algorithm>
@@ -43,6 +45,7 @@
 #include "tilefmt/array/model/global_order.hpp"
 #include "tilefmt/array/read/read_plan.hpp"
 #include "tilefmt/array/read/sparse/gather.hpp"
+#include "tilefmt/array/read/sparse/merge.hpp"
 #include "tilefmt/array/read/sparse/runs.hpp"
 #include "tilefmt/array/support/parallel.hpp"
 // fragment::read_values_in_chunks, a member template, is defined there
@@ -67,15 +70,16 @@ public:
     if (!as_stored && plan_.schema().cell_order == format::Layout::HILBERT) return std::nullopt;
     std::vector<segment> segs;
     const auto& frags = plan_.arr.fragments();
-    std::optional<std::uint32_t> only;
+    std::optional<std::uint32_t> last_fragment;
+    bool several = false;  // fragments without duplicates: a merge
     for (std::size_t k = 0; k < frags.size(); ++k) {
       const auto& f = frags[k];
       plan_.check_fragment(f);
       if (f.dense()) return std::nullopt;  // the general reader says why
       if (f.tile_num() == 0 || !meets_subarray(sub, dims_, f.non_empty_domain())) continue;
       if (f.has_delete_meta() || f.has_timestamps()) return std::nullopt;
-      if (!as_stored && only) return std::nullopt;  // several fragments: a merge
-      only = static_cast<std::uint32_t>(k);
+      several = several || (!as_stored && last_fragment);
+      last_fragment = static_cast<std::uint32_t>(k);
       const auto mbrs = f.mbrs();
       if (!mbrs.empty() && mbrs.size() != f.tile_num()) return std::nullopt;
       for (std::size_t t = 0; t < f.tile_num(); ++t) {
@@ -87,6 +91,7 @@ public:
         segs.push_back(std::move(s));
       }
     }
+    if (several && std::any_of(dims_.begin(), dims_.end(), [](const auto& d) { return d.is_var(); })) return std::nullopt;
     std::uint64_t cap = 0;  // the result's cells at most (saturating: check_size bounds it)
     for (const auto& s : segs) {
       const std::uint64_t cells = frags[s.frag].tile_cells(static_cast<std::size_t>(s.tile));
@@ -115,22 +120,27 @@ public:
     for (const auto& s : segs) seg_tiles.emplace_back(s.frag, s.tile);
     std::vector<std::map<std::uint32_t, fetched_tiles>> ahead;
     for (const auto& dim : dims_) ahead.push_back(gather_.fetch_ahead(seg_tiles, dim.name.value));
+    // A merge applies the condition after choosing the newest cells: each
+    // cell's verdict is kept beside it.
+    std::vector<std::uint8_t> pass(several && plan_.where ? slots : 0);
     std::vector<std::uint8_t> ok(segs.size(), 1);
     place_in_order places(segs.size());
     parallel_for(segs.size(), threads(), [&](std::size_t j) {
-      ok[j] = read_segment(sub, segs[j], places.claim(j), coords, ahead, as_stored);
+      ok[j] = read_segment(sub, segs[j], places.claim(j), coords, ahead, as_stored, pass.empty() ? nullptr : pass.data());
     });
     if (std::find(ok.begin(), ok.end(), 0) != ok.end() || !places.total()) return std::nullopt;
-    // Tiles follow each other in the global order too.
+    // A fragment's tiles follow each other in the global order too.
     if (!as_stored) {
       const segment* last = nullptr;
       for (const auto& s : segs) {
         if (s.count == 0) continue;
-        if (last && !in_global_order(edge_columns(last->tail, s.head).cols, 2, !dups())) return std::nullopt;
+        if (last && last->frag == s.frag && !in_global_order(edge_columns(last->tail, s.head).cols, 2, !dups()))
+          return std::nullopt;
         last = &s;
       }
     }
     const std::size_t n = *places.total();
+    if (several) return merged(segs, std::move(coords), n, pass);
     for (std::size_t d = 0; d < nd; ++d) {
       if (text(d)) {
         join_text(coords[d], segs, d, n);
@@ -209,9 +219,11 @@ private:
   }
 
   /// Reads segment `s`'s coordinates into the result at the place `place`
-  /// gives it; false when a check fails.
+  /// gives it; false when a check fails. With `pass`, the condition leaves
+  /// its verdict there (at the cells' places) rather than leave cells out.
   bool read_segment(const subarray& sub, segment& s, place_in_order::claim_t place, std::vector<result_field>& coords,
-                    const std::vector<std::map<std::uint32_t, fetched_tiles>>& ahead, bool as_stored) const {
+                    const std::vector<std::map<std::uint32_t, fetched_tiles>>& ahead, bool as_stored,
+                    std::uint8_t* pass) const {
     const auto& f = plan_.arr.fragments()[s.frag];
     const std::size_t nd = dims_.size(), t = static_cast<std::size_t>(s.tile);
     const auto cells = static_cast<std::size_t>(f.tile_cells(t));
@@ -254,7 +266,13 @@ private:
       if (!as_stored && plan_.where && !in_global_order(whole, cells, !dups())) return false;
       std::vector<std::uint8_t> in(cells, 1);
       for (std::size_t d = 0; d < nd; ++d) keep_inside(sub, d, whole[d], cells, in.data());
-      if (plan_.where) apply_condition(f, t, tiles, in);
+      std::vector<std::uint8_t> verdict;
+      if (plan_.where && pass) {
+        verdict = in;
+        apply_condition(f, t, tiles, verdict);
+      } else if (plan_.where) {
+        apply_condition(f, t, tiles, in);
+      }
       std::size_t first = 0, last = cells;
       while (first < last && !in[first]) ++first;
       while (last > first && !in[last - 1]) --last;
@@ -267,6 +285,9 @@ private:
       s.first = first;
       const std::size_t span = last - first;
       if (count != span) s.select.assign(in.begin() + static_cast<std::ptrdiff_t>(first), in.begin() + static_cast<std::ptrdiff_t>(last));
+      if (!verdict.empty())
+        for (std::size_t i = first, x = s.out; i < last; ++i)
+          if (in[i]) pass[x++] = verdict[i];
       const tile_run run{s.frag, s.tile, first, s.out, count, s.select.empty() ? nullptr : s.select.data(), s.select.size()};
       for (std::size_t d = 0; d < nd; ++d) {
         if (text(d)) {
@@ -291,6 +312,35 @@ private:
     s.head = cell_bytes(cols, 0);
     s.tail = cell_bytes(cols, s.count - 1);
     return true;
+  }
+
+  /// The result of several fragments whose `n` cells `coords` holds
+  /// fragment by fragment (each fragment's in the global order): merged.
+  read_output merged(const std::vector<segment>& segs, std::vector<result_field> coords, std::size_t n,
+                     const std::vector<std::uint8_t>& pass) const {
+    const auto& frags = plan_.arr.fragments();
+    std::vector<fragment_merge::source> sources;
+    std::vector<tile_selection> tiles;
+    for (const auto& s : segs) {
+      if (s.count == 0) continue;
+      if (sources.empty() || sources.back().index != s.frag)
+        sources.push_back({s.out, s.out, frags[s.frag].timestamp_start(), s.frag});
+      sources.back().end = s.out + s.count;
+      tiles.push_back({s.frag, s.tile, s.first, s.count, s.out, s.select.empty() ? nullptr : s.select.data(),
+                       s.select.size()});
+    }
+    std::vector<const std::byte*> cols;
+    for (const auto& c : coords) cols.push_back(c.values.data());
+    std::size_t placed = 0;
+    auto place = fragment_merge(plan_.schema(), order_).place(cols, n, sources, pass.empty() ? nullptr : pass.data(), placed);
+    for (std::size_t d = 0; d < coords.size(); ++d) {
+      column<std::byte> values(placed * size(d));
+      scatter_cells(values.data(), coords[d].values.data(), place, n, size(d));
+      coords[d].values = std::move(values);
+    }
+    const run_groups groups(std::move(tiles), std::move(place));
+    gather_.read_attributes(coords, placed, groups, true);
+    return read_output{std::move(coords), placed, {}, {}, gather_.whole_tiles(groups)};
   }
 
   /// Whether a tile of dimension `d` holds `cells` coordinates.

@@ -39,9 +39,12 @@
 //
 // Its parts call one way: this general reader finds the cells and orders
 // them; one_range.hpp answers one range of a one-dimensional array and
-// in_order.hpp the reads whose answer is the cells as stored, both without
-// per-cell records; all hand their runs of cells (runs.hpp) to gather.hpp,
-// which reads the attributes' tiles into the result.
+// in_order.hpp the global-order and unordered reads that need no sort (the
+// cells as stored, or fragments merged by merge.hpp), both without per-cell
+// records; all hand their runs of cells (runs.hpp) to gather.hpp, which
+// reads the attributes' tiles into the result. What is left here: row- and
+// column-major reads, the Hilbert order, deletes, per-cell timestamps, and
+// several fragments of arrays with string dimensions.
 #pragma once
 
 #include <algorithm>

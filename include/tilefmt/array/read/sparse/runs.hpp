@@ -43,11 +43,24 @@ struct tile_run {
   std::size_t covered() const noexcept { return select ? span : count; }
 };
 
+/// The cells a reader took from a tile, before it knows their places in
+/// the result: `count` cells from `pos` (with `select`: those of `pos ..
+/// pos + span` whose select byte is set); the x-th of them is the reader's
+/// cell `base + x`.
+struct tile_selection {
+  std::uint32_t frag;
+  std::uint64_t tile;
+  std::size_t pos, count, base;
+  const std::uint8_t* select = nullptr;
+  std::size_t span = 0;
+};
+
 /// A result's runs grouped by the tile they come from: either made already
-/// (sparse_one_range: few and long), or made a tile at a time, when that tile is
-/// read, from the hits and each hit's place in the result (the general
-/// reader: in a row-major read of a 2-D box most runs are one cell, and
-/// made at once they took 56 bytes a cell, more than twice the result).
+/// (sparse_one_range: few and long), or made a tile at a time, when that
+/// tile is read, from each cell's place in the result: the general
+/// reader's hits (in a row-major read of a 2-D box most runs are one cell,
+/// and made at once they took 56 bytes a cell, more than twice the result)
+/// or a merge's tiles (fragments interleaved cell by cell).
 class run_groups {
 public:
   static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
@@ -72,12 +85,26 @@ public:
     }
   }
 
+  /// The x-th cell of `tiles[j]` is result cell `place[tiles[j].base +
+  /// x]`, or left out (`none`); each tile listed once.
+  run_groups(std::vector<tile_selection> tiles, std::vector<std::size_t> place)
+      : tiles_(std::move(tiles)), place_(std::move(place)) {
+    for (std::size_t j = 0; j < tiles_.size(); ++j) {
+      const auto& t = tiles_[j];
+      group g{j, j + 1, 0};
+      for (std::size_t x = 0; x < t.count; ++x) g.cells += place_[t.base + x] != none;
+      if (g.cells != 0) groups_.push_back(g);
+    }
+  }
+
   std::size_t size() const noexcept { return groups_.size(); }
   std::uint32_t frag(std::size_t j) const {
-    return hits_ ? (*hits_)[groups_[j].begin].frag : runs_[groups_[j].begin].frag;
+    const std::size_t b = groups_[j].begin;
+    return !tiles_.empty() ? tiles_[b].frag : hits_ ? (*hits_)[b].frag : runs_[b].frag;
   }
   std::uint64_t tile(std::size_t j) const {
-    return hits_ ? (*hits_)[groups_[j].begin].tile : runs_[groups_[j].begin].tile;
+    const std::size_t b = groups_[j].begin;
+    return !tiles_.empty() ? tiles_[b].tile : hits_ ? (*hits_)[b].tile : runs_[b].tile;
   }
   /// The result cells group `j` gives.
   std::uint64_t cells(std::size_t j) const { return groups_[j].cells; }
@@ -85,6 +112,7 @@ public:
   /// tile order then: a tile's hits come in it).
   std::span<const tile_run> runs(std::size_t j, std::vector<tile_run>& scratch) const {
     const group& g = groups_[j];
+    if (!tiles_.empty()) return tile_runs(tiles_[g.begin], scratch);
     if (!hits_) return {runs_.data() + g.begin, g.end - g.begin};
     scratch.clear();
     for (std::size_t i = g.begin; i < g.end; ++i) {
@@ -105,9 +133,27 @@ public:
 
 private:
   struct group {
-    std::size_t begin, end;  // runs_ or hits [begin, end)
+    std::size_t begin, end;  // runs_, hits or tiles_ [begin, end)
     std::uint64_t cells;
   };
+  std::span<const tile_run> tile_runs(const tile_selection& t, std::vector<tile_run>& scratch) const {
+    scratch.clear();
+    const std::size_t span = t.select ? t.span : t.count;
+    for (std::size_t k = 0, x = 0; k < span; ++k) {
+      if (t.select && !t.select[k]) continue;
+      const std::size_t c = place_[t.base + x++];
+      if (c == none) continue;
+      if (!scratch.empty()) {
+        auto& last = scratch.back();
+        if (last.pos + last.count == t.pos + k && last.out + last.count == c) {
+          ++last.count;
+          continue;
+        }
+      }
+      scratch.push_back({t.frag, t.tile, t.pos + k, c, 1});
+    }
+    return scratch;
+  }
   template <class T>
   static bool same_tile(const T& a, const T& b) noexcept {
     return a.frag == b.frag && a.tile == b.tile;
@@ -115,6 +161,7 @@ private:
 
   std::vector<tile_run> runs_;
   const std::vector<sparse_hit>* hits_ = nullptr;
+  std::vector<tile_selection> tiles_;
   std::vector<std::size_t> place_;
   std::vector<group> groups_;
 };

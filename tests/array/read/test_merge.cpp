@@ -1,0 +1,163 @@
+// Several fragments of a sparse array without duplicates, read in global
+// order or unordered: their cells merged (read/sparse/merge.hpp), the
+// newest of equal coordinates kept, then the condition. Random fragments
+// (overlapping, disjoint, written out of time order) against a model of
+// the array, in both tile and cell orders, and against the row-major
+// read, which the general reader answers by sorting.
+#include "tilefmt/array/read/query.hpp"
+#include "tilefmt/array/write.hpp"
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <tuple>
+
+#include "../../support/testing.hpp"
+#include "tilefmt/storage/memory.hpp"
+
+namespace test_merge {
+
+using namespace tilefmt;
+using L = array::query_layout;
+
+namespace {
+
+struct cell {
+  std::int32_t r, c, v;
+  friend bool operator==(const cell&, const cell&) = default;
+  friend auto operator<=>(const cell&, const cell&) = default;
+};
+
+constexpr std::int32_t side = 40, extent = 8;
+
+std::shared_ptr<storage::memory> make_array(format::Layout tile_order, format::Layout cell_order) {
+  auto st = std::make_shared<storage::memory>();
+  array::create("/m",
+                format::make_array_schema({.type = format::ArrayType::SPARSE,
+                                           .dimensions = {format::make_dimension<std::int32_t>("r", 1, side, extent),
+                                                          format::make_dimension<std::int32_t>("c", 1, side, extent)},
+                                           .attributes = {format::make_attribute({.name = "v"})},
+                                           .tile_order = tile_order,
+                                           .cell_order = cell_order,
+                                           .capacity = 7}),
+                {.storage = st});
+  return st;
+}
+
+void write(const std::shared_ptr<storage::memory>& st, const std::vector<cell>& cells, std::uint64_t t) {
+  array::sparse_writer w("/m", st);
+  std::vector<std::int32_t> r, c, v;
+  for (const auto& x : cells) r.push_back(x.r), c.push_back(x.c), v.push_back(x.v);
+  w.set_coords("r", r).set_coords("c", c).set("v", v);
+  w.commit({.timestamp = t});
+}
+
+std::vector<cell> cells_of(const array::query_result& res) {
+  const auto r = res.get<std::int32_t>("r"), c = res.get<std::int32_t>("c"), v = res.get<std::int32_t>("v");
+  std::vector<cell> out;
+  for (std::size_t i = 0; i < v.size(); ++i) out.push_back({r[i], c[i], v[i]});
+  return out;
+}
+
+/// The global order's key of a cell: space tiles in the tile order, then
+/// coordinates in the cell order.
+std::tuple<int, int, int, int> global_key(const cell& x, bool tile_row, bool cell_row) {
+  const int tr = (x.r - 1) / extent, tc = (x.c - 1) / extent;
+  return {tile_row ? tr : tc, tile_row ? tc : tr, cell_row ? x.r : x.c, cell_row ? x.c : x.r};
+}
+
+} // namespace
+
+TEST_CASE("sparse, several fragments: merged in the global order, the newest of equal coordinates kept") {
+  std::mt19937 rng(7);
+  for (const auto tile_order : {format::Layout::ROW_MAJOR, format::Layout::COL_MAJOR})
+    for (const auto cell_order : {format::Layout::ROW_MAJOR, format::Layout::COL_MAJOR})
+      for (int round = 0; round < 6; ++round) {
+        const bool tile_row = tile_order == format::Layout::ROW_MAJOR, cell_row = cell_order == format::Layout::ROW_MAJOR;
+        CAPTURE(tile_row);
+        CAPTURE(cell_row);
+        CAPTURE(round);
+        auto st = make_array(tile_order, cell_order);
+        // Fragments written at shuffled times: the newest is the latest
+        // time, not the last written.
+        const int frags = 2 + round % 4;
+        std::vector<std::uint64_t> times;
+        for (int k = 0; k < frags; ++k) times.push_back(10 * (k + 1));
+        std::shuffle(times.begin(), times.end(), rng);
+        std::map<std::pair<int, int>, std::pair<std::uint64_t, int>> model;  // coordinates -> (time, value)
+        for (int k = 0; k < frags; ++k) {
+          std::map<std::pair<int, int>, int> cells;
+          // Odd rounds: each fragment its own band of rows (long runs), with a
+          // few cells anywhere; even rounds: cells anywhere (interleaved).
+          const int n = 150 + static_cast<int>(rng() % 250);
+          for (int i = 0; i < n; ++i) {
+            int r = 1 + static_cast<int>(rng() % side), c = 1 + static_cast<int>(rng() % side);
+            if (round % 2 == 1 && i % 10 != 0) r = 1 + (k * 10 + static_cast<int>(rng() % 10)) % side;
+            cells[{r, c}] = k * 10000 + i;
+          }
+          std::vector<cell> list;
+          for (const auto& [rc, v] : cells) list.push_back({rc.first, rc.second, v});
+          std::shuffle(list.begin(), list.end(), rng);
+          write(st, list, times[static_cast<std::size_t>(k)]);
+          for (const auto& x : list) {
+            auto& m = model[{x.r, x.c}];
+            if (times[static_cast<std::size_t>(k)] > m.first) m = {times[static_cast<std::size_t>(k)], x.v};
+          }
+        }
+        auto arr = array::open("/m", {.storage = st});
+        auto expect = [&](auto in, auto pass) {
+          std::vector<cell> out;
+          for (const auto& [rc, m] : model)
+            if (in(rc.first, rc.second) && pass(m.second)) out.push_back({rc.first, rc.second, m.second});
+          std::sort(out.begin(), out.end(), [&](const cell& a, const cell& b) {
+            return global_key(a, tile_row, cell_row) < global_key(b, tile_row, cell_row);
+          });
+          return out;
+        };
+        auto all = [](int, int) { return true; };
+        auto any = [](int) { return true; };
+        // The whole array, in both layouts (TileDB answers unordered reads
+        // of arrays without duplicates in the global order too).
+        CHECK(cells_of(arr.query().layout(L::global_order).read()) == expect(all, any));
+        CHECK(cells_of(arr.query().layout(L::unordered).read()) == expect(all, any));
+        // A box.
+        auto box = [](int r, int c) { return r >= 5 && r <= 27 && c >= 3 && c <= 30; };
+        CHECK(cells_of(arr.query().subarray({{5, 27}, {3, 30}}).layout(L::global_order).read()) == expect(box, any));
+        // Several ranges, overlapping and adjacent, unordered.
+        auto ranges = [](int r, int c) { return ((r >= 2 && r <= 6) || (r >= 5 && r <= 9) || (r >= 10 && r <= 11) || r == 33) &&
+                                                ((c >= 1 && c <= 4) || (c >= 20 && c <= 40)); };
+        const auto several = arr.query()
+                                 .add_range(0, 2, 6).add_range(0, 5, 9).add_range(0, 10, 11).add_range(0, 33, 33)
+                                 .add_range(1, 1, 4).add_range(1, 20, 40)
+                                 .layout(L::unordered)
+                                 .read();
+        CHECK(cells_of(several) == expect(ranges, any));
+        // A condition applies to the newest cells: an older cell of the same
+        // coordinates does not come back when the newest fails it.
+        auto some = [](int v) { return v < 10000 || v >= 20000; };  // not fragment 1's
+        const auto cond = array::field("v") < std::int32_t{10000} || array::field("v") >= std::int32_t{20000};
+        CHECK(cells_of(arr.query().where(cond).layout(L::unordered).read()) == expect(all, some));
+        // The row-major read (the general reader's sort) holds the same cells.
+        auto by_rows = expect(all, any);
+        std::sort(by_rows.begin(), by_rows.end());
+        CHECK(cells_of(arr.query().layout(L::row_major).read()) == by_rows);
+        // Aggregates over the merged cells.
+        std::int64_t sum = 0;
+        for (const auto& x : by_rows) sum += x.v;
+        const auto agg = arr.query().layout(L::unordered).aggregate({{array::aggregate_op::sum, "v"}});
+        CHECK(std::get<std::int64_t>(agg[0]) == sum);
+        CHECK(arr.query().layout(L::unordered).count() == by_rows.size());
+      }
+}
+
+TEST_CASE("sparse, several fragments: the same merge on 1, 2 and 4 threads") {
+  auto st = make_array(format::Layout::ROW_MAJOR, format::Layout::ROW_MAJOR);
+  write(st, {{1, 1, 1}, {9, 9, 2}, {1, 2, 3}}, 10);
+  write(st, {{1, 2, 4}, {40, 40, 5}}, 20);
+  for (const unsigned threads : {1u, 2u, 4u}) {
+    auto arr = array::open("/m", {.threads = threads, .storage = st});
+    CHECK(cells_of(arr.query().layout(L::global_order).read()) == std::vector<cell>{{1, 1, 1}, {1, 2, 4}, {9, 9, 2}, {40, 40, 5}});
+  }
+}
+
+} // namespace test_merge
