@@ -10,7 +10,7 @@ say() { printf '\n== %s\n' "$*"; }
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-DEB_PACKAGES=(meson ninja-build pkg-config g++ clang libclang-rt-14-dev
+DEB_PACKAGES=(meson ninja-build pkg-config cmake g++ clang libclang-rt-14-dev
   libboost1.81-dev libxsimd-dev libzstd-dev liblz4-dev zlib1g-dev libbz2-dev
   libssl-dev libmd-dev libwebp-dev libcurl4-openssl-dev doctest-dev libbenchmark-dev python3 python3-venv python3-dev)
 

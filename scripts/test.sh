@@ -80,8 +80,10 @@ run_suite() {
 # -O2, not meson's release -O3: the same optimizer passes that expose
 # undefined behaviour, at two thirds of the compile time (the suite's
 # optimization phase dominates; benchmarks are built but timed by
-# scripts/bench.sh in its own -O3 build).
-run_suite "g++ -O2" build/gcc -- -Dbuildtype=plain -Doptimization=2 -Db_ndebug=true -Dbench=true
+# scripts/bench.sh in its own -O3 build). -Dcompiled=true makes the
+# compiled component the shared library an install ships, which the
+# consumers test installs and builds CMake and pkg-config programs against.
+run_suite "g++ -O2" build/gcc -- -Dbuildtype=plain -Doptimization=2 -Db_ndebug=true -Dbench=true -Dcompiled=true
 
 # The Python package (python/): built into its venv under build/python and
 # tested with pytest against TileDB-Py and the interop corpus's recorded

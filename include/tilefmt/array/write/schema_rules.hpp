@@ -64,12 +64,22 @@ inline dense_dim dense_dimension(const format::Dimension& d) {
 inline void check_schema(const format::ArraySchema& s) {
   if (s.domain.dimensions.empty()) throw std::invalid_argument("tilefmt: the schema has no dimensions");
   if (s.attributes.empty()) throw std::invalid_argument("tilefmt: the schema has no attributes");
+  // TileDB reserves "__" for attributes only: dimensions may have it
+  // (TileDB-Py's from_numpy names its `__dim_0`, ..., from_pandas an unnamed
+  // index `__tiledb_rows`), and an attribute may have no name (TileDB-Py's
+  // default in from_numpy) where its files are numbered (format 9 on).
   std::vector<std::string> names;
-  for (const auto& d : s.domain.dimensions) names.push_back(d.name.value);
-  for (const auto& a : s.attributes) names.push_back(a.name.value);
-  for (const auto& n : names) {
-    if (n.empty()) throw std::invalid_argument("tilefmt: a dimension or attribute has an empty name");
-    if (n.rfind("__", 0) == 0) throw std::invalid_argument("tilefmt: names starting with \"__\" are TileDB's: " + n);
+  for (const auto& d : s.domain.dimensions) {
+    if (d.name.value.empty()) throw std::invalid_argument("tilefmt: a dimension has an empty name");
+    names.push_back(d.name.value);
+  }
+  for (const auto& a : s.attributes) {
+    const auto& n = a.name.value;
+    if (n.rfind("__", 0) == 0) throw std::invalid_argument("tilefmt: attribute names starting with \"__\" are TileDB's: " + n);
+    if (n.empty() && s.version.value < 9)
+      throw std::invalid_argument("tilefmt: an attribute without a name needs format version 9 or later (its files are "
+                                  "named after it before)");
+    names.push_back(n);
   }
   std::sort(names.begin(), names.end());
   if (auto it = std::adjacent_find(names.begin(), names.end()); it != names.end())
