@@ -18,6 +18,13 @@ struct WindowMD {
   T value_offset;
   std::uint8_t bit_width;
 };
+template <class Bytes>
+struct BasicTable {
+  Bytes data;
+};
+struct Plain {
+  int x;
+};
 } // namespace some::deep_ns
 
 using namespace tilefmt;
@@ -34,6 +41,11 @@ TEST_CASE("field names come from the declaration") {
 TEST_CASE("type names drop namespaces of the outer name") {
   static_assert(codec::type_name<some::deep_ns::Footer> == "Footer");
   CHECK(codec::type_name<some::deep_ns::WindowMD<int>> == "WindowMD<int>");
+  // Error paths and dumps name the format's table, not the C++ template.
+  CHECK(codec::display_name<some::deep_ns::WindowMD<int>> == "WindowMD");
+  CHECK(codec::display_name<some::deep_ns::BasicTable<std::vector<std::byte>>> == "Table");
+  CHECK(codec::display_name<some::deep_ns::Plain> == "Plain");
+  CHECK(codec::display_name<some::deep_ns::Footer> == "Footer");
 }
 
 TEST_CASE("field positions are found by name") {

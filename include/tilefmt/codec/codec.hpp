@@ -57,7 +57,7 @@ consteval void check_entry() {
 
 template <class T>
 void name_top_level(format_error& e) {
-  e.prepend_field(type_name<T>);
+  e.prepend_field(display_name<T>);
 }
 } // namespace detail
 

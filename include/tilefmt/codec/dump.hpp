@@ -147,7 +147,7 @@ public:
       if (json_)
         os_ << "{\"encoded_bytes\": " << n << "}";
       else
-        os_ << "<" << type_name<T> << ", " << n << " bytes>";
+        os_ << "<" << display_name<T> << ", " << n << " bytes>";
     }
   }
 
@@ -205,7 +205,7 @@ private:
   void record(const T& v, int depth) {
     // Walk with the same version scoping as the codec.
     version_scope<T, S> scope(st_);
-    os_ << (json_ ? "{" : std::string(type_name<T>) + " {");
+    os_ << (json_ ? "{" : std::string(display_name<T>) + " {");
     bool first = true;
     if constexpr (links_hold<T>) {  // otherwise traits<T> has failed to compile already
       // A positional field without a value (align<N>) shows the bytes it

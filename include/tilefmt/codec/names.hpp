@@ -125,4 +125,23 @@ consteval std::size_t field_index(std::string_view name) {
 template <class T>
 inline constexpr std::string_view type_name = detail::type_from_pretty(detail::pretty_of_type<T>());
 
+namespace detail {
+constexpr std::string_view display_from(std::string_view name) {
+  const std::size_t args = name.find('<');
+  if (args == std::string_view::npos) return name;
+  name = name.substr(0, args);
+  constexpr std::string_view basic = "Basic";
+  if (name.size() > basic.size() && name.substr(0, basic.size()) == basic) name.remove_prefix(basic.size());
+  return name;
+}
+} // namespace detail
+
+/// The name error paths start with and dumps show: type_name<T> without
+/// template arguments, which name C++ types rather than the format
+/// (`BasicTile<le_span<byte>>`), and without the "Basic" of the templates
+/// that only choose owned or viewed bytes (BasicTile is the spec's Tile,
+/// whatever its bytes): "Tile", "WindowMD".
+template <class T>
+inline constexpr std::string_view display_name = detail::display_from(type_name<T>);
+
 } // namespace tilefmt::codec
