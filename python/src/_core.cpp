@@ -30,6 +30,7 @@
 #include "tilefmt/storage/s3.hpp"
 
 #include "arrow.hpp"
+#include "filters.hpp"
 #include "groups.hpp"
 #include "storage.hpp"
 #include "query_args.hpp"
@@ -85,13 +86,16 @@ nb::dict schema_dict(const tilefmt::format::ArraySchema& s) {
   out["capacity"] = s.capacity;
   out["version"] = s.version.value;
   nb::list dims;
-  for (const auto& d : s.domain.dimensions.value) {
+  for (std::size_t i = 0; i < s.domain.dimensions.size(); ++i) {
+    const auto& d = s.domain.dimensions.value[i];
     nb::dict x;
     x["name"] = d.name.value;
     x["type"] = type_name(d.type.value);
     x["var"] = d.is_var();
     x["domain"] = to_bytes(d.domain.value);
     x["tile"] = d.has_tile_extent() ? nb::object(to_bytes(d.tile_extent.value)) : nb::none();
+    // The filters that apply, as TileDB shows them: the coordinates' when the dimension has none of its own.
+    x["filters"] = tilefmt_python::filters_list(s.dimension_filters(i), s.version.value);
     dims.append(x);
   }
   out["dims"] = dims;
@@ -105,6 +109,7 @@ nb::dict schema_dict(const tilefmt::format::ArraySchema& s) {
     x["nullable"] = bool(a.nullable.value);
     x["fill"] = to_bytes(a.fill());
     x["enumeration"] = a.enumeration_name->value;
+    x["filters"] = tilefmt_python::filters_list(a.filters, s.version.value);
     attrs.append(x);
   }
   out["attrs"] = attrs;
@@ -266,34 +271,6 @@ tf::Layout layout_of_name(const std::string& s) {
   throw std::invalid_argument("tilefmt: unknown order \"" + s + "\" (row-major, col-major or hilbert)");
 }
 
-/// A filter list from (name, level or None) pairs: compressors take the
-/// level, the others none.
-tf::FilterPipeline pipeline_of(const nb::list& filters) {
-  tf::FilterPipeline p;
-  for (nb::handle h : filters) {
-    auto t = nb::cast<nb::tuple>(h);
-    const auto name = nb::cast<std::string>(t[0]);
-    const std::int32_t level = t[1].is_none() ? -1 : nb::cast<std::int32_t>(t[1]);
-    std::optional<tf::FilterType> type;
-    for (std::uint8_t i = 0; tf::codec_enum_valid(static_cast<tf::FilterType>(i)); ++i)
-      if (tf::codec_enum_name(static_cast<tf::FilterType>(i)) == name) type = static_cast<tf::FilterType>(i);
-    if (!type) throw std::invalid_argument("tilefmt: unknown filter \"" + name + "\"");
-    switch (*type) {
-    case tf::FilterType::GZIP: case tf::FilterType::ZSTD: case tf::FilterType::LZ4: case tf::FilterType::RLE:
-    case tf::FilterType::BZIP2: case tf::FilterType::DICTIONARY:
-      p.filters.value.push_back(tf::compression_pipeline(*type, level).filters.value.front());
-      break;
-    case tf::FilterType::BITSHUFFLE: case tf::FilterType::BYTESHUFFLE: case tf::FilterType::CHECKSUM_MD5:
-    case tf::FilterType::CHECKSUM_SHA256: case tf::FilterType::NONE:
-      p.filters.value.push_back(tf::Filter::make(*type));
-      break;
-    default:
-      throw std::invalid_argument("tilefmt: the filter " + name + " cannot be declared from Python yet");
-    }
-  }
-  return p;
-}
-
 /// A schema from the dict tilefmt/_array.py builds (the form schema() returns).
 tf::ArraySchema schema_of(const nb::dict& d) {
   tf::array_schema_options o;
@@ -320,7 +297,7 @@ tf::ArraySchema schema_of(const nb::dict& d) {
         dim.tile_extent.value = from_bytes(nb::cast<nb::bytes>(x["tile"]));
       }
     }
-    dim.filters.value = pipeline_of(nb::cast<nb::list>(x["filters"]));
+    dim.filters.value = tilefmt_python::pipeline_of(nb::cast<nb::list>(x["filters"]));
     o.dimensions.push_back(std::move(dim));
   }
   for (nb::handle h : nb::cast<nb::list>(d["attrs"])) {
@@ -331,7 +308,7 @@ tf::ArraySchema schema_of(const nb::dict& d) {
     const auto cvn = nb::cast<std::uint32_t>(x["cell_val_num"]);
     a.cell_val_num = cvn == 0 ? tf::var_num : cvn;
     a.nullable = nb::cast<bool>(x["nullable"]);
-    a.filters = pipeline_of(nb::cast<nb::list>(x["filters"]));
+    a.filters = tilefmt_python::pipeline_of(nb::cast<nb::list>(x["filters"]));
     if (!x["fill"].is_none()) a.fill_value = from_bytes(nb::cast<nb::bytes>(x["fill"]));
     o.attributes.push_back(tf::make_attribute(std::move(a)));
   }

@@ -395,3 +395,56 @@ def test_var_size_cells_are_made_in_cpp():
         _core.unpack_strings(values, np.array([0, 2, 9], dtype=np.uint64), 1)
     with pytest.raises(ValueError, match="cell 0 spans"):
         _core.unpack_strings(values, np.array([5, 2], dtype=np.uint64), 1)
+
+
+def _bounds(ned):
+    return [v for r in (ned or ()) for v in r]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_schema_shortcuts_and_fragment_info(name):
+    """A.ndim, A.nattr, A.shape, A.domain (iterable), A.dim(), A.attr(),
+    nonempty_domain's Python types, tilefmt.array_fragments and
+    tilefmt.array_exists, as TileDB-Py's."""
+    A, T = both(name)
+    assert (A.ndim, A.nattr, len(A.domain)) == (T.ndim, T.nattr, len(T.domain))
+    check(lambda: A.shape, lambda: T.shape, "shape")
+    assert [d.name for d in A.domain] == [d.name for d in T.domain]
+    for i in range(T.ndim):
+        assert A.dim(i).name == T.dim(i).name and A.dim(T.dim(i).name).name == T.dim(i).name
+    for i in range(T.nattr):
+        assert A.attr(i).name == T.attr(i).name and A.attr(T.attr(i).name).name == T.attr(i).name
+    ned, tned = A.nonempty_domain(), T.nonempty_domain()
+    assert [type(v) for v in _bounds(ned)] == [type(v) for v in _bounds(tned)], (ned, tned)
+    key = KEY if name.startswith("encrypted") else None
+    ctx = T.ctx
+    got, want = tilefmt.array_fragments(path(name), key=key), tiledb.array_fragments(path(name), ctx=ctx)
+    assert len(got) == len(want)
+    for prop in ("uri", "timestamp_range", "cell_num", "version", "sparse", "nonempty_domain"):
+        g, w = getattr(got, prop), getattr(want, prop)
+        assert list(g) == [tuple(x) if isinstance(x, list) else x for x in w], prop
+    for f, t in zip(got, want):
+        assert (f.uri, f.num, f.cell_num, f.version, f.sparse) == (t.uri, t.num, t.cell_num, t.version, t.sparse)
+        assert [type(v) for v in _bounds(f.nonempty_domain)] == [type(v) for v in _bounds(t.nonempty_domain)]
+    for flags in ({}, {"isdense": True}, {"issparse": True}):
+        assert tilefmt.array_exists(path(name), key=key, **flags) == tiledb.array_exists(path(name), ctx=ctx, **flags)
+
+
+def test_array_exists_elsewhere(tmp_path):
+    for p in (str(tmp_path), str(tmp_path / "missing"), os.path.join(DATA, "tiledb")):
+        assert tilefmt.array_exists(p) == tiledb.array_exists(p) == False
+
+
+def test_timestamp_forms():
+    """(start, end) tuples with open ends, one end time; other forms refused
+    with TileDB-Py's TypeError."""
+    p = path("dense_fragments_custom_fill")
+    for ts in ((None, None), (0, None), (None, 10 ** 15), 10 ** 15):
+        B, T = tilefmt.open(p, timestamp=ts), tiledb.open(p, timestamp=ts)
+        assert B.nonempty_domain() == T.nonempty_domain(), ts
+    for ts in ([0, 10 ** 15], "5", 1.5):
+        with pytest.raises(TypeError) as theirs:
+            tiledb.open(p, timestamp=ts)
+        with pytest.raises(TypeError) as ours:
+            tilefmt.open(p, timestamp=ts)
+        assert str(ours.value) == str(theirs.value), ts

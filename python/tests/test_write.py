@@ -184,3 +184,30 @@ def test_encrypted(tmp_path):
                                              attrs=[tilefmt.Attr("a", np.int32)]))
         with tilefmt.open(plain, "w", key=key) as A:
             A[1:3] = {"a": np.arange(2, dtype=np.int32)}
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_values_cast_to_the_attribute_type_as_tiledb_py_casts_them(tmp_path, sparse):
+    """Floats, bools and digit strings written to an int32 attribute:
+    TileDB-Py 0.36.1 casts them (1.5 -> 1), and so does tilefmt; what one
+    refuses the other refuses."""
+    dom = dict(name="x", domain=(0, 9), tile=5)
+    tilefmt.create(str(tmp_path / "ours"), tilefmt.Schema(
+        domain=tilefmt.Domain(tilefmt.Dim(dtype=np.int64, **dom)), attrs=[tilefmt.Attr("a", np.int32)], sparse=sparse))
+    tiledb.Array.create(str(tmp_path / "theirs"), tiledb.ArraySchema(
+        domain=tiledb.Domain(tiledb.Dim(dtype=np.int64, **dom)), attrs=[tiledb.Attr("a", np.int32)], sparse=sparse))
+    for v in (np.array([1.5, -2.7]), [1.5, 2.0], np.array([True, False]), np.array(["1", "2"]), np.array([2 ** 40, 1])):
+        results = []
+        for mod, name in ((tilefmt, "ours"), (tiledb, "theirs")):
+            uri = str(tmp_path / name)
+            try:
+                with mod.open(uri, "w") as A:
+                    if sparse:
+                        A[np.array([0, 1])] = {"a": v}
+                    else:
+                        A[0:2] = {"a": v}
+                with tiledb.open(uri) as T:
+                    results.append(T.multi_index[0:1]["a"].tolist())
+            except Exception as e:
+                results.append(type(e).__name__)
+        assert results[0] == results[1] or (isinstance(results[0], str) and isinstance(results[1], str)), (v, results)

@@ -75,12 +75,31 @@ class Metadata(Mapping):
 
 
 def _timestamps(timestamp):
+    """(start, end) of an open: None (every write), an end time, or a
+    (start, end) tuple whose None ends are open, as TileDB-Py takes them."""
     if timestamp is None:
         return 0, _UINT64_MAX
-    if isinstance(timestamp, tuple):
+    if isinstance(timestamp, tuple) and len(timestamp) == 2:
         lo, hi = timestamp
-        return (0 if lo is None else int(lo)), (_UINT64_MAX if hi is None else int(hi))
-    return 0, int(timestamp)
+        return (0 if lo is None else _time(lo)), (_UINT64_MAX if hi is None else _time(hi))
+    if isinstance(timestamp, (tuple, list, str, bytes, float)):
+        # TileDB-Py's own words for every other form.
+        raise TypeError("Unexpected argument type for 'timestamp' keyword argument")
+    return 0, _time(timestamp)
+
+
+def _time(t):
+    if isinstance(t, (bool, float)) or not isinstance(t, (int, np.integer)):
+        raise TypeError("Unexpected argument type for 'timestamp' keyword argument")
+    if t < 0:
+        raise ValueError("tilefmt: timestamps are milliseconds since 1970, not negative: %r" % (t,))
+    return int(t)
+
+
+def _python(v):
+    # TileDB-Py's nonempty_domain gives Python numbers (fragment information
+    # NumPy scalars), dates and times as datetime64, strings as they are.
+    return v.item() if isinstance(v, np.generic) and v.dtype.kind in "iuf" else v
 
 
 class Array:
@@ -121,6 +140,32 @@ class Array:
     def mode(self):
         return "r"
 
+    # TileDB-Py's shortcuts to the schema.
+    @property
+    def domain(self):
+        return self.schema.domain
+
+    @property
+    def ndim(self):
+        return self.schema.ndim
+
+    @property
+    def nattr(self):
+        return self.schema.nattr
+
+    @property
+    def shape(self):
+        """Cells per dimension (integer and datetime dimensions)."""
+        return self.schema.shape
+
+    def dim(self, key):
+        """Dimension `key`: its index or its name."""
+        return self.schema.domain.dim(key)
+
+    def attr(self, key):
+        """Attribute `key`: its index or its name."""
+        return self.schema.attr(key)
+
     @property
     def meta(self):
         """The array metadata (a read-only mapping)."""
@@ -149,7 +194,8 @@ class Array:
             return None
         out = []
         for i in range(self.schema.ndim):
-            out.append((min(f.nonempty_domain[i][0] for f in frags), max(f.nonempty_domain[i][1] for f in frags)))
+            out.append((_python(min(f.nonempty_domain[i][0] for f in frags)),
+                        _python(max(f.nonempty_domain[i][1] for f in frags))))
         return tuple(out)
 
     def enum(self, name):

@@ -41,8 +41,12 @@ class Dim:
 class Attr:
     """An attribute: its name, dtype, var-size and nullable flags, fill
     value and filters (TileDB-Py's ``tiledb.Attr``; str and bytes dtypes
-    are var-size, "ascii" an ASCII string). `filters`: (name, level) pairs
-    such as ("ZSTD", 3) or ("BYTESHUFFLE", None)."""
+    are var-size, "ascii" an ASCII string). `filters`: tuples (name, level
+    or None[, options]) such as ("ZSTD", 3), ("BYTESHUFFLE", None),
+    ("POSITIVE_DELTA", None, {"max_window_size": 512}) or ("SCALE_FLOAT",
+    None, {"scale": 0.5, "offset": 0.0, "byte_width": 4}); the forms are
+    listed in python/src/filters.hpp, and a schema read from disk shows its
+    filters the same way."""
     name: str = ""
     dtype: Any = np.float64
     var: Optional[bool] = None
@@ -83,6 +87,12 @@ class Domain:
 
     def __eq__(self, other):
         return isinstance(other, Domain) and self.dims == other.dims
+
+    def __iter__(self):
+        return iter(self.dims)
+
+    def __len__(self):
+        return len(self.dims)
 
     def __repr__(self):
         return "Domain(%s)" % ", ".join(map(repr, self.dims))
@@ -132,7 +142,10 @@ class Schema:
 
     @property
     def shape(self):
-        """Cells per dimension (integer dimensions only)."""
+        """Cells per dimension (integer and datetime dimensions only)."""
+        for d in self.domain.dims:
+            if d.var or _types.base_dtype(d.tiledb_type).kind not in "iuM":
+                raise TypeError("shape only valid for integer and datetime dimension domains")
         return tuple(int(d.domain[1]) - int(d.domain[0]) + 1 for d in self.domain.dims)
 
     def attr(self, key):
@@ -184,7 +197,8 @@ def _schema_of(raw):
             tile = None if d["tile"] is None else _types.scalar(t, d["tile"])
             if tile is not None and _types.base_dtype(t).kind in "mM":
                 tile = np.frombuffer(d["tile"], "<i8")[0]
-        dims.append(Dim(name=d["name"], domain=domain, tile=tile, var=d["var"], tiledb_type=d["type"]))
+        dims.append(Dim(name=d["name"], domain=domain, tile=tile, var=d["var"], tiledb_type=d["type"],
+                        filters=tuple(d["filters"])))
     attrs = []
     for a in raw["attrs"]:
         dt = _types.cell_dtype(a["type"], a["cell_val_num"])
@@ -192,7 +206,7 @@ def _schema_of(raw):
         if not a["var"] and not _types.is_string(a["type"]):
             fill = np.frombuffer(fill, dtype=dt)[0] if len(fill) == dt.itemsize else fill
         attrs.append(Attr(name=a["name"], var=a["var"], nullable=a["nullable"], fill=fill, tiledb_type=a["type"],
-                          cell_val_num=a["cell_val_num"], enumeration=a["enumeration"]))
+                          cell_val_num=a["cell_val_num"], enumeration=a["enumeration"], filters=tuple(a["filters"])))
     domain = Domain(tuple(dims))
     current = None
     if raw["current_domain"]:
