@@ -14,6 +14,8 @@
         A[1:51] = {"a": np.arange(50.0)}
         A.meta["unit"] = "m"
 
+    tilefmt.from_pandas("frame", df, index_dims=["id"])   # as tiledb.from_pandas
+
     with tilefmt.Group("path/to/experiment") as G:   # members, metadata
         [(m.name, m.type, m.uri) for m in G]
     tilefmt.walk("path", lambda uri, kind: print(uri, kind))
@@ -21,10 +23,13 @@
 
 from ._array import Array, Attr, Dim, Domain, Fragment, Metadata, Query, Schema
 from ._arrow import ArrowResult
+from ._dataframe import from_numpy, from_pandas
+from ._fragments import FragmentInfo, FragmentInfoList, array_exists, array_fragments
 from ._group import Group, Object, ls, object_type, walk
 from ._open import open
 from ._write import ArrayWriter, create
 
 __all__ = ["open", "create", "Array", "ArrayWriter", "Query", "ArrowResult", "Schema", "Domain", "Dim", "Attr", "Fragment",
-           "Metadata", "Group", "Object", "object_type", "ls", "walk"]
+           "Metadata", "Group", "Object", "object_type", "ls", "walk", "from_pandas", "from_numpy", "array_exists",
+           "array_fragments", "FragmentInfo", "FragmentInfoList"]
 __version__ = "0.1.0"
