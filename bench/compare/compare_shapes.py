@@ -2,7 +2,7 @@
 """The read shapes users have beyond dense boxes, through the Python
 packages: tilefmt against TileDB-Py on the same arrays, in one run.
 
-    python compare_shapes.py [--dir D] [--scale S] [--repeat R] [--only NAME]
+    python compare_shapes.py [--dir D] [--scale S] [--repeat R] [--threads T,...] [--only NAME]
 
 Run it with the Python of scripts/python_test.sh's venv (tilefmt, TileDB-Py,
 numpy). It writes with TileDB-Py, if they are not there yet:
@@ -10,6 +10,8 @@ numpy). It writes with TileDB-Py, if they are not there yet:
     dimensions over [0, 2^63 - 2050] with tile extents 2048, capacity
     100,000, no duplicates, dimensions ZSTD(3), a float32 attribute
     ZSTD(-1); 100,000 x 2,000 at 5% density (10^7 cells) at S = 1;
+  - soma_x4: the same matrix written in 4 sessions of consecutive rows (4
+    fragments, merged by the reader);
   - strings: sparse, one ASCII string dimension of 10^6 random keys, an
     int64 attribute;
   - var_text: dense 1-D, 2 x 10^6 var-size UTF-8 strings under ZSTD;
@@ -20,7 +22,9 @@ runs in a fresh process per reader, R times (default 3): the first run
 the ratio of TileDB-Py's best to tilefmt's (above 1: tilefmt faster), and
 the number of cells both returned (they must agree), and the peak memory
 the queries added to each process (MB, getrusage's maximum resident set
-after the open subtracted). JSON on the last line.
+after the open subtracted). Threads (default: 1 and the machine's cores):
+tilefmt's `threads` option, TileDB-Py's sm.compute_concurrency_level and
+sm.io_concurrency_level. JSON on the last line.
 """
 import argparse
 import json
@@ -32,7 +36,7 @@ import sys
 SOMA_ROWS, SOMA_COLS = 100_000, 2_000
 
 
-def create_soma_x(path, scale):
+def create_soma_x(path, scale, parts=1):
     import numpy as np
     import tiledb
 
@@ -48,8 +52,11 @@ def create_soma_x(path, scale):
     rng = np.random.default_rng(3)
     cells = rows * SOMA_COLS // 20
     flat = np.unique(rng.integers(0, rows * SOMA_COLS, cells))
-    with tiledb.open(path, "w") as A:
-        A[flat // SOMA_COLS, flat % SOMA_COLS] = {"soma_data": rng.random(len(flat), dtype=np.float32)}
+    values = rng.random(len(flat), dtype=np.float32)
+    # `parts` writes of consecutive rows, as an ingestion appends them.
+    for part, data in zip(np.array_split(flat, parts), np.array_split(values, parts)):
+        with tiledb.open(path, "w") as A:
+            A[part // SOMA_COLS, part % SOMA_COLS] = {"soma_data": data}
     return rows
 
 
@@ -114,6 +121,8 @@ def queries(rows):
         "soma_x rows 0-999, unordered": ("soma_x", 'A.query(order="U").multi_index[0:999, :]["soma_data"]'),
         "soma_x 5% of rows as runs, unordered": ("soma_x", 'A.query(order="U").multi_index[%s, :]["soma_data"]' % runs),
         "soma_x whole, row-major": ("soma_x", 'A.query(order="C")[:]["soma_data"]'),
+        "soma_x4 whole, unordered (4 fragments)": ("soma_x4", 'A.query(order="U")[:]["soma_data"]'),
+        "soma_x4 5% of rows as runs (4 fragments)": ("soma_x4", 'A.query(order="U").multi_index[%s, :]["soma_data"]' % runs),
         "strings whole, unordered": ("strings", 'A.query(order="U")[:]["v"]'),
         "strings 200 keys as points": ("strings", 'A.query(order="U").multi_index[[(k, k) for k in KEYS]]["v"]'),
         "strings a 10% key range": ("strings", 'A.query(order="U").multi_index["k1":"k1~"]["v"]'),
@@ -127,11 +136,14 @@ def queries(rows):
 _RUN = r"""
 import json, sys, time
 import numpy as np
-lib, path, repeat, expr = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+lib, path, repeat, expr, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
 if lib == "tiledb":
-    import tiledb as mod
+    import tiledb
+    cfg = tiledb.Config({"sm.compute_concurrency_level": str(threads), "sm.io_concurrency_level": str(threads)})
+    opener = lambda p: tiledb.open(p, ctx=tiledb.Ctx(cfg))
 else:
-    import tilefmt as mod
+    import tilefmt
+    opener = lambda p: tilefmt.open(p, config={"threads": threads})
 KEYS = None
 if "KEYS" in expr:
     import tiledb
@@ -141,7 +153,7 @@ if "KEYS" in expr:
 import resource
 times, cells = [], None
 t_open = time.perf_counter()
-with mod.open(path) as A:
+with opener(path) as A:
     opened = time.perf_counter() - t_open
     # Peak memory the queries add to the opened array (kB on Linux).
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -156,8 +168,9 @@ print(json.dumps({"first_s": times[0] + opened, "best_s": min(times), "cells": c
 """
 
 
-def run(lib, path, repeat, expr):
-    out = subprocess.run([sys.executable, "-c", _RUN, lib, path, str(repeat), expr], capture_output=True, text=True)
+def run(lib, path, repeat, expr, threads):
+    out = subprocess.run([sys.executable, "-c", _RUN, lib, path, str(repeat), expr, str(threads)], capture_output=True,
+                         text=True)
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "exit %d" % out.returncode}
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -168,33 +181,34 @@ def main():
     ap.add_argument("--dir", default="build/bench/shapes")
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--threads", default="1,%d" % os.cpu_count())
     ap.add_argument("--only", default=None, help="run the queries whose name contains this")
     args = ap.parse_args()
     base = os.path.join(args.dir, "scale-%g" % args.scale)
     os.makedirs(base, exist_ok=True)
-    makers = {"soma_x": create_soma_x, "strings": create_strings, "var_text": create_var_text, "dups": create_dups}
+    makers = {"soma_x": create_soma_x, "soma_x4": lambda p, s: create_soma_x(p, s, parts=4), "strings": create_strings, "var_text": create_var_text, "dups": create_dups}
     rows = max(1000, int(SOMA_ROWS * args.scale))
     rows_out = []
     print("machine: %s, %d cores, Python %s" % (platform.processor() or platform.machine(), os.cpu_count(),
                                                  platform.python_version()))
-    print("%-42s %10s %10s %10s %10s %7s %10s %8s %8s" % ("query", "py first", "py best", "tf first", "tf best", "ratio",
-                                                         "cells", "py MB", "tf MB"))
-    for name, (arr, expr) in queries(rows).items():
-        if args.only and args.only not in name:
-            continue
+    print("%-42s %7s %10s %10s %10s %10s %7s %10s %8s %8s" % ("query", "threads", "py first", "py best", "tf first",
+                                                              "tf best", "ratio", "cells", "py MB", "tf MB"))
+    todo = [(name, arr, expr, int(t)) for t in args.threads.split(",") for name, (arr, expr) in queries(rows).items()
+            if not args.only or args.only in name]
+    for name, arr, expr, threads in todo:
         path = os.path.join(base, arr)
         if not os.path.exists(path):
             makers[arr](path, args.scale)
-        theirs = run("tiledb", path, args.repeat, expr)
-        ours = run("tilefmt", path, args.repeat, expr)
-        row = {"query": name, "tiledb": theirs, "tilefmt": ours}
+        theirs = run("tiledb", path, args.repeat, expr, threads)
+        ours = run("tilefmt", path, args.repeat, expr, threads)
+        row = {"query": name, "threads": threads, "tiledb": theirs, "tilefmt": ours}
         if "error" in theirs or "error" in ours:
-            print("%-42s %s" % (name, theirs.get("error") or ours.get("error")))
+            print("%-42s %7d %s" % (name, threads, theirs.get("error") or ours.get("error")))
         else:
             row["ratio"] = theirs["best_s"] / ours["best_s"]
             agree = "" if theirs["cells"] == ours["cells"] else "  (TileDB-Py %d)" % theirs["cells"]
-            print("%-42s %10.3f %10.3f %10.3f %10.3f %7.2f %10d %8.0f %8.0f%s" % (
-                name, theirs["first_s"], theirs["best_s"], ours["first_s"], ours["best_s"], row["ratio"],
+            print("%-42s %7d %10.3f %10.3f %10.3f %10.3f %7.2f %10d %8.0f %8.0f%s" % (
+                name, threads, theirs["first_s"], theirs["best_s"], ours["first_s"], ours["best_s"], row["ratio"],
                 ours["cells"], theirs["peak_mb"], ours["peak_mb"], agree))
         rows_out.append(row)
     print(json.dumps({"scale": args.scale, "rows": rows_out}))
