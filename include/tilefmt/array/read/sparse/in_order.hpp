@@ -47,6 +47,7 @@
 #include "tilefmt/array/read/sparse/gather.hpp"
 #include "tilefmt/array/read/sparse/merge.hpp"
 #include "tilefmt/array/read/sparse/runs.hpp"
+#include "tilefmt/array/support/gather_cells.hpp"
 #include "tilefmt/array/support/parallel.hpp"
 // fragment::read_values_in_chunks, a member template, is defined there
 // (array.hpp leaves it out of programs built with TILEFMT_COMPILED).
@@ -335,7 +336,7 @@ private:
     auto place = fragment_merge(plan_.schema(), order_).place(cols, n, sources, pass.empty() ? nullptr : pass.data(), placed);
     for (std::size_t d = 0; d < coords.size(); ++d) {
       column<std::byte> values(placed * size(d));
-      scatter_cells(values.data(), coords[d].values.data(), place, n, size(d));
+      scatter_cells(values.data(), coords[d].values.data(), size(d), place.data(), n, run_groups::none);
       coords[d].values = std::move(values);
     }
     const run_groups groups(std::move(tiles), std::move(place));

@@ -15,7 +15,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -147,24 +146,5 @@ private:
   bool dups_;
   std::vector<part> parts_;  // a key's integers, most significant first
 };
-
-/// Writes each of the `n` cells of `src` (`size` bytes each) whose place
-/// is not run_groups::none to `dst` at its place.
-inline void scatter_cells(std::byte* dst, const std::byte* src, const std::vector<std::size_t>& place, std::size_t n,
-                          std::size_t size) {
-  auto each = [&]<std::size_t S>() {
-    for (std::size_t i = 0; i < n; ++i)
-      if (place[i] != run_groups::none) std::memcpy(dst + place[i] * S, src + i * S, S);
-  };
-  switch (size) {
-  case 1: return each.template operator()<1>();
-  case 2: return each.template operator()<2>();
-  case 4: return each.template operator()<4>();
-  case 8: return each.template operator()<8>();
-  default:
-    for (std::size_t i = 0; i < n; ++i)
-      if (place[i] != run_groups::none) std::memcpy(dst + place[i] * size, src + i * size, size);
-  }
-}
 
 } // namespace tilefmt::array::detail
