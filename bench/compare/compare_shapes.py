@@ -193,9 +193,9 @@ def main():
                                                  platform.python_version()))
     print("%-42s %7s %10s %10s %10s %10s %7s %10s %8s %8s" % ("query", "threads", "py first", "py best", "tf first",
                                                               "tf best", "ratio", "cells", "py MB", "tf MB"))
-    todo = [(name, arr, expr, int(t)) for t in args.threads.split(",") for name, (arr, expr) in queries(rows).items()
+    plan = [(name, arr, expr, int(t)) for t in args.threads.split(",") for name, (arr, expr) in queries(rows).items()
             if not args.only or args.only in name]
-    for name, arr, expr, threads in todo:
+    for name, arr, expr, threads in plan:
         path = os.path.join(base, arr)
         if not os.path.exists(path):
             makers[arr](path, args.scale)
