@@ -12,6 +12,7 @@
 #include <random>
 #include <tuple>
 
+#include "../../support/rc_cells.hpp"
 #include "../../support/testing.hpp"
 #include "tilefmt/storage/memory.hpp"
 
@@ -22,11 +23,7 @@ using L = array::query_layout;
 
 namespace {
 
-struct cell {
-  std::int32_t r, c, v;
-  friend bool operator==(const cell&, const cell&) = default;
-  friend auto operator<=>(const cell&, const cell&) = default;
-};
+using cell = testing::rc_cell;
 
 constexpr std::int32_t side = 40, extent = 8;
 
@@ -45,19 +42,10 @@ std::shared_ptr<storage::memory> make_array(format::Layout tile_order, format::L
 }
 
 void write(const std::shared_ptr<storage::memory>& st, const std::vector<cell>& cells, std::uint64_t t) {
-  array::sparse_writer w("/m", st);
-  std::vector<std::int32_t> r, c, v;
-  for (const auto& x : cells) r.push_back(x.r), c.push_back(x.c), v.push_back(x.v);
-  w.set_coords("r", r).set_coords("c", c).set("v", v);
-  w.commit({.timestamp = t});
+  testing::write_rc_cells(st, "/m", cells, t);
 }
 
-std::vector<cell> cells_of(const array::query_result& res) {
-  const auto r = res.get<std::int32_t>("r"), c = res.get<std::int32_t>("c"), v = res.get<std::int32_t>("v");
-  std::vector<cell> out;
-  for (std::size_t i = 0; i < v.size(); ++i) out.push_back({r[i], c[i], v[i]});
-  return out;
-}
+std::vector<cell> cells_of(const array::query_result& res) { return testing::rc_cells_of(res); }
 
 /// The global order's key of a cell: space tiles in the tile order, then
 /// coordinates in the cell order.

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "../../support/rc_cells.hpp"
 #include "../../support/recorded_queries.hpp"
 #include "../../support/result_rows.hpp"
 #include "../../support/testing.hpp"
@@ -612,26 +613,13 @@ std::shared_ptr<storage::memory> sparse_grid(bool dups) {
   return st;
 }
 
-struct cell {
-  std::int32_t r, c, v;
-  friend bool operator==(const cell&, const cell&) = default;
-  friend auto operator<=>(const cell&, const cell&) = default;
-};
+using cell = testing::rc_cell;
 
 void write_cells(const std::shared_ptr<storage::memory>& st, const std::vector<cell>& cells, std::uint64_t t) {
-  array::sparse_writer f("/s", st);
-  std::vector<std::int32_t> r, c, v;
-  for (const auto& x : cells) r.push_back(x.r), c.push_back(x.c), v.push_back(x.v);
-  f.set_coords("r", r).set_coords("c", c).set("v", v);
-  f.commit({.timestamp = t});
+  testing::write_rc_cells(st, "/s", cells, t);
 }
 
-std::vector<cell> cells_of(const array::query_result& res) {
-  const auto r = res.get<std::int32_t>("r"), c = res.get<std::int32_t>("c"), v = res.get<std::int32_t>("v");
-  std::vector<cell> out;
-  for (std::size_t i = 0; i < v.size(); ++i) out.push_back({r[i], c[i], v[i]});
-  return out;
-}
+std::vector<cell> cells_of(const array::query_result& res) { return testing::rc_cells_of(res); }
 } // namespace
 
 TEST_CASE("sparse: the newest of equal coordinates, time travel, and every layout") {

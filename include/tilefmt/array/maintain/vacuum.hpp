@@ -27,7 +27,6 @@
 #include <vector>
 
 #include "tilefmt/array/model/directory.hpp"
-#include "tilefmt/array/model/directory.hpp"
 #include "tilefmt/array/write/new_files.hpp"
 
 namespace tilefmt::array {
@@ -87,6 +86,38 @@ inline std::vector<fs::path> vacuum_files_in(storage::backend& st, const fs::pat
   return removed;
 }
 
+/// A fragment whose commit a `.con` file holds stays committed, with its
+/// folder gone, unless an ignore file names the commit: writes one for the
+/// fragments `names` (sorted, as TileDB lists the commits), named after the
+/// first and last, and returns its path.
+inline fs::path write_ignore_file(storage::backend& st, const fs::path& root, const std::set<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += "__commits/" + name + ".wrt\n";
+  const auto first = format::parse_timestamped_name(*names.begin());
+  const auto last = format::parse_timestamped_name(*names.rbegin());
+  const auto [t, label] = name_parts({});
+  const fs::path ign =
+      root / "__commits" / (format::make_timestamped_name(first.t1, last.t2, label, format::written_version) + ".ign");
+  st.write(ign, std::as_bytes(std::span<const char>(text.data(), text.size())));
+  return ign;
+}
+
+/// Removes fragment `name`'s commit marker, then its folder (either
+/// layout: format 12 and later, or older); appends what it removed.
+inline void remove_fragment(storage::backend& st, const fs::path& root, const std::string& name,
+                            std::vector<fs::path>& removed) {
+  for (const fs::path& commit : {root / "__commits" / (name + ".wrt"), root / (name + ".ok")})
+    if (st.is_file(commit)) {
+      st.remove(commit);
+      removed.push_back(commit);
+    }
+  for (const fs::path& dir : {root / "__fragments" / name, root / name})
+    if (st.is_folder(dir)) {
+      st.remove(dir);
+      removed.push_back(dir);
+    }
+}
+
 } // namespace detail
 
 /// What a vacuum did.
@@ -115,35 +146,11 @@ inline vacuum_result vacuum_fragments(const fs::path& root, std::shared_ptr<stor
     for (const auto& name : plan.back().second)
       if (in_con.count(name) != 0) ignore.insert(name);
   }
-  // First the ignore file (FragmentConsolidator::vacuum): a fragment whose
-  // commit a `.con` file holds stays committed, with its folder gone,
-  // unless an ignore file names the commit. One file, named after the
-  // first and last commit it holds.
-  if (!ignore.empty()) {
-    std::string text;
-    for (const auto& name : ignore) text += "__commits/" + name + ".wrt\n";
-    const auto first = format::parse_timestamped_name(*ignore.begin());
-    const auto last = format::parse_timestamped_name(*ignore.rbegin());
-    const auto [t, label] = detail::name_parts({});
-    const fs::path ign = root / "__commits" /
-                         (format::make_timestamped_name(first.t1, last.t2, label, format::written_version) + ".ign");
-    st->write(ign, std::as_bytes(std::span<const char>(text.data(), text.size())));
-    out.ignore_files.push_back(ign);
-  }
+  // First the ignore file (FragmentConsolidator::vacuum).
+  if (!ignore.empty()) out.ignore_files.push_back(detail::write_ignore_file(*st, root, ignore));
   auto& removed = out.removed;
   for (const auto& [vac, names] : plan) {
-    for (const auto& name : names) {
-      for (const fs::path& commit : {root / "__commits" / (name + ".wrt"), root / (name + ".ok")})
-        if (st->is_file(commit)) {
-          st->remove(commit);
-          removed.push_back(commit);
-        }
-      for (const fs::path& dir : {root / "__fragments" / name, root / name})
-        if (st->is_folder(dir)) {
-          st->remove(dir);
-          removed.push_back(dir);
-        }
-    }
+    for (const auto& name : names) detail::remove_fragment(*st, root, name, removed);
     st->remove(vac);
     removed.push_back(vac);
   }

@@ -38,6 +38,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -142,22 +143,7 @@ public:
     }
     const std::size_t n = *places.total();
     if (several) return merged(segs, std::move(coords), n, pass);
-    for (std::size_t d = 0; d < nd; ++d) {
-      if (text(d)) {
-        join_text(coords[d], segs, d, n);
-        continue;
-      }
-      coords[d].values.resize(n * size(d));
-      release_unused(coords[d].values);
-    }
-    std::vector<tile_run> runs;
-    for (const auto& s : segs)
-      if (s.count != 0)
-        runs.push_back({s.frag, s.tile, s.first, s.out, s.count, s.select.empty() ? nullptr : s.select.data(),
-                        s.select.size()});
-    const run_groups groups(std::move(runs));
-    gather_.read_attributes(coords, n, groups, true);
-    return read_output{std::move(coords), n, {}, {}, gather_.whole_tiles(groups)};
+    return as_staged(segs, std::move(coords), n);
   }
 
 private:
@@ -317,7 +303,7 @@ private:
 
   /// The result of several fragments whose `n` cells `coords` holds
   /// fragment by fragment (each fragment's in the global order): merged.
-  read_output merged(const std::vector<segment>& segs, std::vector<result_field> coords, std::size_t n,
+  read_output merged(std::vector<segment>& segs, std::vector<result_field> coords, std::size_t n,
                      const std::vector<std::uint8_t>& pass) const {
     const auto& frags = plan_.arr.fragments();
     std::vector<fragment_merge::source> sources;
@@ -332,16 +318,40 @@ private:
     }
     std::vector<const std::byte*> cols;
     for (const auto& c : coords) cols.push_back(c.values.data());
-    std::size_t placed = 0;
-    auto place = fragment_merge(plan_.schema(), order_).place(cols, n, sources, pass.empty() ? nullptr : pass.data(), placed);
+    auto m = fragment_merge(plan_.schema(), order_).place(cols, n, sources, pass.empty() ? nullptr : pass.data());
+    // Fragments that follow each other in the global order (appended in
+    // space, as a matrix written a block of rows at a time) are merged
+    // already: the staged cells are the result.
+    if (m.as_input) return as_staged(segs, std::move(coords), n);
     for (std::size_t d = 0; d < coords.size(); ++d) {
-      column<std::byte> values(placed * size(d));
-      scatter_cells(values.data(), coords[d].values.data(), size(d), place.data(), n, run_groups::none);
+      column<std::byte> values(m.placed * size(d));
+      scatter_cells(values.data(), coords[d].values.data(), size(d), m.place.data(), n, run_groups::none);
       coords[d].values = std::move(values);
     }
-    const run_groups groups(std::move(tiles), std::move(place));
-    gather_.read_attributes(coords, placed, groups, true);
-    return read_output{std::move(coords), placed, {}, {}, gather_.whole_tiles(groups)};
+    const run_groups groups(std::move(tiles), std::move(m.place));
+    gather_.read_attributes(coords, m.placed, groups, true);
+    return read_output{std::move(coords), m.placed, {}, {}, gather_.whole_tiles(groups)};
+  }
+
+  /// The result when the `n` staged cells `coords` holds (segment by
+  /// segment) are the result's, in its order.
+  read_output as_staged(std::vector<segment>& segs, std::vector<result_field> coords, std::size_t n) const {
+    for (std::size_t d = 0; d < dims_.size(); ++d) {
+      if (text(d)) {
+        join_text(coords[d], segs, d, n);
+        continue;
+      }
+      coords[d].values.resize(n * size(d));
+      release_unused(coords[d].values);
+    }
+    std::vector<tile_run> runs;
+    for (const auto& s : segs)
+      if (s.count != 0)
+        runs.push_back({s.frag, s.tile, s.first, s.out, s.count, s.select.empty() ? nullptr : s.select.data(),
+                        s.select.size()});
+    const run_groups groups(std::move(runs));
+    gather_.read_attributes(coords, n, groups, true);
+    return read_output{std::move(coords), n, {}, {}, gather_.whole_tiles(groups)};
   }
 
   /// Whether a tile of dimension `d` holds `cells` coordinates.
@@ -365,8 +375,20 @@ private:
       return;
     }
     format::visit_coordinate_type(dims_[d].type.value, [&]<class T>() {
+      auto key = [&](std::size_t i) { return order_key(codec::load_le<T>(c.values + i * sizeof(T))); };
+      // Most tiles lie inside one range (the MBR said so, or a large box):
+      // a pass for the least and greatest key, without a branch a cell,
+      // spares the test of each.
+      if (n == 0) return;
+      key_range seen{key(0), key(0)};
+      for (std::size_t i = 1; i < n; ++i) {
+        const auto k = key(i);
+        seen.lo = k < seen.lo ? k : seen.lo;
+        seen.hi = k > seen.hi ? k : seen.hi;
+      }
+      if (sub.dim(d).covers(seen)) return;
       for (std::size_t i = 0; i < n; ++i)
-        if (in[i]) in[i] = cursor.contains(order_key(codec::load_le<T>(c.values + i * sizeof(T))));
+        if (in[i]) in[i] = cursor.contains(key(i));
     });
   }
 
@@ -445,19 +467,32 @@ private:
     for (std::size_t b = 1; b < n; b += chunk) {
       const std::size_t e = std::min(n, b + chunk);
       std::fill_n(cmp.begin(), e - b, std::int8_t{0});
+      // Each key made once, each pair settled without a branch.
       auto settle = [&](auto key_of) {
+        auto x = key_of(b - 1);
         for (std::size_t i = b; i < e; ++i) {
+          const auto y = key_of(i);
           auto& c = cmp[i - b];
-          if (c != 0) continue;
-          const auto x = key_of(i - 1), y = key_of(i);
-          c = static_cast<std::int8_t>((x > y) - (x < y));
+          c = c != 0 ? c : static_cast<std::int8_t>((x > y) - (x < y));
+          x = y;
         }
       };
       for (std::size_t k = 0; k < nd; ++k) {
         const std::size_t d = tile_row ? k : nd - 1 - k;
         if (!order_.keys.tiled[d]) continue;
         format::visit_coordinate_type(dims_[d].type.value, [&]<class T>() {
-          settle([&](std::size_t i) { return order_.space_tile(d, codec::load_le<T>(cols[d].values + i * sizeof(T))); });
+          auto at = [&](std::size_t i) { return codec::load_le<T>(cols[d].values + i * sizeof(T)); };
+          // Cells in one space tile of d (most tiles' are) settle nothing:
+          // a pass for the least and greatest spares a division a cell
+          // (integers: a NaN would pass unseen).
+          T lo = at(b - 1), hi = lo;
+          for (std::size_t i = b; i < e; ++i) {
+            const T v = at(i);
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+          }
+          if (!std::is_integral_v<T> || order_.space_tile(d, lo) != order_.space_tile(d, hi))
+            settle([&](std::size_t i) { return order_.space_tile(d, at(i)); });
         });
       }
       for (std::size_t k = 0; k < nd; ++k) {

@@ -55,29 +55,50 @@ public:
     for (std::size_t k = 0; k < nd; ++k) parts_.push_back(part_of(dims[cell_row ? k : nd - 1 - k], cell_row ? k : nd - 1 - k, false));
   }
 
-  /// Each input cell's place in the result (run_groups::none: left out),
-  /// and in `placed` how many are placed. `cols[d]` holds dimension d's
-  /// coordinates of every input cell (little-endian); `pass`, if given,
-  /// whether each cell passes the query's condition, which applies after
-  /// the newest cells are chosen (an older cell does not come back when the
-  /// newer one fails it).
-  std::vector<std::size_t> place(const std::vector<const std::byte*>& cols, std::size_t cells,
-                                 const std::vector<source>& sources, const std::uint8_t* pass,
-                                 std::size_t& placed) const {
-    std::vector<std::size_t> out(cells, run_groups::none);
+  /// Where the merge puts the input cells.
+  struct placement {
+    bool as_input = true;            // every cell placed, at its own index
+    std::vector<std::size_t> place;  // unless as_input: each input cell's place, or run_groups::none
+    std::size_t placed = 0;          // how many are placed
+  };
+
+  /// Each input cell's place in the result (run_groups::none: left out).
+  /// `cols[d]` holds dimension d's coordinates of every input cell
+  /// (little-endian); `pass`, if given, whether each cell passes the
+  /// query's condition, which applies after the newest cells are chosen (an
+  /// older cell does not come back when the newer one fails it).
+  placement place(const std::vector<const std::byte*>& cols, std::size_t cells, const std::vector<source>& sources,
+                  const std::uint8_t* pass) const {
+    // No places are kept while every cell goes to its own index (fragments
+    // that follow each other); the first that does not makes them.
+    placement r;
+    auto leave_input = [&] {
+      if (!r.as_input) return;
+      r.as_input = false;
+      r.place.assign(cells, run_groups::none);
+      for (std::size_t i = 0; i < r.placed; ++i) r.place[i] = i;
+    };
+    auto emit = [&](std::size_t i) {
+      if (r.as_input && r.placed == i && (!pass || pass[i])) {
+        ++r.placed;
+        return;
+      }
+      leave_input();
+      if (!pass || pass[i]) r.place[i] = r.placed++;
+    };
     std::vector<cursor> cur;
     for (const auto& s : sources)
       if (s.begin < s.end) {
         cur.push_back({s.begin, s.end, s.stamp, s.index, std::vector<std::uint64_t>(parts_.size())});
         key(cols, s.begin, cur.back().key.data());
       }
-    std::size_t next = 0;
+    std::vector<std::uint64_t> probe(parts_.size());
     while (!cur.empty()) {
       // The least head; of equal ones the newest, the others left out
       // (unless duplicates are allowed).
       std::size_t m = 0;
       for (std::size_t j = 1; j < cur.size(); ++j) {
-        const int c = compare(cur[j], cur[m]);
+        const int c = compare(cur[j].key, cur[m].key);
         if (c < 0 || (c == 0 && newer(cur[j], cur[m]))) m = j;
       }
       // Every other head is above m's then (or equal, with duplicates): m
@@ -85,18 +106,31 @@ public:
       const cursor* bound = nullptr;
       for (std::size_t j = 0; j < cur.size(); ++j) {
         if (j == m) continue;
-        if (!dups_ && compare(cur[j], cur[m]) == 0) advance(cols, cur[j]);
-        if (!done(cur[j]) && (!bound || compare(cur[j], *bound) < 0)) bound = &cur[j];
+        if (!dups_ && compare(cur[j].key, cur[m].key) == 0) {
+          leave_input();
+          advance(cols, cur[j]);
+        }
+        if (!done(cur[j]) && (!bound || compare(cur[j].key, bound->key) < 0)) bound = &cur[j];
       }
       auto& c = cur[m];
-      do {
-        if (!pass || pass[c.at]) out[c.at] = next++;
+      // Interleaved fragments give a cell or two at a time; fragments that
+      // follow each other long runs, whose end a galloping search finds
+      // with a few keys.
+      for (std::size_t taken = 1;; ++taken) {
+        emit(c.at);
         advance(cols, c);
-      } while (!done(c) && (!bound || compare(c, *bound) < 0));
+        if (done(c) || (bound && compare(c.key, bound->key) >= 0)) break;
+        if (taken == gallop_after) {
+          const std::size_t end = bound ? run_end(cols, c, bound->key, probe) : c.end;
+          while (c.at < end) emit(c.at++);
+          if (!done(c)) key(cols, c.at, c.key.data());
+          break;
+        }
+      }
       std::erase_if(cur, [](const cursor& x) { return done(x); });
     }
-    placed = next;
-    return out;
+    if (r.placed != cells) leave_input();
+    return r;
   }
 
 private:
@@ -133,14 +167,37 @@ private:
     if (++c.at < c.end) key(cols, c.at, c.key.data());
   }
   static bool done(const cursor& c) { return c.at >= c.end; }
-  static int compare(const cursor& a, const cursor& b) {
-    for (std::size_t p = 0; p < a.key.size(); ++p)
-      if (a.key[p] != b.key[p]) return a.key[p] < b.key[p] ? -1 : 1;
+  static int compare(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
+    for (std::size_t p = 0; p < a.size(); ++p)
+      if (a[p] != b[p]) return a[p] < b[p] ? -1 : 1;
     return 0;
+  }
+  /// The first of cursor c's cells (after its head, which is below
+  /// `bound`) that is not below `bound`, or its end: doubling steps, then
+  /// halving them.
+  std::size_t run_end(const std::vector<const std::byte*>& cols, const cursor& c, const std::vector<std::uint64_t>& bound,
+                      std::vector<std::uint64_t>& probe) const {
+    auto below = [&](std::size_t i) {
+      key(cols, i, probe.data());
+      return compare(probe, bound) < 0;
+    };
+    std::size_t lo = c.at, step = 1, hi = c.at + 1;
+    while (hi < c.end && below(hi)) {
+      lo = hi;
+      step *= 2;
+      hi = c.end - lo > step ? lo + step : c.end;
+    }
+    while (hi - lo > 1) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      (below(mid) ? lo : hi) = mid;
+    }
+    return hi;
   }
   static bool newer(const cursor& a, const cursor& b) {
     return a.stamp != b.stamp ? a.stamp > b.stamp : a.index > b.index;
   }
+
+  static constexpr std::size_t gallop_after = 8;  // cells a run gives one by one
 
   const global_order& order_;
   bool dups_;

@@ -16,6 +16,7 @@
 #include "tilefmt/array/read/fragment.hpp"
 #include "tilefmt/array/read/query_result.hpp"
 #include "tilefmt/array/read/subarray.hpp"
+#include "tilefmt/array/support/gather_cells.hpp"
 #include "tilefmt/format/array_schema.hpp"
 
 namespace tilefmt::array::detail {
@@ -174,23 +175,18 @@ private:
 inline void copy_selected(std::byte* dst, const std::byte* src, const std::uint8_t* select, std::size_t n,
                           std::size_t size) {
   while (n > 0 && !select[n - 1]) --n;
-  auto each = [&]<std::size_t S>() {
-    std::size_t o = 0;
-    for (std::size_t k = 0; k < n; ++k) {
-      std::memmove(dst + o * S, src + k * S, S);
-      o += select[k] != 0;
+  with_cell_size(size, [&]<std::size_t S>() {
+    if constexpr (S == 0) {
+      for (std::size_t k = 0, o = 0; k < n; ++k)
+        if (select[k]) std::memmove(dst + (o++) * size, src + k * size, size);
+    } else {
+      std::size_t o = 0;
+      for (std::size_t k = 0; k < n; ++k) {
+        std::memmove(dst + o * S, src + k * S, S);
+        o += select[k] != 0;
+      }
     }
-  };
-  switch (size) {
-  case 1: return each.template operator()<1>();
-  case 2: return each.template operator()<2>();
-  case 4: return each.template operator()<4>();
-  case 8: return each.template operator()<8>();
-  case 16: return each.template operator()<16>();
-  default:
-    for (std::size_t k = 0, o = 0; k < n; ++k)
-      if (select[k]) std::memmove(dst + (o++) * size, src + k * size, size);
-  }
+  });
 }
 
 /// Writes the cells run `r` takes from a tile whose cells (`size` bytes
