@@ -32,8 +32,10 @@
 #include "arrow.hpp"
 #include "filters.hpp"
 #include "groups.hpp"
+#include "maintain.hpp"
 #include "storage.hpp"
 #include "query_args.hpp"
+#include "schema_args.hpp"
 #include "strings.hpp"
 
 namespace nb = nanobind;
@@ -257,72 +259,6 @@ private:
 // Writing. Cells arrive as NumPy buffers of little-endian bytes with the
 // size of one value; the writers check them against the schema.
 // ---------------------------------------------------------------------------
-
-tf::Datatype datatype_of_name(const std::string& name) {
-  for (std::uint8_t i = 0; tf::codec_enum_valid(static_cast<tf::Datatype>(i)); ++i)
-    if (tf::codec_enum_name(static_cast<tf::Datatype>(i)) == name) return static_cast<tf::Datatype>(i);
-  throw std::invalid_argument("tilefmt: unknown datatype \"" + name + "\"");
-}
-
-tf::Layout layout_of_name(const std::string& s) {
-  if (s == "row-major") return tf::Layout::ROW_MAJOR;
-  if (s == "col-major") return tf::Layout::COL_MAJOR;
-  if (s == "hilbert") return tf::Layout::HILBERT;
-  throw std::invalid_argument("tilefmt: unknown order \"" + s + "\" (row-major, col-major or hilbert)");
-}
-
-/// A schema from the dict tilefmt/_array.py builds (the form schema() returns).
-tf::ArraySchema schema_of(const nb::dict& d) {
-  tf::array_schema_options o;
-  o.type = nb::cast<bool>(d["sparse"]) ? tf::ArrayType::SPARSE : tf::ArrayType::DENSE;
-  o.cell_order = layout_of_name(nb::cast<std::string>(d["cell_order"]));
-  o.tile_order = layout_of_name(nb::cast<std::string>(d["tile_order"]));
-  o.capacity = nb::cast<std::uint64_t>(d["capacity"]);
-  o.allows_dups = nb::cast<bool>(d["allows_duplicates"]);
-  for (nb::handle h : nb::cast<nb::list>(d["dims"])) {
-    auto x = nb::cast<nb::dict>(h);
-    tf::Dimension dim;
-    if (nb::cast<bool>(x["var"])) {
-      dim = tf::make_string_dimension(nb::cast<std::string>(x["name"]));
-    } else {
-      dim.name.value = nb::cast<std::string>(x["name"]);
-      dim.type.value = datatype_of_name(nb::cast<std::string>(x["type"]));
-      dim.cell_val_num.value = 1;
-      dim.domain.value = from_bytes(nb::cast<nb::bytes>(x["domain"]));
-      dim.domain_size.value = dim.domain.size();
-      if (x["tile"].is_none()) {
-        dim.null_tile_extent = 1;
-      } else {
-        dim.null_tile_extent = 0;
-        dim.tile_extent.value = from_bytes(nb::cast<nb::bytes>(x["tile"]));
-      }
-    }
-    dim.filters.value = tilefmt_python::pipeline_of(nb::cast<nb::list>(x["filters"]));
-    o.dimensions.push_back(std::move(dim));
-  }
-  for (nb::handle h : nb::cast<nb::list>(d["attrs"])) {
-    auto x = nb::cast<nb::dict>(h);
-    tf::attribute_options a;
-    a.name = nb::cast<std::string>(x["name"]);
-    a.type = datatype_of_name(nb::cast<std::string>(x["type"]));
-    const auto cvn = nb::cast<std::uint32_t>(x["cell_val_num"]);
-    a.cell_val_num = cvn == 0 ? tf::var_num : cvn;
-    a.nullable = nb::cast<bool>(x["nullable"]);
-    a.filters = tilefmt_python::pipeline_of(nb::cast<nb::list>(x["filters"]));
-    if (!x["fill"].is_none()) a.fill_value = from_bytes(nb::cast<nb::bytes>(x["fill"]));
-    o.attributes.push_back(tf::make_attribute(std::move(a)));
-  }
-  return tf::make_array_schema(std::move(o));
-}
-
-/// Write options for `path`: its storage and, for an encrypted array, the key.
-ta::write_options writing(const std::string& path, const nb::bytes& key, const config_map& config) {
-  ta::write_options opt;
-  opt.storage = storage_for(path, config);
-  opt.encryption_key.assign(reinterpret_cast<const std::uint8_t*>(key.c_str()),
-                            reinterpret_cast<const std::uint8_t*>(key.c_str()) + key.size());
-  return opt;
-}
 
 /// The schema a write to the array at `path` uses (its latest), read with
 /// the write's key as the writers read it: without opening the array's
@@ -557,6 +493,7 @@ NB_MODULE(_core, m) {
       },
       "path"_a, "config"_a);
   m.def("write_metadata", &write_metadata, "path"_a, "entries"_a, "timestamp"_a.none(), "key"_a, "config"_a);
+  def_maintenance(m);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);

@@ -1,5 +1,5 @@
 // tilefmt._core: where an array or group is: the storage backend for a
-// path and the options tilefmt/_config.py gives.
+// path and the options tilefmt/_config.py gives; a write's options.
 #pragma once
 
 #include <algorithm>
@@ -10,6 +10,9 @@
 #include <string>
 #include <utility>
 
+#include <nanobind/nanobind.h>
+
+#include "tilefmt/array/write/options.hpp"
 #include "tilefmt/storage/s3.hpp"
 
 namespace tilefmt_python {
@@ -61,6 +64,16 @@ inline std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string&
   auto& b = backends[id];
   if (!b) b = std::make_shared<st::s3>(std::move(o));
   return b;
+}
+
+/// Write options for `path`: its storage and, for an encrypted array, the
+/// key.
+inline tilefmt::array::write_options writing(const std::string& path, const nanobind::bytes& key, const config_map& config) {
+  tilefmt::array::write_options opt;
+  opt.storage = storage_for(path, config);
+  opt.encryption_key.assign(reinterpret_cast<const std::uint8_t*>(key.c_str()),
+                            reinterpret_cast<const std::uint8_t*>(key.c_str()) + key.size());
+  return opt;
 }
 
 } // namespace tilefmt_python

@@ -15,6 +15,7 @@
         A.meta["unit"] = "m"
 
     tilefmt.from_pandas("frame", df, index_dims=["id"])   # as tiledb.from_pandas
+    tilefmt.consolidate("new"); tilefmt.vacuum("new")      # as tiledb.consolidate / vacuum
 
     with tilefmt.Group("path/to/experiment") as G:   # members, metadata
         [(m.name, m.type, m.uri) for m in G]
@@ -26,10 +27,12 @@ from ._arrow import ArrowResult
 from ._dataframe import from_numpy, from_pandas
 from ._fragments import FragmentInfo, FragmentInfoList, array_exists, array_fragments
 from ._group import Group, Object, ls, object_type, walk
+from ._maintain import ArrayDeleter, ArraySchemaEvolution, consolidate, vacuum
 from ._open import open
 from ._write import ArrayWriter, create
 
 __all__ = ["open", "create", "Array", "ArrayWriter", "Query", "ArrowResult", "Schema", "Domain", "Dim", "Attr", "Fragment",
            "Metadata", "Group", "Object", "object_type", "ls", "walk", "from_pandas", "from_numpy", "array_exists",
-           "array_fragments", "FragmentInfo", "FragmentInfoList"]
+           "array_fragments", "FragmentInfo", "FragmentInfoList", "consolidate", "vacuum", "ArrayDeleter",
+           "ArraySchemaEvolution"]
 __version__ = "0.1.0"

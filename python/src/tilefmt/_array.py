@@ -140,6 +140,19 @@ class Array:
     def mode(self):
         return "r"
 
+    @staticmethod
+    def delete_fragments(uri, timestamp_start, timestamp_end, config=None):
+        """Deletes the fragments written within [timestamp_start,
+        timestamp_end] (ms, inclusive), as TileDB-Py's."""
+        from ._maintain import delete_fragments
+        delete_fragments(uri, timestamp_start, timestamp_end, config=config)
+
+    @staticmethod
+    def delete_array(uri, config=None):
+        """Deletes the array at `uri`, as TileDB-Py's."""
+        from ._maintain import delete_array
+        delete_array(uri, config=config)
+
     # TileDB-Py's shortcuts to the schema.
     @property
     def domain(self):

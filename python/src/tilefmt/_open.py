@@ -2,6 +2,7 @@
 and the writer (_write), so that neither imports the other's caller."""
 
 from ._array import Array
+from ._maintain import ArrayDeleter
 from ._write import ArrayWriter
 
 
@@ -15,9 +16,12 @@ def open(uri, mode="r", key=None, timestamp=None, config=None):
     Mode "w" opens it for writing (tilefmt.ArrayWriter; `timestamp` then
     names the fragments' time). `config`: storage options for s3:// URIs
     (endpoint, region, credentials; see tilefmt._config), over the AWS
-    environment variables."""
+    environment variables. Mode "d" opens it for deleting cells
+    (``A.query(cond=...).submit()``, tilefmt._maintain.ArrayDeleter)."""
     if mode == "w":
         return ArrayWriter(uri, timestamp=timestamp, config=config, key=key)
+    if mode == "d":
+        return ArrayDeleter(uri, timestamp=timestamp, config=config, key=key)
     if mode != "r":
-        raise ValueError('tilefmt.open: mode must be "r" or "w"')
+        raise ValueError('tilefmt.open: mode must be "r", "w" or "d"')
     return Array(uri, key=key, timestamp=timestamp, config=config)

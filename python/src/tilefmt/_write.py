@@ -2,6 +2,8 @@
 with TileDB-Py's forms (``tilefmt.create``, ``open(uri, "w")``,
 ``A[lo:hi] = {...}``, ``A[I, J] = {...}``, ``A.meta[key] = value``)."""
 
+import os
+
 import numpy as np
 
 from . import _config, _core, _types
@@ -21,15 +23,16 @@ def _schema_dict(schema):
             if d.tile is not None:
                 x["tile"] = _types.encode(d.tiledb_type, d.tile)
         dims.append(x)
-    attrs = []
-    for a in schema.attrs:
-        fill = None
-        if a.fill is not None:
-            fill = _types.encode(a.tiledb_type, a.fill)
-        attrs.append({"name": a.name, "type": a.tiledb_type, "cell_val_num": a.cell_val_num, "nullable": a.nullable,
-                      "filters": [tuple(f) for f in a.filters], "fill": fill})
+    attrs = [_attr_dict(a) for a in schema.attrs]
     return {"sparse": schema.sparse, "cell_order": schema.cell_order, "tile_order": schema.tile_order or "row-major",
             "capacity": schema.capacity, "allows_duplicates": schema.allows_duplicates, "dims": dims, "attrs": attrs}
+
+
+def _attr_dict(a):
+    """An attribute as the compiled writer takes it."""
+    fill = None if a.fill is None else _types.encode(a.tiledb_type, a.fill)
+    return {"name": a.name, "type": a.tiledb_type, "cell_val_num": a.cell_val_num, "nullable": a.nullable,
+            "filters": [tuple(f) for f in a.filters], "fill": fill}
 
 
 def _key_bytes(key):
@@ -118,6 +121,7 @@ class ArrayWriter:
         self._meta = {}
         self.meta = _MetaWriter(self._meta)
         self._open = True
+        self.last_write_info = {}
 
     def __enter__(self):
         return self
@@ -128,6 +132,15 @@ class ArrayWriter:
     @property
     def mode(self):
         return "w"
+
+    def _wrote(self, name):
+        """Keeps the last write's fragment as TileDB-Py's last_write_info
+        gives it: {fragment URI: (start, end)}."""
+        parts = name.split("_")  # __t1_t2_label_version (t1, t2 at 2 and 3)
+        t1, t2, version = int(parts[2]), int(parts[3]), int(parts[-1])
+        base = self.uri if "://" in self.uri else "file://" + os.path.abspath(self.uri)
+        folder = base.rstrip("/") + ("/__fragments/" if version >= 12 else "/")
+        self.last_write_info = {folder + name: (t1, t2)}
 
     def close(self):
         """Writes the pending metadata and closes the array."""
@@ -184,7 +197,7 @@ class ArrayWriter:
             if np.size(v) != n:
                 raise ValueError("tilefmt: %d values for attribute %r, the region has %d cells" % (np.size(v), a.name, n))
             cells[a.name] = _cells(a, v, n)
-        _core.write_dense(self.uri, subarray, cells, self.timestamp, self.key, self.config)
+        self._wrote(_core.write_dense(self.uri, subarray, cells, self.timestamp, self.key, self.config))
 
     def _write_sparse(self, selection, value):
         schema = self.schema
@@ -207,7 +220,7 @@ class ArrayWriter:
             out[d.name] = (arr.view(np.uint8), base.itemsize, base.kind == "f")
             n = arr.size
         cells = {a.name: _cells(a, value[a.name], n) for a in schema.attrs}
-        _core.write_sparse(self.uri, out, cells, self.timestamp, self.key, self.config)
+        self._wrote(_core.write_sparse(self.uri, out, cells, self.timestamp, self.key, self.config))
 
 
 class _MetaWriter:
