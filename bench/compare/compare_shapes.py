@@ -21,8 +21,8 @@ runs in a fresh process per reader, R times (default 3): the first run
 (a fresh process: opening, first touches) and the best are printed, with
 the ratio of TileDB-Py's best to tilefmt's (above 1: tilefmt faster), and
 the number of cells both returned (they must agree), and the peak memory
-the queries added to each process (MB, getrusage's maximum resident set
-after the open subtracted). Threads (default: 1 and the machine's cores):
+the queries added to each process (MB: /proc's VmHWM after the queries
+less VmRSS after the open; Linux). Threads (default: 1 and the machine's cores):
 tilefmt's `threads` option, TileDB-Py's sm.compute_concurrency_level and
 sm.io_concurrency_level. JSON on the last line.
 """
@@ -150,20 +150,26 @@ if "KEYS" in expr:
     with tiledb.open(path) as B:
         all_keys = B.query(order="U", attrs=[])[:]["key"]
     KEYS = [k.decode() if isinstance(k, bytes) else k for k in np.random.default_rng(7).choice(all_keys, 200, replace=False)]
-import resource
+def status_kb(field):
+    # /proc's peak of this program's own memory: getrusage's ru_maxrss keeps
+    # the parent's peak across fork and exec, so a large parent hid it.
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
 times, cells = [], None
 t_open = time.perf_counter()
 with opener(path) as A:
     opened = time.perf_counter() - t_open
-    # Peak memory the queries add to the opened array (kB on Linux).
-    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # Peak memory the queries add to the opened array (kB).
+    rss_before = status_kb("VmRSS")
     for _ in range(repeat):
         t0 = time.perf_counter()
         v = eval(expr)
         times.append(time.perf_counter() - t0)
         cells = len(v)
         del v
-peak_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024
+peak_mb = (status_kb("VmHWM") - rss_before) / 1024
 print(json.dumps({"first_s": times[0] + opened, "best_s": min(times), "cells": cells, "peak_mb": peak_mb}))
 """
 

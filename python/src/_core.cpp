@@ -425,6 +425,7 @@ NB_MODULE(_core, m) {
   m.doc() = "tilefmt's compiled reader (use the tilefmt package, not this module)";
   tilefmt_python::import_numpy();
   m.def("unpack_strings", &tilefmt_python::unpack_strings, "values"_a, "offsets"_a, "kind"_a);
+  m.def("pack_strings", &tilefmt_python::pack_strings, "cells"_a);
   nb::class_<py_array>(m, "Array")
       .def(nb::init<const std::string&, const nb::bytes&, std::uint64_t, std::uint64_t, const config_map&>(), "path"_a,
            "key"_a, "timestamp_start"_a, "timestamp_end"_a, "config"_a)

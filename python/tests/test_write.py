@@ -211,3 +211,27 @@ def test_values_cast_to_the_attribute_type_as_tiledb_py_casts_them(tmp_path, spa
             except Exception as e:
                 results.append(type(e).__name__)
         assert results[0] == results[1] or (isinstance(results[0], str) and isinstance(results[1], str)), (v, results)
+
+
+def test_var_size_cells_packed_in_cpp(tmp_path):
+    """Var-size cells from str, bytes and bytearray objects (packed by the
+    extension), from NumPy unicode arrays and strided views, and var-size
+    numbers (packed in Python): TileDB-Py reads back what was given."""
+    uri = str(tmp_path / "v")
+    tilefmt.create(uri, tilefmt.Schema(
+        domain=tilefmt.Domain(tilefmt.Dim("d", (0, 5), 6, np.int64)),
+        attrs=[tilefmt.Attr("s", str), tilefmt.Attr("b", bytes), tilefmt.Attr("n", np.int32, cell_val_num=0)]))
+    every = np.array(["zero", "", "dos", "", "quatre", "é", "x", "y", "z", "w", "v", "u"], dtype=object)
+    with tilefmt.open(uri, "w") as A:
+        A[0:6] = {"s": every[::2],  # a strided view
+                  "b": np.array([b"a", bytearray(b"bc"), b"", b"\x00d", bytearray(), b"e"], dtype=object),
+                  "n": np.array([np.array([1, 2], np.int32), np.array([], np.int32), np.array([3], np.int32),
+                                 np.array([4, 5, 6], np.int32), np.array([7], np.int32), np.array([8], np.int32)],
+                                dtype=object)}
+        A[4:6] = {"s": np.array(["unicode", "ñ"]), "b": np.array([b"fixed", b"S"]),
+                  "n": np.array([np.array([9], np.int32), np.array([10, 11], np.int32)], dtype=object)}
+    with tiledb.open(uri) as T:
+        got = T[:]
+    assert got["s"].tolist() == ["zero", "dos", "quatre", "x", "unicode", "ñ"]
+    assert got["b"].tolist() == [b"a", b"bc", b"", b"\x00d", b"fixed", b"S"]
+    assert [x.tolist() for x in got["n"]] == [[1, 2], [], [3], [4, 5, 6], [9], [10, 11]]

@@ -65,8 +65,13 @@ def _cells(attr, value, n=None):
         validity = np.ones(np.size(value) if n is None else n, dtype=np.uint8)
     if attr.var:
         base = _types.base_dtype(attr.tiledb_type)
+        cells = np.ascontiguousarray(np.asarray(value, dtype=object).ravel())
+        if base.itemsize == 1:
+            packed = _core.pack_strings(cells)  # str, bytes and bytearray cells, in C++
+            if packed is not None:
+                return (packed[0], 1, packed[1], validity)
         parts, offsets, pos = [], [], 0
-        for cell in np.asarray(value, dtype=object).ravel():
+        for cell in cells:
             if isinstance(cell, str):
                 b = cell.encode("utf-8")
             elif isinstance(cell, (bytes, bytearray)):
