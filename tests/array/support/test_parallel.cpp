@@ -13,6 +13,10 @@
 #include <mutex>
 #include <optional>
 #include <random>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -367,3 +371,27 @@ TEST_CASE("place_in_order: a task that fails or gives up releases the tasks afte
 }
 
 } // namespace test_parallel
+
+#if defined(__linux__)
+TEST_CASE("thread_count: one per core the calling thread may use (its affinity), or as asked") {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  REQUIRE(sched_getaffinity(0, sizeof all, &all) == 0);
+  const unsigned allowed = static_cast<unsigned>(CPU_COUNT(&all));
+  const unsigned quota = tilefmt::array::detail::cgroup_cores();
+  CHECK(tilefmt::array::detail::thread_count(0) == (quota ? std::min(allowed, quota) : allowed));
+  CHECK(tilefmt::array::detail::thread_count(3) == 3);
+  // Pinned to one core (as taskset or a scheduler pins a worker): one thread.
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &all)) {
+      CPU_SET(c, &one);
+      break;
+    }
+  REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
+  const unsigned pinned = tilefmt::array::detail::thread_count(0);
+  REQUIRE(sched_setaffinity(0, sizeof all, &all) == 0);
+  CHECK(pinned == 1);
+}
+#endif

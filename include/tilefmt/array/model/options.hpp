@@ -21,8 +21,14 @@ struct open_options {
   bool skip_damaged_fragments = false;
   /// Skip checksum verification for speed.
   bool verify_checksums = true;
-  /// Threads decoding the tiles of a column read or a query (0: one per core).
+  /// Threads decoding the tiles of a column read or a query (0: one per
+  /// core the process may use).
   unsigned threads = 0;
+  /// Requests in flight at once while opening the array (each fragment's
+  /// metadata; TileDB's vfs.s3.max_parallel_ops). 0: 16 where the storage
+  /// is an object store, whose latency and not its CPU sets the time, and
+  /// `threads` elsewhere.
+  unsigned io_concurrency = 0;
   /// The most bytes one file, tile, decompressed part or whole-column read
   /// may claim. Anything larger is refused before it is allocated: a damaged
   /// or hostile array cannot make the reader allocate more than this at

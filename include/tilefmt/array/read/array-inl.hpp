@@ -6,13 +6,16 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "tilefmt/array/read/array.hpp"
 #include "tilefmt/array/model/metadata_files.hpp"
 #include "tilefmt/array/model/schema_file.hpp"
 #include "tilefmt/array/read/fragment-inl.hpp"
+#include "tilefmt/array/support/parallel.hpp"
 #include "tilefmt/filter/generic_tile.hpp"
 
 namespace tilefmt::array {
@@ -23,18 +26,49 @@ TILEFMT_FUNC array_reader::array_reader(const fs::path& root, open_options opt)
   schema_ = load_schema(listing_.latest_schema);
   // Sparse arrays also read fragments that overlap the range in part.
   if (schema_->is_sparse()) listing_ = list_array(*storage_, root_, opt_.timestamp_start, opt_.timestamp_end, true);
-  for (const auto& f : listing_.fragments) {
-    if (!opt_.skip_damaged_fragments) {
-      fragments_.emplace_back(storage_, f, schema_for(f), opt_);
-      continue;
-    }
+  // Every fragment's metadata is fetched at once (on an object store each
+  // is a request whose wait, not its bytes, sets the time), then the
+  // schemas their footers name, then the footers are decoded.
+  const auto& listed = listing_.fragments;
+  const std::size_t n = listed.size();
+  struct opened {
+    std::optional<std::vector<std::byte>> bytes;
+    std::string schema;  // the footer's schema name (format 10 and later)
+    std::optional<fragment> frag;
+    std::string error;
+  };
+  std::vector<opened> found(n);
+  const unsigned requests = opt_.io_concurrency ? opt_.io_concurrency
+                            : storage_->prefers_merged_reads() ? 16u
+                                                               : detail::thread_count(opt_.threads);
+  auto damaged = [&](opened& o, auto&& work) {
+    if (!opt_.skip_damaged_fragments) return work();
     try {
-      fragments_.emplace_back(storage_, f, schema_for(f), opt_);
+      work();
     } catch (const format_error& e) {
-      damaged_.push_back({f, e.what()});
+      o.error = e.what();
     } catch (const io_error& e) {
-      damaged_.push_back({f, e.what()});
+      o.error = e.what();
     }
+  };
+  detail::parallel_for(n, requests, [&](std::size_t i) {
+    damaged(found[i], [&] {
+      const fs::path meta = listed[i].path / "__fragment_metadata.tdb";
+      found[i].bytes = storage_->read(meta, opt_.max_allocation);
+      if (listed[i].name.implied_format_version() >= 10)
+        found[i].schema = naming_file(meta, [&] { return format::footer_schema_name(*found[i].bytes); });
+    });
+  });
+  std::vector<std::shared_ptr<const format::ArraySchema>> schemas(n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (found[i].error.empty()) damaged(found[i], [&] { schemas[i] = schema_named(found[i].schema); });
+  detail::parallel_for(n, opt_.threads, [&](std::size_t i) {
+    if (found[i].error.empty())
+      damaged(found[i], [&] { found[i].frag.emplace(storage_, listed[i], schemas[i], opt_, std::move(found[i].bytes)); });
+  });
+  for (std::size_t i = 0; i < n; ++i) {
+    if (found[i].frag) fragments_.push_back(std::move(*found[i].frag));
+    else damaged_.push_back({listed[i], found[i].error});
   }
   metadata_ = read_metadata_files(*storage_, listing_.metadata, tile_options());
 }
@@ -65,15 +99,14 @@ TILEFMT_FUNC std::shared_ptr<const format::ArraySchema> array_reader::load_schem
   return s;
 }
 
-TILEFMT_FUNC std::shared_ptr<const format::ArraySchema> array_reader::schema_for(const timestamped_path& f) {
-  if (f.name.implied_format_version() >= 10) {
-    fs::path meta = f.path / "__fragment_metadata.tdb";
-    std::string name = naming_file(meta, [&] {
-      return format::footer_schema_name(storage_->read(meta, opt_.max_allocation));
-    });
-    fs::path p = root_ / "__schema" / name;
-    if (storage_->is_file(p)) return load_schema(p);
-  }
+TILEFMT_FUNC std::shared_ptr<const format::ArraySchema> array_reader::schema_named(const std::string& name) {
+  // A footer names its schema from format 10; the name must be a schema
+  // file the listing found (it is checked before it becomes a path), else
+  // the latest schema serves, as TileDB falls back.
+  if (name.empty()) return schema_;
+  const fs::path p = root_ / "__schema" / name;
+  for (const auto& s : listing_.schemas)
+    if (s == p) return load_schema(p);
   return schema_;
 }
 

@@ -70,10 +70,10 @@ public:
 private:
   filter::generic_tile_options tile_options() const;
   std::shared_ptr<const format::ArraySchema> load_schema(const fs::path& p);
-  /// The schema a fragment was written with (named in its footer from v10),
-  /// else the one in force. The footer's name is checked to be a schema file
-  /// name (format::check_schema_file_name) before it becomes a path.
-  std::shared_ptr<const format::ArraySchema> schema_for(const timestamped_path& f);
+  /// The schema a fragment was written with (`name`: from its footer, v10
+  /// and later), else the one in force. Only a schema file the listing
+  /// found is opened: the footer's name never becomes a path of its own.
+  std::shared_ptr<const format::ArraySchema> schema_named(const std::string& name);
 
   fs::path root_;
   open_options opt_;

@@ -22,7 +22,8 @@
 namespace tilefmt::array {
 
 TILEFMT_FUNC fragment::fragment(std::shared_ptr<const storage::backend> st, timestamped_path where,
-                                std::shared_ptr<const format::ArraySchema> schema, const open_options& opt)
+                                std::shared_ptr<const format::ArraySchema> schema, const open_options& opt,
+                                std::optional<std::vector<std::byte>> metadata)
     : where_(std::move(where)), guard_(where_.path / "__fragment_metadata.tdb", opt.max_allocation) {
   detail::tile_source::fragment_files files;
   files.storage = std::move(st);
@@ -31,7 +32,7 @@ TILEFMT_FUNC fragment::fragment(std::shared_ptr<const storage::backend> st, time
   const fs::path meta_path = where_.path / "__fragment_metadata.tdb";
   std::optional<detail::legacy_fragment_metadata> legacy;
   naming_file(meta_path, [&] {
-    files.metadata = files.storage->read(meta_path, opt.max_allocation);
+    files.metadata = metadata ? std::move(*metadata) : files.storage->read(meta_path, opt.max_allocation);
     files.ctx.version = files.version;
     files.ctx.num_attributes = schema->attributes.size();
     for (const auto& d : schema->domain.dimensions) files.ctx.dims.push_back({d.type.value, d.is_var()});

@@ -65,9 +65,12 @@ struct cell_copy {
 
 class fragment {
 public:
-  /// Reads the fragment's metadata (`__fragment_metadata.tdb`) from `st`.
+  /// Reads the fragment's metadata (`__fragment_metadata.tdb`) from `st`,
+  /// unless `metadata` holds its bytes already (array_reader reads them
+  /// first, for the schema the footer names).
   fragment(std::shared_ptr<const storage::backend> st, timestamped_path where,
-           std::shared_ptr<const format::ArraySchema> schema, const open_options& opt);
+           std::shared_ptr<const format::ArraySchema> schema, const open_options& opt,
+           std::optional<std::vector<std::byte>> metadata = std::nullopt);
 
   const fs::path& path() const noexcept { return where_.path; }
   const format::TimestampedName& name() const noexcept { return where_.name; }

@@ -4,21 +4,64 @@
 #include <algorithm>
 #include <iterator>
 #include <atomic>
+#include <cmath>
 #include <cstddef>
+#include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <limits>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #include "tilefmt/array/support/thread_pool.hpp"
 
 namespace tilefmt::array::detail {
 
-/// The threads to use for `requested` (0: one per core).
-inline unsigned thread_count(unsigned requested) {
-  return requested ? requested : std::max(1u, std::thread::hardware_concurrency());
+/// The CPU quota of the process's cgroup (cgroup v2 `cpu.max`, as
+/// containers and Dask workers are limited) in whole cores, or 0 for none.
+/// Read once: a quota does not change under a running process.
+inline unsigned cgroup_cores() {
+#if defined(__linux__)
+  static const unsigned cores = [] {
+    std::ifstream self("/proc/self/cgroup");
+    std::string line, group;
+    while (std::getline(self, line))
+      if (line.rfind("0::", 0) == 0) group = line.substr(3);
+    std::ifstream max("/sys/fs/cgroup" + group + "/cpu.max");
+    std::string quota;
+    double period = 0;
+    if (!(max >> quota >> period) || quota == "max" || period <= 0) return 0u;
+    const double q = std::strtod(quota.c_str(), nullptr) / period;
+    return q > 0 ? static_cast<unsigned>(std::ceil(q)) : 0u;
+  }();
+  return cores;
+#else
+  return 0;
+#endif
 }
+
+/// The cores the calling thread may use: its affinity mask (a process
+/// pinned to one core by taskset or a scheduler), within its cgroup's quota;
+/// std::thread::hardware_concurrency() elsewhere. At least 1.
+inline unsigned usable_cores() {
+  unsigned n = std::max(1u, std::thread::hardware_concurrency());
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) n = static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
+#endif
+  if (const unsigned quota = cgroup_cores()) n = std::min(n, quota);
+  return n;
+}
+
+/// The threads to use for `requested` (0: one per core the process may use).
+inline unsigned thread_count(unsigned requested) { return requested ? requested : usable_cores(); }
 
 /// Runs fn(i) for every i in [0, n) on up to `threads` threads: this one
 /// and threads of the process's pool (thread_pool.hpp). Each thread claims
