@@ -140,6 +140,8 @@ public:
     opt.timestamp_start = t0;
     opt.timestamp_end = t1;
     if (const auto it = config.find("threads"); it != config.end()) opt.threads = static_cast<unsigned>(std::stoul(it->second));
+    if (const auto it = config.find("io_concurrency"); it != config.end())
+      opt.io_concurrency = static_cast<unsigned>(std::stoul(it->second));
     nb::gil_scoped_release unlocked;
     arr_ = std::make_shared<ta::array_reader>(path, std::move(opt));
   }

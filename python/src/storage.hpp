@@ -28,7 +28,8 @@ using config_map = std::map<std::string, std::string>;
 /// with it (a Dask worker opens many).
 inline std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string& path, const config_map& config) {
   namespace st = tilefmt::storage;
-  const bool storage_options = std::any_of(config.begin(), config.end(), [](const auto& kv) { return kv.first != "threads"; });
+  auto readers = [](const std::string& k) { return k == "threads" || k == "io_concurrency"; };  // the reader's, not the storage's
+  const bool storage_options = std::any_of(config.begin(), config.end(), [&](const auto& kv) { return !readers(kv.first); });
   if (path.rfind("s3://", 0) != 0) {
     if (storage_options && path.find("://") != std::string::npos)
       throw std::invalid_argument("tilefmt: only local paths and s3:// URIs are supported, not " + path);
@@ -42,7 +43,7 @@ inline std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string&
   };
   bool path_style_given = false;
   for (const auto& [k, v] : config) {
-    if (k == "threads") continue;  // the reader's, not the storage's
+    if (readers(k)) continue;
     if (k == "endpoint") o.endpoint = v;
     else if (k == "region") o.region = v;
     else if (k == "access_key_id") o.access_key_id = v;

@@ -303,6 +303,8 @@ def test_storage_config_names():
                               "region": "eu-west-1", "verify_tls": False}) == {
         "endpoint": "http://127.0.0.1:9000", "path_style": "true", "retries": "2", "region": "eu-west-1",
         "verify_tls": "false"}
+    assert _config.normalize({"vfs.s3.max_parallel_ops": 32, "sm.compute_concurrency_level": 2}) == {
+        "io_concurrency": "32", "threads": "2"}
     assert _config.normalize({"vfs.s3.endpoint_override": "minio:9000"})["endpoint"] == "https://minio:9000"
     with pytest.raises(ValueError, match="unknown storage option"):
         _config.normalize({"vfs.s3.no_such_thing": 1})
@@ -350,6 +352,11 @@ def test_s3_tiledb_py_writes_python_reads(s3, monkeypatch):
     with tilefmt.open(uri) as A:
         got = A.multi_index[:]
         assert len(A.fragments) == 2
+    # The fragments' metadata fetched one at a time, and all at once, agree.
+    for ops in (1, 64):
+        with tilefmt.open(uri, config={"vfs.s3.max_parallel_ops": ops}) as A:
+            again = A.multi_index[:]
+        np.testing.assert_array_equal(np.sort(again["x"]), np.sort(got["x"]))
     order = np.argsort(got["x"])
     np.testing.assert_array_equal(got["x"][order], np.sort(want["x"]))
     np.testing.assert_array_equal(got["v"][order], want["v"][np.argsort(want["x"])])

@@ -1,6 +1,8 @@
 """Storage options: where an s3:// array is and who signs the requests;
-and `threads`, how many threads decode an array's tiles (0, the default:
-one per core; TileDB's name sm.compute_concurrency_level).
+`threads`, how many threads decode an array's tiles (0, the default: one
+per core the process may use; TileDB's name sm.compute_concurrency_level);
+`io_concurrency`, how many requests are in flight while an array opens (0,
+the default: 16 on S3; TileDB's name vfs.s3.max_parallel_ops).
 
 Every function that opens or writes an array takes ``config``: a dict
 whose keys are tilefmt's short names or the names TileDB-Py users already
@@ -11,7 +13,7 @@ AWS_ENDPOINT_URL), read when the array is opened.
 """
 
 _SHORT = ("endpoint", "region", "access_key_id", "secret_access_key", "session_token", "path_style",
-          "verify_tls", "retries", "threads")
+          "verify_tls", "retries", "threads", "io_concurrency")
 
 # TileDB's names for the same settings.
 _TILEDB = {
@@ -23,6 +25,8 @@ _TILEDB = {
     "vfs.s3.connect_max_tries": "retries",
     # The threads that decode tiles (0: one per core), as TileDB's compute pool.
     "sm.compute_concurrency_level": "threads",
+    # Requests in flight while opening an array (0: 16 on S3).
+    "vfs.s3.max_parallel_ops": "io_concurrency",
 }
 
 

@@ -2,24 +2,62 @@
 // out of programs built with TILEFMT_COMPILED (support/compiled.hpp).
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <string_view>
+
 #include "tilefmt/array/model/directory.hpp"
+#include "tilefmt/array/support/parallel.hpp"
 
 namespace tilefmt::array {
 
+TILEFMT_FUNC detail::folder_listing detail::list_folders(const storage::backend& st, const fs::path& root) {
+  // One listing of the array folder, then of the TileDB folders it holds,
+  // all at once: on an object store each listing is a round trip, and
+  // opening an array is mostly listings.
+  folder_listing out;
+  out.top = st.list(root);
+  if (out.top.empty() && !st.is_folder(root)) throw io_error(root, "not a folder");
+  auto has = [&](std::string_view name, bool folder) {
+    return std::any_of(out.top.begin(), out.top.end(),
+                       [&](const storage::entry& e) { return e.name == name && e.folder == folder; });
+  };
+  if (!has("__schema", true) && !has("__array_schema.tdb", false))
+    throw io_error(root, "not a TileDB array (no __schema folder or __array_schema.tdb)");
+  parallel_for(out.names.size(), static_cast<unsigned>(out.names.size()), [&](std::size_t i) {
+    if (has(out.names[i], true)) out.sub[i] = st.list(root / out.names[i]);
+  });
+  return out;
+}
+
 TILEFMT_FUNC listing list_array(const storage::backend& st, const fs::path& root, std::uint64_t start,
                                 std::uint64_t end, bool sparse_array) {
-  if (!st.is_folder(root)) throw io_error(root, "not a folder");
-  if (!is_array(st, root)) throw io_error(root, "not a TileDB array (no __schema folder or __array_schema.tdb)");
+  return list_array(st, root, detail::list_folders(st, root), start, end, sparse_array);
+}
+
+TILEFMT_FUNC listing list_array(const storage::backend& st, const fs::path& root, const detail::folder_listing& listed,
+                                std::uint64_t start, std::uint64_t end, bool sparse_array) {
+  const auto& top = listed.top;
+  auto has = [&](std::string_view name, bool folder) {
+    return std::any_of(top.begin(), top.end(), [&](const storage::entry& e) { return e.name == name && e.folder == folder; });
+  };
+  auto listing_of = [&](const fs::path& dir) -> const std::vector<storage::entry>& {
+    if (dir == root) return top;
+    for (std::size_t i = 0; i < listed.names.size(); ++i)
+      if (dir == root / listed.names[i]) return listed.sub[i];
+    throw std::logic_error("tilefmt: list_array: " + dir.string() + " was not listed");
+  };
   // Paths of a folder's files and of its subfolders, sorted by name.
   auto files = [&](const fs::path& dir) {
     std::vector<fs::path> out;
-    for (const auto& e : st.list(dir))
+    for (const auto& e : listing_of(dir))
       if (!e.folder) out.push_back(dir / e.name);
     return out;
   };
   auto folders = [&](const fs::path& dir) {
     std::vector<fs::path> out;
-    for (const auto& e : st.list(dir))
+    for (const auto& e : listing_of(dir))
       if (e.folder) out.push_back(dir / e.name);
     return out;
   };
@@ -27,7 +65,7 @@ TILEFMT_FUNC listing list_array(const storage::backend& st, const fs::path& root
 
   // Schemas: the legacy file counts as the oldest; the rest sort by name,
   // which puts them in timestamp order.
-  if (st.is_file(root / "__array_schema.tdb")) out.schemas.push_back(root / "__array_schema.tdb");
+  if (has("__array_schema.tdb", false)) out.schemas.push_back(root / "__array_schema.tdb");
   std::vector<timestamped_path> schemas;
   for (const auto& p : files(root / "__schema"))  // not __enumerations/
     schemas.push_back({p, format::parse_timestamped_name(p.filename().string())});
@@ -82,7 +120,7 @@ TILEFMT_FUNC listing list_array(const storage::backend& st, const fs::path& root
   detail::sort_timestamped(out.fragments);
 
   // Array metadata: vacuum files there name consolidated-away files.
-  out.metadata = detail::timestamped_files(st, root / "__meta", start, end);
+  out.metadata = detail::timestamped_files(st, root / "__meta", listing_of(root / "__meta"), start, end);
 
   for (const auto& dir : {root, root / "__fragment_meta"})
     for (const auto& p : files(dir))

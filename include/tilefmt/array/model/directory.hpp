@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -211,9 +212,10 @@ inline std::set<std::string> consolidated_commits(const storage::backend& st, co
 /// details) that a read at [start, end] takes: inside the range, not named
 /// by a vacuum file there, oldest first.
 inline std::vector<timestamped_path> timestamped_files(const storage::backend& st, const fs::path& dir,
-                                                       std::uint64_t start, std::uint64_t end) {
+                                                       const std::vector<storage::entry>& listed, std::uint64_t start,
+                                                       std::uint64_t end) {
   std::vector<fs::path> entries;
-  for (const auto& e : st.list(dir))
+  for (const auto& e : listed)
     if (!e.folder) entries.push_back(dir / e.name);
   const auto gone = vacuumed(st, entries, start, end);
   std::vector<timestamped_path> out;
@@ -227,6 +229,12 @@ inline std::vector<timestamped_path> timestamped_files(const storage::backend& s
   }
   sort_timestamped(out);
   return out;
+}
+
+/// timestamped_files of folder `dir`, listed here.
+inline std::vector<timestamped_path> timestamped_files(const storage::backend& st, const fs::path& dir,
+                                                       std::uint64_t start, std::uint64_t end) {
+  return timestamped_files(st, dir, st.list(dir), start, end);
 }
 
 inline bool special_name(const std::string& n) {
@@ -252,6 +260,28 @@ inline bool is_array(const fs::path& root) { return is_array(storage::local{}, r
 /// array::open decides it from the schema.
 listing list_array(const storage::backend& st, const fs::path& root, std::uint64_t start = 0,
                    std::uint64_t end = std::numeric_limits<std::uint64_t>::max(), bool sparse_array = false);
+
+namespace detail {
+
+/// What listing an array folder asks of the storage: the folder's entries
+/// and those of the TileDB folders in it (`__schema`, `__commits`,
+/// `__fragments`, `__meta`, `__fragment_meta`), listed together. Kept, it
+/// lists the array again without a request (array::open lists twice for a
+/// sparse array: the schema decides which fragments a time range takes).
+struct folder_listing {
+  static constexpr std::array<const char*, 5> names{"__schema", "__commits", "__fragments", "__meta", "__fragment_meta"};
+  std::vector<storage::entry> top;
+  std::array<std::vector<storage::entry>, names.size()> sub;
+};
+
+/// Lists the array folder `root` (io_error when it is not one).
+folder_listing list_folders(const storage::backend& st, const fs::path& root);
+
+} // namespace detail
+
+/// list_array from what list_folders found.
+listing list_array(const storage::backend& st, const fs::path& root, const detail::folder_listing& folders,
+                   std::uint64_t start, std::uint64_t end, bool sparse_array);
 
 /// list_array on the local file system.
 inline listing list_array(const fs::path& root, std::uint64_t start = 0,

@@ -22,10 +22,12 @@ namespace tilefmt::array {
 
 TILEFMT_FUNC array_reader::array_reader(const fs::path& root, open_options opt)
     : root_(root), opt_(std::move(opt)), storage_(detail::or_local(opt_.storage)) {
-  listing_ = list_array(*storage_, root_, opt_.timestamp_start, opt_.timestamp_end);
+  const auto folders = detail::list_folders(*storage_, root_);
+  listing_ = list_array(*storage_, root_, folders, opt_.timestamp_start, opt_.timestamp_end, false);
   schema_ = load_schema(listing_.latest_schema);
   // Sparse arrays also read fragments that overlap the range in part.
-  if (schema_->is_sparse()) listing_ = list_array(*storage_, root_, opt_.timestamp_start, opt_.timestamp_end, true);
+  if (schema_->is_sparse())
+    listing_ = list_array(*storage_, root_, folders, opt_.timestamp_start, opt_.timestamp_end, true);
   // Every fragment's metadata is fetched at once (on an object store each
   // is a request whose wait, not its bytes, sets the time), then the
   // schemas their footers name, then the footers are decoded.
