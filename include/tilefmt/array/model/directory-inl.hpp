@@ -19,14 +19,10 @@ TILEFMT_FUNC detail::folder_listing detail::list_folders(const storage::backend&
   folder_listing out;
   out.top = st.list(root);
   if (out.top.empty() && !st.is_folder(root)) throw io_error(root, "not a folder");
-  auto has = [&](std::string_view name, bool folder) {
-    return std::any_of(out.top.begin(), out.top.end(),
-                       [&](const storage::entry& e) { return e.name == name && e.folder == folder; });
-  };
-  if (!has("__schema", true) && !has("__array_schema.tdb", false))
+  if (!out.has("__schema", true) && !out.has("__array_schema.tdb", false))
     throw io_error(root, "not a TileDB array (no __schema folder or __array_schema.tdb)");
   parallel_for(out.names.size(), static_cast<unsigned>(out.names.size()), [&](std::size_t i) {
-    if (has(out.names[i], true)) out.sub[i] = st.list(root / out.names[i]);
+    if (out.has(out.names[i], true)) out.sub[i] = st.list(root / out.names[i]);
   });
   return out;
 }
@@ -39,9 +35,6 @@ TILEFMT_FUNC listing list_array(const storage::backend& st, const fs::path& root
 TILEFMT_FUNC listing list_array(const storage::backend& st, const fs::path& root, const detail::folder_listing& listed,
                                 std::uint64_t start, std::uint64_t end, bool sparse_array) {
   const auto& top = listed.top;
-  auto has = [&](std::string_view name, bool folder) {
-    return std::any_of(top.begin(), top.end(), [&](const storage::entry& e) { return e.name == name && e.folder == folder; });
-  };
   auto listing_of = [&](const fs::path& dir) -> const std::vector<storage::entry>& {
     if (dir == root) return top;
     for (std::size_t i = 0; i < listed.names.size(); ++i)
@@ -65,7 +58,7 @@ TILEFMT_FUNC listing list_array(const storage::backend& st, const fs::path& root
 
   // Schemas: the legacy file counts as the oldest; the rest sort by name,
   // which puts them in timestamp order.
-  if (has("__array_schema.tdb", false)) out.schemas.push_back(root / "__array_schema.tdb");
+  if (listed.has("__array_schema.tdb", false)) out.schemas.push_back(root / "__array_schema.tdb");
   std::vector<timestamped_path> schemas;
   for (const auto& p : files(root / "__schema"))  // not __enumerations/
     schemas.push_back({p, format::parse_timestamped_name(p.filename().string())});

@@ -272,6 +272,11 @@ struct folder_listing {
   static constexpr std::array<const char*, 5> names{"__schema", "__commits", "__fragments", "__meta", "__fragment_meta"};
   std::vector<storage::entry> top;
   std::array<std::vector<storage::entry>, names.size()> sub;
+
+  /// Whether the array folder holds a folder (or a file) called `name`.
+  bool has(std::string_view name, bool folder) const {
+    return std::any_of(top.begin(), top.end(), [&](const storage::entry& e) { return e.name == name && e.folder == folder; });
+  }
 };
 
 /// Lists the array folder `root` (io_error when it is not one).
