@@ -13,8 +13,8 @@ moto). Both servers listen on 127.0.0.1 and stop with the script. The array
 2048 / F rows each. Each read runs in a fresh process (opening included,
 as a script or a Dask task meets it), R times (default 3); printed: the
 best time, the ratio of TileDB-Py's to tilefmt's (above 1: tilefmt faster),
-and the requests and bytes the proxy saw for that best run. JSON on the
-last line.
+and the requests, bytes and round trips (requests one after another, see
+DelayProxy) the proxy saw for that best run. JSON on the last line.
 """
 import argparse
 import json
@@ -38,13 +38,18 @@ def free_port():
 class DelayProxy:
     """A TCP forwarder to `target` that waits `delay` seconds before passing
     on each request (a chunk from the client that starts with an HTTP
-    method), and counts requests and response bytes."""
+    method), and counts requests and response bytes. Round trips: the
+    requests in waves, a wave starting with the first request that starts
+    at least 0.8 x `delay` after the current wave's first (one that waited
+    on an answer), so that requests in flight together count once."""
 
     def __init__(self, target_port):
         self.target = ("127.0.0.1", target_port)
         self.delay = 0.0
         self.requests = 0
         self.bytes = 0
+        self.wave_start = None
+        self.round_trips = 0
         self.lock = threading.Lock()
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -56,6 +61,7 @@ class DelayProxy:
     def reset(self, delay):
         with self.lock:
             self.delay, self.requests, self.bytes = delay, 0, 0
+            self.wave_start, self.round_trips = None, 0
 
     def _accept(self):
         while True:
@@ -76,6 +82,10 @@ class DelayProxy:
                     with self.lock:
                         self.requests += 1
                         delay = self.delay
+                        now = time.monotonic()
+                        if self.wave_start is None or now - self.wave_start >= 0.8 * delay:
+                            self.wave_start = now
+                            self.round_trips += 1
                     if delay:
                         time.sleep(delay)
                 elif not upstream:
@@ -141,7 +151,7 @@ def run(proxy, delay, lib, uri, cfg, box):
         raise RuntimeError("%s: %s" % (lib, out.stderr.strip().splitlines()[-1]))
     r = json.loads(out.stdout.strip().splitlines()[-1])
     with proxy.lock:
-        r["requests"], r["bytes"] = proxy.requests, proxy.bytes
+        r["requests"], r["bytes"], r["round_trips"] = proxy.requests, proxy.bytes, proxy.round_trips
     return r
 
 
@@ -176,8 +186,8 @@ def main():
         reads = {"whole": N, "1% box": int(N * 0.1)}
         print("array: dense %d x %d float64, %d x %d tiles, zstd, %d fragments, on moto behind a delaying proxy"
               % (N, N, TILE, TILE, args.fragments))
-        print("%-8s %6s %10s %10s %7s %14s %14s" % ("read", "delay", "TileDB-Py", "tilefmt", "ratio",
-                                                   "req/MB TDB-Py", "req/MB tilefmt"))
+        print("%-8s %6s %10s %10s %7s %14s %14s %10s" % ("read", "delay", "TileDB-Py", "tilefmt", "ratio",
+                                                        "req/MB TDB-Py", "req/MB tilefmt", "trips T/t"))
         rows = []
         for delay_ms in [int(d) for d in args.delays.split(",")]:
             for name, box in reads.items():
@@ -188,9 +198,11 @@ def main():
                 t, o = best["tiledb"], best["tilefmt"]
                 assert abs(t["sum"] - o["sum"]) <= 1e-6 * max(1.0, abs(t["sum"])), (t["sum"], o["sum"])
                 ratio = t["total_s"] / o["total_s"]
-                print("%-8s %4d ms %8.3f s %8.3f s %6.2fx %6d / %5.1f %6d / %5.1f" % (
+                # Round trips only mean something where requests wait.
+                trips = "%4d / %-3d" % (t["round_trips"], o["round_trips"]) if delay_ms else ""
+                print("%-8s %4d ms %8.3f s %8.3f s %6.2fx %6d / %5.1f %6d / %5.1f %10s" % (
                     name, delay_ms, t["total_s"], o["total_s"], ratio, t["requests"], t["bytes"] / 2**20,
-                    o["requests"], o["bytes"] / 2**20))
+                    o["requests"], o["bytes"] / 2**20, trips))
                 rows.append({"read": name, "delay_ms": delay_ms, "tiledb": t, "tilefmt": o, "ratio": ratio})
         print(json.dumps({"fragments": args.fragments, "rows": rows}))
     finally:

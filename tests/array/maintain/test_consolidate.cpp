@@ -10,6 +10,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <thread>
+#include <numeric>
+#include <mutex>
+#include <atomic>
 #include <set>
 #include <stdexcept>
 
@@ -22,6 +26,7 @@
 #include "tilefmt/array/read/query.hpp"
 #include "tilefmt/array/write.hpp"
 #include "tilefmt/storage/local.hpp"
+#include "tilefmt/storage/memory.hpp"
 
 namespace test_consolidate {
 
@@ -464,6 +469,71 @@ TEST_CASE("consolidating a range before a schema evolution: the latest schema, t
     CHECK(cells_at(root) == before);
     fs::remove_all(root);
   }
+}
+
+TEST_CASE("readers beside a writer and a consolidate + vacuum loop: opens never fail, values are whole and right") {
+  // Every fragment writes the same 16 cells with its own timestamp as the
+  // value, so a read is right when it holds all 16 cells, each of one
+  // value: that of the newest fragment its open saw. A vacuum can remove
+  // files between a reader's listing and its reading them: the open lists
+  // again (array_reader). A query of an array opened before a vacuum
+  // removed its fragments fails as in TileDB, naming the file gone.
+  auto st = std::make_shared<storage::memory>();
+  array::create("/a",
+                format::make_array_schema({.type = format::ArrayType::SPARSE,
+                                           .dimensions = {format::make_dimension<std::int32_t>("d", 1, 16, 4)},
+                                           .attributes = {format::make_attribute({.name = "v", .type = format::Datatype::INT64})}}),
+                {.storage = st});
+  auto write = [&](std::int64_t t) {
+    std::vector<std::int32_t> d(16);
+    std::iota(d.begin(), d.end(), 1);
+    array::sparse_writer w("/a", st);
+    w.set_coords("d", d).set("v", std::vector<std::int64_t>(16, t)).commit({.timestamp = static_cast<std::uint64_t>(t)});
+  };
+  write(1);
+  std::atomic<bool> done{false};
+  std::atomic<int> reads{0}, wrong{0}, vacuumed_under_query{0};
+  std::mutex errors_m;
+  std::vector<std::string> errors;
+  std::thread maintainer([&] {
+    for (std::int64_t t = 2; t <= 31; ++t) {
+      write(t);
+      if (t % 3 == 0) {
+        array::consolidate_fragments("/a", {.storage = st});
+        array::vacuum_fragments("/a", st);
+      }
+    }
+    done = true;
+  });
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 2; ++r)
+    readers.emplace_back([&] {
+      while (!done) {
+        try {
+          const auto arr = array::open("/a", {.threads = 1, .storage = st});
+          try {
+            const auto got = arr.query().read();
+            const auto v = got.get<std::int64_t>("v");
+            if (got.cell_num() != 16 || std::count(v.begin(), v.end(), v[0]) != 16) ++wrong;
+            ++reads;
+          } catch (const format_error& e) {  // a tile's file, named
+            if (e.file().empty() || st->is_file(e.file())) throw;
+            ++vacuumed_under_query;
+          }
+        } catch (const std::exception& e) {
+          std::lock_guard lock(errors_m);
+          errors.push_back(e.what());
+        }
+      }
+    });
+  maintainer.join();
+  for (auto& t : readers) t.join();
+  CAPTURE(errors.size());
+  if (!errors.empty()) MESSAGE(errors.front());
+  CHECK(errors.empty());
+  CHECK(wrong == 0);
+  CHECK(reads > 0);
+  MESSAGE("reads: " << reads.load() << ", queries whose files a vacuum removed after the open: " << vacuumed_under_query.load());
 }
 
 } // namespace test_consolidate

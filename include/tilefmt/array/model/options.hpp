@@ -24,10 +24,11 @@ struct open_options {
   /// Threads decoding the tiles of a column read or a query (0: one per
   /// core the process may use).
   unsigned threads = 0;
-  /// Requests in flight at once while opening the array (each fragment's
-  /// metadata; TileDB's vfs.s3.max_parallel_ops). 0: 16 where the storage
-  /// is an object store, whose latency and not its CPU sets the time, and
-  /// `threads` elsewhere.
+  /// Requests in flight at once (TileDB's vfs.s3.max_parallel_ops): while
+  /// opening the array, each fragment's metadata; in a dense query, the
+  /// batches of tiles fetched ahead of the decoding threads. 0: 16 where the
+  /// storage is an object store, whose latency and not its CPU sets the
+  /// time, and `threads` elsewhere (requests_in_flight).
   unsigned io_concurrency = 0;
   /// The most bytes one file, tile, decompressed part or whole-column read
   /// may claim. Anything larger is refused before it is allocated: a damaged
@@ -44,5 +45,13 @@ struct open_options {
   /// Where the array's files are; null: the local file system.
   std::shared_ptr<const storage::backend> storage{};
 };
+
+namespace detail {
+/// The requests `opt` lets run at once on `storage` (open_options::io_concurrency).
+inline unsigned requests_in_flight(const open_options& opt, const storage::backend& storage, unsigned cores) {
+  if (opt.io_concurrency) return opt.io_concurrency;
+  return storage.prefers_merged_reads() ? 16u : cores;
+}
+} // namespace detail
 
 } // namespace tilefmt::array

@@ -22,6 +22,29 @@ namespace tilefmt::array {
 
 TILEFMT_FUNC array_reader::array_reader(const fs::path& root, open_options opt)
     : root_(root), opt_(std::move(opt)), storage_(detail::or_local(opt_.storage)) {
+  // A consolidation's vacuum can remove files between the listing and
+  // their reading (a fragment, its metadata, a `.vac` file): a listed file
+  // that is gone when read makes the open start again from a new listing,
+  // a few times at most. A file that is there and still cannot be read is
+  // an error at once.
+  constexpr int most_listings = 4;
+  for (int listings = 1;; ++listings) {
+    try {
+      open_listed();
+      return;
+    } catch (const io_error& e) {
+      if (listings == most_listings || storage_->file_size(e.path())) throw;
+    }
+    listing_ = {};
+    schemas_.clear();
+    schema_.reset();
+    fragments_.clear();
+    damaged_.clear();
+    metadata_ = {};
+  }
+}
+
+TILEFMT_FUNC void array_reader::open_listed() {
   const auto folders = detail::list_folders(*storage_, root_);
   listing_ = list_array(*storage_, root_, folders, opt_.timestamp_start, opt_.timestamp_end, false);
   schema_ = load_schema(listing_.latest_schema);
@@ -40,9 +63,7 @@ TILEFMT_FUNC array_reader::array_reader(const fs::path& root, open_options opt)
     std::string error;
   };
   std::vector<opened> found(n);
-  const unsigned requests = opt_.io_concurrency ? opt_.io_concurrency
-                            : storage_->prefers_merged_reads() ? 16u
-                                                               : detail::thread_count(opt_.threads);
+  const unsigned requests = detail::requests_in_flight(opt_, *storage_, detail::thread_count(opt_.threads));
   auto damaged = [&](opened& o, auto&& work) {
     if (!opt_.skip_damaged_fragments) return work();
     try {
@@ -50,6 +71,7 @@ TILEFMT_FUNC array_reader::array_reader(const fs::path& root, open_options opt)
     } catch (const format_error& e) {
       o.error = e.what();
     } catch (const io_error& e) {
+      if (!storage_->file_size(e.path())) throw;  // gone since the listing: listed again
       o.error = e.what();
     }
   };

@@ -68,6 +68,8 @@ public:
   const std::vector<std::pair<timestamped_path, std::string>>& damaged_fragments() const noexcept { return damaged_; }
 
 private:
+  /// Lists the array and reads what the listing names (the constructor).
+  void open_listed();
   filter::generic_tile_options tile_options() const;
   std::shared_ptr<const format::ArraySchema> load_schema(const fs::path& p);
   /// The schema a fragment was written with (`name`: from its footer, v10

@@ -109,8 +109,9 @@ TILEFMT_FUNC std::vector<format::MBR> fragment::mbrs() const {
   return leaves;
 }
 
-TILEFMT_FUNC fetched_tiles fragment::fetch_tiles(const field_info& f, std::vector<std::size_t> tiles) const {
-  return source_->fetch_ahead(f, std::move(tiles));
+TILEFMT_FUNC fetched_tiles fragment::fetch_tiles(const field_info& f, std::vector<std::size_t> tiles,
+                                                 unsigned requests) const {
+  return source_->fetch_ahead(f, std::move(tiles), requests);
 }
 
 TILEFMT_FUNC tile_data fragment::read_tile(const field_info& f, std::size_t i, const fetched_tiles* ahead) const {

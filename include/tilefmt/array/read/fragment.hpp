@@ -133,8 +133,9 @@ public:
   /// The stored bytes of tiles `tiles` of a field, for read_tile to take
   /// them from: on storage that prefers it (an object store), one read per
   /// run of adjacent tiles; elsewhere nothing, and each tile is read when
-  /// it is decoded (fetched_tiles.hpp).
-  fetched_tiles fetch_tiles(const field_info& f, std::vector<std::size_t> tiles) const;
+  /// it is decoded (fetched_tiles.hpp). Up to `requests` reads at once
+  /// (0: open_options::threads).
+  fetched_tiles fetch_tiles(const field_info& f, std::vector<std::size_t> tiles, unsigned requests = 0) const;
 
   /// Tile `i` of a field, unfiltered. In dense fragments, the cells outside
   /// the non-empty domain read as the attribute's fill value. Its bytes come

@@ -108,11 +108,11 @@ public:
 
   /// The stored bytes of tiles `tiles` of `f` (each of its files), read
   /// with one read_range per run of tiles adjacent in a file (at most
-  /// `merged_read_limit` bytes), the runs on the array's threads, when the
-  /// backend prefers merged reads; else nothing. A run that cannot be read
+  /// `merged_read_limit` bytes), `requests` at once (0: the array's
+  /// threads), when the backend prefers merged reads; else nothing. A run that cannot be read
   /// (a file shorter than the footer says, offsets out of order) is left
   /// out: fetch then reads its tiles one by one and says what is wrong.
-  fetched_tiles fetch_ahead(const field_info& f, std::vector<std::size_t> tiles) const {
+  fetched_tiles fetch_ahead(const field_info& f, std::vector<std::size_t> tiles, unsigned requests = 0) const {
     fetched_tiles out;
     if (!sections_.storage()->prefers_merged_reads() || sections_.version() == 0 || f.in_coords_file) return out;
     std::sort(tiles.begin(), tiles.end());
@@ -146,7 +146,7 @@ public:
       }
     }
     std::vector<char> read(out.runs_.size(), 0);
-    detail::parallel_for(out.runs_.size(), opt_.threads, [&](std::size_t k) {
+    detail::parallel_for(out.runs_.size(), requests ? requests : opt_.threads, [&](std::size_t k) {
       auto& r = out.runs_[k];
       try {
         r.bytes = sections_.storage()->read_range(file_path(f, r.which), begins[k], r.ends.back());

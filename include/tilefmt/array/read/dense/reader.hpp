@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "tilefmt/array/model/dense_grid.hpp"
+#include "tilefmt/array/read/dense/batch_fetch.hpp"
 #include "tilefmt/array/read/dense/geometry.hpp"
 #include "tilefmt/array/read/read_plan.hpp"
 #include "tilefmt/array/support/function_ref.hpp"
@@ -69,100 +70,46 @@ inline bool fill_passes(const read_plan& plan) {
   return plan.where->evaluate(one, [&](const std::string& name) -> const tile_data* { return &fills.at(name); })[0] != 0;
 }
 
-/// The fragments the query reads: each one's grid (none: it wrote nothing)
-/// and non-empty domain, and for each the domains of the newer ones.
-struct fragment_boxes {
-  std::vector<std::optional<dense_grid>> grids;
-  std::vector<domain_box> domains;
-  std::vector<std::vector<const domain_box*>> newer;  // [k]: the domains of fragments after k
-};
-
-/// The stored bytes of a batch's tiles, per field (fetch_batch).
-struct batch_fetch {
-  std::vector<std::pair<std::string, fetched_tiles>> fields;
-  /// Field `name`'s tiles, or null: read each tile on its own.
-  const fetched_tiles* of(const std::string& name) const {
-    for (const auto& [n, t] : fields)
-      if (n == name) return &t;
-    return nullptr;
-  }
-};
-
-/// The tiles of `batch` a pass reads from fragment `k` (those with a part
-/// the plan does not skip that no newer fragment covers), fetched together
-/// when the array's storage prefers few requests (fetched_tiles.hpp), for
-/// each field in `names` the fragment has; elsewhere nothing, and each tile
-/// is read as it is decoded.
-inline batch_fetch fetch_batch(const read_plan& plan, const fragment& frag, const fragment_boxes& fb, std::size_t k,
-                               const std::vector<tile_work>& batch, const std::vector<cell_box>& boxes,
-                               const result_order& order, std::span<const std::string> names) {
-  batch_fetch out;
-  if (!plan.arr.storage().prefers_merged_reads()) return out;
-  std::vector<char> needed(batch.size(), 0);
-  parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
-    std::vector<won_run> runs;
-    for (const auto& [b, p] : batch[w].parts) {
-      if (plan.skips(p.tile_lo)) continue;
-      won_runs(p, boxes[b], order, *fb.grids[k], fb.newer[k], runs);
-      if (!runs.empty()) {
-        needed[w] = 1;
-        return;
-      }
-    }
-  });
-  std::vector<std::size_t> tiles;
-  for (std::size_t w = 0; w < batch.size(); ++w)
-    if (needed[w]) tiles.push_back(static_cast<std::size_t>(batch[w].tile));
-  for (const auto& name : names)
-    if (has_attribute(frag.schema(), name)) out.fields.emplace_back(name, frag.fetch_tiles(frag.field(name), tiles));
-  return out;
-}
-
 /// Sets `failed` for the cells that fail the query's condition, tile by
 /// tile on the array's threads; cells no fragment wrote are set before, as
 /// the fill values fare.
 inline void apply_condition(const read_plan& plan, const std::vector<fragment>& frags, const fragment_boxes& fb,
-                            const std::vector<cell_box>& boxes, const result_order& order,
-                            std::vector<std::uint8_t>& failed) {
+                            std::span<const std::size_t> written, const std::vector<cell_box>& boxes,
+                            const result_order& order, std::vector<std::uint8_t>& failed) {
   for (const auto& name : plan.where->field_names())
     if (!has_attribute(plan.schema(), name))
       throw std::invalid_argument("tilefmt: query: conditions on the dimensions of dense arrays are not supported yet");
-  for (std::size_t k = 0; k < frags.size(); ++k) {
-    if (!fb.grids[k]) continue;
+  const auto& names = plan.where->field_names();
+  for_each_fetched_batch(plan, fb, written, boxes, order, names, [&](std::size_t k, const std::vector<tile_work>& batch,
+                                                                     const batch_fetch& ahead) {
     const auto& g = *fb.grids[k];
     const std::size_t stride = tile_stride(g, order.run_dim());
-    const auto& names = plan.where->field_names();
-    for_each_tile_batch(g, boxes, plan.arr.options().threads, [&](const std::vector<tile_work>& batch) {
-      const auto ahead = fetch_batch(plan, frags[k], fb, k, batch, boxes, order, names);
-      parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
-        std::vector<won_run> runs;
-        std::vector<std::size_t> result;    // result cells this fragment wins in the tile
-        std::vector<std::uint64_t> in_tile;  // and where they are in it
-        for (const auto& [b, p] : batch[w].parts) {
-          if (plan.skips(p.tile_lo)) continue;
-          won_runs(p, boxes[b], order, g, fb.newer[k], runs);
-          for (const auto& r : runs)
-            for (std::size_t j = 0; j < r.len; ++j) result.push_back(r.result + j), in_tile.push_back(r.tile + j * stride);
+    parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
+      std::vector<won_run> runs;
+      std::vector<std::size_t> result;    // result cells this fragment wins in the tile
+      std::vector<std::uint64_t> in_tile;  // and where they are in it
+      for (const auto& [b, p] : batch[w].parts) {
+        if (plan.skips(p.tile_lo)) continue;
+        won_runs(p, boxes[b], order, g, fb.newer[k], runs);
+        for (const auto& r : runs)
+          for (std::size_t j = 0; j < r.len; ++j) result.push_back(r.result + j), in_tile.push_back(r.tile + j * stride);
+      }
+      if (result.empty()) return;
+      std::map<std::string, tile_data, std::less<>> read;
+      auto tile_of = [&](const std::string& name) -> const tile_data* {
+        if (!has_attribute(frags[k].schema(), name)) return nullptr;
+        auto it = read.find(name);
+        if (it == read.end()) {
+          const auto tile = static_cast<std::size_t>(batch[w].tile);
+          it = read.emplace(name, frags[k].read_tile_as_stored(frags[k].field(name), tile, ahead.of(name))).first;
         }
-        if (result.empty()) return;
-        std::map<std::string, tile_data, std::less<>> read;
-        auto tile_of = [&](const std::string& name) -> const tile_data* {
-          if (!has_attribute(frags[k].schema(), name)) return nullptr;
-          auto it = read.find(name);
-          if (it == read.end()) {
-            const auto tile = static_cast<std::size_t>(batch[w].tile);
-            it = read.emplace(name, frags[k].read_tile_as_stored(frags[k].field(name), tile,
-                                                                 ahead.of(name)))
-                     .first;
-          }
-          return &it->second;
-        };
-        const auto pass = plan.where->evaluate(in_tile, tile_of);
-        // Each result cell has one winner, in one of its tiles: no two threads write one cell.
-        for (std::size_t x = 0; x < result.size(); ++x) failed[result[x]] = pass[x] ? 0 : 1;
-      });
+        return &it->second;
+      };
+      const auto pass = plan.where->evaluate(in_tile, tile_of);
+      // Each result cell has one winner, in one of its tiles: no two threads write one cell.
+      for (std::size_t x = 0; x < result.size(); ++x) failed[result[x]] = pass[x] ? 0 : 1;
     });
-  }
+  });
 }
 
 /// Clears `unwritten` for the cells some fragment wins, on the array's
@@ -186,106 +133,115 @@ inline void mark_written(const read_plan& plan, const std::vector<fragment>& fra
   }
 }
 
-/// Copies the cells fragment `frag` (index `k`) wins of field `r` into the
-/// result, reading each tile that holds one once, on the array's threads.
-/// Var-size cells are left as views in `var_cells` into tiles appended to
-/// `kept`.
+/// A field of the result as the dense reader fills it: fixed-size values
+/// in place; var-size cells as views (`var_cells`) into tiles kept in
+/// `kept` until they are stored; which cells a fragment that predates the
+/// attribute wrote (aggregates leave them out).
+struct dense_field {
+  result_field r;
+  std::vector<std::byte> fill;
+  std::vector<std::span<const std::byte>> var_cells;
+  std::deque<tile_data> kept;
+  std::vector<std::uint8_t> predating;
+};
+
+/// Copies the cells fragment `frag` (index `k`) wins in `batch` of field
+/// `f` into the result, reading each tile that holds one once, on the
+/// array's threads.
 inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::size_t k, const fragment_boxes& fb,
                            const std::vector<cell_box>& boxes, const result_order& order,
-                           std::span<const std::byte> fill, result_field& r,
-                           std::vector<std::span<const std::byte>>& var_cells, std::deque<tile_data>& kept,
-                           std::vector<std::uint8_t>* predating = nullptr) {
+                           const std::vector<tile_work>& batch, const batch_fetch& ahead, dense_field& f) {
+  result_field& r = f.r;
+  const std::span<const std::byte> fill(f.fill);
+  auto& var_cells = f.var_cells;
+  std::vector<std::uint8_t>* predating = f.predating.empty() ? nullptr : &f.predating;
   const auto& g = *fb.grids[k];
   const bool has = has_attribute(frag.schema(), r.name);
   std::optional<field_info> fi;
   if (has) fi = frag.field(r.name);
   const std::size_t stride = tile_stride(g, order.run_dim()), size = fill.size();
-  const std::string names[] = {r.name};
-  for_each_tile_batch(g, boxes, plan.arr.options().threads, [&](const std::vector<tile_work>& batch) {
-    const auto ahead = has ? fetch_batch(plan, frag, fb, k, batch, boxes, order, names) : batch_fetch{};
-    std::vector<std::optional<tile_data>> var_tiles(r.var ? batch.size() : 0);
-    // Each result cell has one winner, in one of its tiles: no two threads write one cell.
-    parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
-      std::vector<won_run> runs;
-      // Fixed-size fields without validity gather the runs of every part,
-      // then read the tile once; others read the tile whole when a part
-      // first needs it.
-      const bool plain = !r.var && !r.nullable;
-      std::vector<won_run> plain_runs;
-      std::optional<tile_data> t;
-      for (const auto& [b, p] : batch[w].parts) {
-        if (plan.skips(p.tile_lo)) continue;
-        won_runs(p, boxes[b], order, g, fb.newer[k], runs);
-        if (runs.empty()) continue;  // newer fragments cover this part of the tile
-        if (!has) {  // the fragment's schema predates the attribute
-          // (Validity starts as the fill validity.)
-          for (const auto& run : runs) {
-            if (!r.var)
-              for (std::size_t j = 0; j < run.len; ++j)
-                std::memcpy(r.values.data() + (run.result + j) * size, fill.data(), size);
-            if (predating)
-              std::fill_n(predating->begin() + static_cast<std::ptrdiff_t>(run.result), run.len, std::uint8_t{1});
-          }
-          continue;
-        }
-        if (plain) {
-          plain_runs.insert(plain_runs.end(), runs.begin(), runs.end());
-          continue;
-        }
-        if (!t) t = frag.read_tile_as_stored(*fi, static_cast<std::size_t>(batch[w].tile), ahead.of(r.name));
-        const std::size_t cells = r.var ? t->offsets.size() : t->values.size() / size;
+  std::vector<std::optional<tile_data>> var_tiles(r.var ? batch.size() : 0);
+  // Each result cell has one winner, in one of its tiles: no two threads write one cell.
+  parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
+    std::vector<won_run> runs;
+    // Fixed-size fields without validity gather the runs of every part,
+    // then read the tile once; others read the tile whole when a part
+    // first needs it.
+    const bool plain = !r.var && !r.nullable;
+    std::vector<won_run> plain_runs;
+    std::optional<tile_data> t;
+    for (const auto& [b, p] : batch[w].parts) {
+      if (plan.skips(p.tile_lo)) continue;
+      won_runs(p, boxes[b], order, g, fb.newer[k], runs);
+      if (runs.empty()) continue;  // newer fragments cover this part of the tile
+      if (!has) {  // the fragment's schema predates the attribute
+        // (Validity starts as the fill validity.)
         for (const auto& run : runs) {
-          const std::size_t last = run.tile + (run.len - 1) * stride;
-          if (last >= cells || (r.nullable && last >= t->validity.size()))
-            throw format_error("a tile of fragment " + frag.name().str() + ", field " + r.name +
-                                   " holds fewer cells than its space tile",
-                               0);
-          if (r.var) {
+          if (!r.var)
             for (std::size_t j = 0; j < run.len; ++j)
-              var_cells[run.result + j] = var_cell(t->values, t->offsets, run.tile + j * stride);
-          } else if (stride == 1) {
-            std::memcpy(r.values.data() + run.result * size, t->values.data() + run.tile * size, run.len * size);
-          } else {
-            for (std::size_t j = 0; j < run.len; ++j)
-              std::memcpy(r.values.data() + (run.result + j) * size, t->values.data() + (run.tile + j * stride) * size,
-                          size);
-          }
-          if (r.nullable)
-            for (std::size_t j = 0; j < run.len; ++j) r.validity[run.result + j] = t->validity[run.tile + j * stride];
+              std::memcpy(r.values.data() + (run.result + j) * size, fill.data(), size);
+          if (predating)
+            std::fill_n(predating->begin() + static_cast<std::ptrdiff_t>(run.result), run.len, std::uint8_t{1});
         }
+        continue;
       }
-      if (!plain_runs.empty()) {
-        const auto tile = static_cast<std::size_t>(batch[w].tile);
-        const std::uint64_t cells = frag.tile_cells(tile);
-        if (const auto at = whole_tile_run(plain_runs, stride, cells)) {
-          // The tile decodes straight into the result: no tile buffer, no copy.
-          frag.read_values_as_stored_into(*fi, tile,
-                                          std::span(r.values.data() + *at * size, static_cast<std::size_t>(cells) * size),
-                                          ahead.of(r.name));
+      if (plain) {
+        plain_runs.insert(plain_runs.end(), runs.begin(), runs.end());
+        continue;
+      }
+      if (!t) t = frag.read_tile_as_stored(*fi, static_cast<std::size_t>(batch[w].tile), ahead.of(r.name));
+      const std::size_t cells = r.var ? t->offsets.size() : t->values.size() / size;
+      for (const auto& run : runs) {
+        const std::size_t last = run.tile + (run.len - 1) * stride;
+        if (last >= cells || (r.nullable && last >= t->validity.size()))
+          throw format_error("a tile of fragment " + frag.name().str() + ", field " + r.name +
+                                 " holds fewer cells than its space tile",
+                             0);
+        if (r.var) {
+          for (std::size_t j = 0; j < run.len; ++j)
+            var_cells[run.result + j] = var_cell(t->values, t->offsets, run.tile + j * stride);
         } else if (stride == 1) {
-          // Only the chunks that hold cells of the runs, each run's cells
-          // unfiltered straight to its place where the pipeline allows.
-          std::vector<cell_copy> copies;
-          copies.reserve(plain_runs.size());
-          for (const auto& run : plain_runs) copies.push_back({run.tile, run.len, r.values.data() + run.result * size});
-          frag.read_cells_into(*fi, tile, copies, ahead.of(r.name));
+          std::memcpy(r.values.data() + run.result * size, t->values.data() + run.tile * size, run.len * size);
         } else {
-          // A chunk at a time, only the chunks that hold cells of the runs.
-          frag.read_values_in_chunks(
-              *fi, tile, [&](std::size_t first, std::size_t last) { return runs_meet(plain_runs, stride, first, last); },
-              [&](std::size_t first, std::span<const std::byte> values) {
-                copy_runs_within(plain_runs, stride, first, values, size, r.values.data());
-              },
-              ahead.of(r.name));
+          for (std::size_t j = 0; j < run.len; ++j)
+            std::memcpy(r.values.data() + (run.result + j) * size, t->values.data() + (run.tile + j * stride) * size,
+                        size);
         }
+        if (r.nullable)
+          for (std::size_t j = 0; j < run.len; ++j) r.validity[run.result + j] = t->validity[run.tile + j * stride];
       }
-      // Fixed-size values are copied; var-size cells point into the tile.
-      if (r.var && t) var_tiles[w] = std::move(t);
-    });
-    // Moving a tile keeps its buffers where they are: the views stay valid.
-    for (auto& t : var_tiles)
-      if (t) kept.push_back(std::move(*t));
+    }
+    if (!plain_runs.empty()) {
+      const auto tile = static_cast<std::size_t>(batch[w].tile);
+      const std::uint64_t cells = frag.tile_cells(tile);
+      if (const auto at = whole_tile_run(plain_runs, stride, cells)) {
+        // The tile decodes straight into the result: no tile buffer, no copy.
+        frag.read_values_as_stored_into(*fi, tile,
+                                        std::span(r.values.data() + *at * size, static_cast<std::size_t>(cells) * size),
+                                        ahead.of(r.name));
+      } else if (stride == 1) {
+        // Only the chunks that hold cells of the runs, each run's cells
+        // unfiltered straight to its place where the pipeline allows.
+        std::vector<cell_copy> copies;
+        copies.reserve(plain_runs.size());
+        for (const auto& run : plain_runs) copies.push_back({run.tile, run.len, r.values.data() + run.result * size});
+        frag.read_cells_into(*fi, tile, copies, ahead.of(r.name));
+      } else {
+        // A chunk at a time, only the chunks that hold cells of the runs.
+        frag.read_values_in_chunks(
+            *fi, tile, [&](std::size_t first, std::size_t last) { return runs_meet(plain_runs, stride, first, last); },
+            [&](std::size_t first, std::span<const std::byte> values) {
+              copy_runs_within(plain_runs, stride, first, values, size, r.values.data());
+            },
+            ahead.of(r.name));
+      }
+    }
+    // Fixed-size values are copied; var-size cells point into the tile.
+    if (r.var && t) var_tiles[w] = std::move(t);
   });
+  // Moving a tile keeps its buffers where they are: the views stay valid.
+  for (auto& t : var_tiles)
+    if (t) f.kept.push_back(std::move(*t));
 }
 
 /// What both dense passes (reading cells, folding them into aggregates)
@@ -367,6 +323,7 @@ inline std::uint64_t fold_dense(const read_plan& plan) {
     const std::string& name = agg.field_name();
     const auto& attr = plan.attribute(name);
     const std::size_t size = attr.cell_size();
+    std::vector<std::size_t> folded;  // the fragments whose cells are folded
     for (std::size_t k : ds.written) {
       const auto& frag = frags[k];
       const auto& g = *ds.fb.grids[k];
@@ -378,17 +335,21 @@ inline std::uint64_t fold_dense(const read_plan& plan) {
                                std::to_string(g.tile_num()) + " tiles, the fragment stores " +
                                std::to_string(frag.tile_num()),
                            0);
-      const std::size_t stride = tile_stride(g, ds.order->run_dim());
       // A fragment that predates the attribute reads as its fill value, but
       // TileDB's aggregates leave its cells out, as cells nobody wrote
       // (TileDB-Py 0.36.1 on arrays evolved by libtiledb 2.4 and 2.6: SUM and
       // MEAN of the added attribute over the newer fragment's cells only).
-      if (!has_attribute(frag.schema(), name)) continue;
-      const field_info fi = frag.field(name);
-      std::mutex merge;
-      const std::string names[] = {name};
-      for_each_tile_batch(g, ds.boxes, threads, [&](const std::vector<tile_work>& batch) {
-        const auto ahead = fetch_batch(plan, frag, ds.fb, k, batch, ds.boxes, *ds.order, names);
+      if (has_attribute(frag.schema(), name)) folded.push_back(k);
+    }
+    std::mutex merge;
+    const std::string names[] = {name};
+    for_each_fetched_batch(
+        plan, ds.fb, folded, ds.boxes, *ds.order, names,
+        [&](std::size_t k, const std::vector<tile_work>& batch, const batch_fetch& ahead) {
+        const auto& frag = frags[k];
+        const auto& g = *ds.fb.grids[k];
+        const std::size_t stride = tile_stride(g, ds.order->run_dim());
+        const field_info fi = frag.field(name);
         parallel_for(batch.size(), threads, [&](std::size_t w) {
           std::vector<won_run> runs;
           std::optional<tile_data> t;
@@ -427,7 +388,6 @@ inline std::uint64_t fold_dense(const read_plan& plan) {
           agg.merge(local);
         });
       });
-    }
   }
   return ds.order->cell_num();
 }
@@ -449,7 +409,7 @@ inline read_output read_dense(const read_plan& plan) {
     // starts as the fill values fare, and the cells fragments win are
     // tested with their values.
     failed.assign(n, unwritten && !fill_passes(plan) ? 1 : 0);
-    apply_condition(plan, frags, fb, boxes, order, failed);
+    apply_condition(plan, frags, fb, written, boxes, order, failed);
   }
   const bool any_failed = std::find(failed.begin(), failed.end(), std::uint8_t{1}) != failed.end();
   std::vector<std::uint8_t> unwritten_cells;
@@ -460,41 +420,56 @@ inline read_output read_dense(const read_plan& plan) {
 
   std::vector<result_field> out;
   std::vector<std::pair<std::string, std::vector<std::uint8_t>>> predating_fields;
-  for (const auto& name : plan.names) {
-    const auto& attr = plan.attribute(name);
-    result_field r = plan.attribute_field(name);
-    const std::vector<std::byte> fill = attr.fill();
-    const std::size_t size = fill.size();
-    const std::uint8_t fill_validity = attr.fill_value_validity.value;
-    if (r.nullable) r.validity.assign(n, fill_validity);
-    if (!r.var) {
-      r.values.resize(n * size);
-      if (unwritten)
-        for (std::size_t c = 0; c < n; ++c) std::memcpy(r.values.data() + c * size, fill.data(), size);
-    }
-    // Var-size cells are gathered at the end from the tiles they are in.
-    std::vector<std::span<const std::byte>> var_cells(r.var ? n : 0, std::span<const std::byte>(fill));
-    std::deque<tile_data> kept;
-    std::vector<std::uint8_t> predating;
-    if (plan.aggregating &&
-        std::any_of(written.begin(), written.end(), [&](std::size_t k) { return !has_attribute(frags[k].schema(), name); }))
-      predating.assign(n, 0);
-    for (std::size_t k : written)
-      copy_won_cells(plan, frags[k], k, fb, boxes, order, fill, r, var_cells, kept,
-                     predating.empty() ? nullptr : &predating);
-    if (!predating.empty()) predating_fields.emplace_back(name, std::move(predating));
-    // Cells that failed the condition read as fill values.
-    if (any_failed)
-      for (std::size_t c = 0; c < n; ++c) {
-        if (!failed[c]) continue;
-        if (r.var)
-          var_cells[c] = std::span<const std::byte>(fill);
-        else
-          std::memcpy(r.values.data() + c * size, fill.data(), size);
-        if (r.nullable) r.validity[c] = fill_validity;
+  // On an object store the fields' tiles of a batch are fetched together,
+  // one pass for all fields (a pass ends waiting on its last batch);
+  // elsewhere a pass per field, so that only one field's var-size tiles
+  // are held at once.
+  const bool together = plan.arr.storage().prefers_merged_reads();
+  for (std::size_t first = 0; first < plan.names.size();) {
+    const std::size_t last = together ? plan.names.size() : first + 1;
+    const std::span<const std::string> names(plan.names.data() + first, last - first);
+    std::vector<dense_field> fields;
+    fields.reserve(names.size());
+    for (const auto& name : names) {
+      const auto& attr = plan.attribute(name);
+      auto& f = fields.emplace_back(dense_field{plan.attribute_field(name), attr.fill(), {}, {}, {}});
+      result_field& r = f.r;
+      const std::size_t size = f.fill.size();
+      if (r.nullable) r.validity.assign(n, attr.fill_value_validity.value);
+      if (!r.var) {
+        r.values.resize(n * size);
+        if (unwritten)
+          for (std::size_t c = 0; c < n; ++c) std::memcpy(r.values.data() + c * size, f.fill.data(), size);
       }
-    if (r.var) store_var_cells(r, var_cells);
-    out.push_back(std::move(r));
+      // Var-size cells are gathered at the end from the tiles they are in.
+      if (r.var) f.var_cells.assign(n, std::span<const std::byte>(f.fill));
+      if (plan.aggregating && std::any_of(written.begin(), written.end(),
+                                          [&](std::size_t k) { return !has_attribute(frags[k].schema(), name); }))
+        f.predating.assign(n, 0);
+    }
+    for_each_fetched_batch(plan, fb, written, boxes, order, names,
+                           [&](std::size_t k, const std::vector<tile_work>& batch, const batch_fetch& ahead) {
+                             for (auto& f : fields) copy_won_cells(plan, frags[k], k, fb, boxes, order, batch, ahead, f);
+                           });
+    for (auto& f : fields) {
+      result_field& r = f.r;
+      const std::size_t size = f.fill.size();
+      const std::uint8_t fill_validity = plan.attribute(r.name).fill_value_validity.value;
+      if (!f.predating.empty()) predating_fields.emplace_back(r.name, std::move(f.predating));
+      // Cells that failed the condition read as fill values.
+      if (any_failed)
+        for (std::size_t c = 0; c < n; ++c) {
+          if (!failed[c]) continue;
+          if (r.var)
+            f.var_cells[c] = std::span<const std::byte>(f.fill);
+          else
+            std::memcpy(r.values.data() + c * size, f.fill.data(), size);
+          if (r.nullable) r.validity[c] = fill_validity;
+        }
+      if (r.var) store_var_cells(r, f.var_cells);
+      out.push_back(std::move(r));
+    }
+    first = last;
   }
   return {std::move(out), order.cell_num(), std::move(failed), std::move(unwritten_cells), {},
           std::move(predating_fields)};
