@@ -129,3 +129,69 @@ def test_bad_filters_are_refused(tmp_path, bad):
     with pytest.raises(ValueError):
         tilefmt.create(str(tmp_path / "a"), schema)
     assert not os.path.exists(str(tmp_path / "a"))
+
+
+# Schemas print as TileDB-Py prints them.
+
+def test_schema_repr_of_committed_arrays():
+    differ = []
+    for name in COMMITTED:
+        uri, key = os.path.join(DATA, "tiledb", name, "array"), KEY if name.startswith("encrypted") else None
+        ctx = tiledb.Ctx({"sm.encryption_type": "AES_256_GCM", "sm.encryption_key": key}) if key else None
+        with tilefmt.open(uri, key=key) as A, tiledb.open(uri, ctx=ctx) as T:
+            if repr(A.schema) != repr(T.schema):
+                differ.append((name, repr(A.schema), repr(T.schema)))
+    assert not differ, differ[:3]
+
+
+@pytest.mark.skipif(not _newest_corpus_arrays(), reason="no interop corpus (TILEFMT_INTEROP_CORPUS)")
+def test_schema_repr_of_the_corpus():
+    differ = []
+    for uri, key in _newest_corpus_arrays():
+        ctx = tiledb.Ctx({"sm.encryption_type": "AES_256_GCM", "sm.encryption_key": key}) if key else None
+        with tilefmt.open(uri, key=key) as A, tiledb.open(uri, ctx=ctx) as T:
+            if repr(A.schema) != repr(T.schema):
+                differ.append((uri, repr(A.schema), repr(T.schema)))
+    assert not differ, differ[:3]
+
+
+def _declared(lib):
+    # The same TileDB-Py code, with either library as `lib`.
+    dims = [lib.Dim(name="d", domain=(1, 100), tile=10, dtype="int32"),
+            lib.Dim(name="s", domain=(None, None), tile=None, dtype="ascii",
+                    filters=lib.FilterList([lib.ZstdFilter(level=3)])),
+            lib.Dim(name="t", domain=(np.datetime64(0, "D"), np.datetime64(9, "D")), tile=np.timedelta64(2, "D"),
+                    dtype="datetime64[D]"),
+            lib.Dim(name="f", domain=(0.0, 1.0), tile=0.5, dtype=np.float64)]
+    attrs = [lib.Attr(name="a", dtype="float64"),
+             lib.Attr(name="b", dtype=str, nullable=True,
+                      filters=lib.FilterList([lib.ByteShuffleFilter(), lib.ZstdFilter(level=5)])),
+             lib.Attr(name="c", dtype="S3"),
+             lib.Attr(name="p", dtype=np.int64, filters=[lib.PositiveDeltaFilter(window=512), lib.DeltaFilter(),
+                                                         lib.DoubleDeltaFilter(reinterp_dtype=np.int32)]),
+             lib.Attr(name="v", dtype=np.float32,
+                      filters=[lib.GzipFilter(level=-1), lib.FloatScaleFilter(1.0, 0.0, 8), lib.BitWidthReductionFilter(),
+                               lib.ChecksumMD5Filter(), lib.RleFilter(), lib.XORFilter(), lib.BitShuffleFilter(),
+                               lib.Bzip2Filter(), lib.LZ4Filter(), lib.NoOpFilter(), lib.ChecksumSHA256Filter()]),
+             lib.Attr(name="w", dtype=bytes)]
+    return lib.ArraySchema(domain=lib.Domain(*dims), attrs=attrs, sparse=True, allows_duplicates=True, capacity=1234)
+
+
+def test_schema_declared_as_in_tiledb_py(tmp_path):
+    ours, theirs_schema = _declared(tilefmt), _declared(tiledb)
+    assert repr(ours) == repr(theirs_schema)
+    assert ours.attr("b").filters == (("BYTESHUFFLE", None), ("ZSTD", 5))
+    # Created by tilefmt from the filter objects: TileDB-Py reads the same schema back.
+    uri = str(tmp_path / "a")
+    tilefmt.create(uri, ours)
+    with tiledb.open(uri) as T, tilefmt.open(uri) as A:
+        assert repr(T.schema) == repr(A.schema)
+        assert repr(T.schema.attr("v").filters) == repr(tilefmt.FilterList(A.schema.attr("v").filters))
+    dense = tilefmt.ArraySchema(domain=tilefmt.Domain(tilefmt.Dim(name="x", domain=(0, 9), tile=5, dtype=np.uint64)),
+                                attrs=[tilefmt.Attr(name="v", dtype=np.float32)], cell_order="col-major",
+                                tile_order="col-major")
+    assert repr(dense) == repr(tiledb.ArraySchema(
+        domain=tiledb.Domain(tiledb.Dim(name="x", domain=(0, 9), tile=5, dtype=np.uint64)),
+        attrs=[tiledb.Attr(name="v", dtype=np.float32)], cell_order="col-major", tile_order="col-major"))
+    assert repr(tilefmt.FilterList([tilefmt.ZstdFilter(level=3), tilefmt.BitShuffleFilter()])) == repr(
+        tiledb.FilterList([tiledb.ZstdFilter(level=3), tiledb.BitShuffleFilter()]))

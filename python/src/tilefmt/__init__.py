@@ -25,6 +25,10 @@
 from ._array import Array, Attr, Dim, Domain, Fragment, Metadata, Query, Schema
 from ._arrow import ArrowResult
 from ._dataframe import from_numpy, from_pandas
+from ._filters import (BitShuffleFilter, BitWidthReductionFilter, ByteShuffleFilter, Bzip2Filter, ChecksumMD5Filter,
+                       ChecksumSHA256Filter, DeltaFilter, DictionaryFilter, DoubleDeltaFilter, Filter, FilterList,
+                       FloatScaleFilter, GzipFilter, LZ4Filter, NoOpFilter, PositiveDeltaFilter, RleFilter, WebpFilter,
+                       XORFilter, ZstdFilter)
 from ._fragments import FragmentInfo, FragmentInfoList, array_exists, array_fragments
 from ._group import Group, Object, ls, object_type, walk
 from ._maintain import ArrayDeleter, ArraySchemaEvolution, consolidate, vacuum
@@ -34,5 +38,10 @@ from ._write import ArrayWriter, create
 __all__ = ["open", "create", "Array", "ArrayWriter", "Query", "ArrowResult", "Schema", "Domain", "Dim", "Attr", "Fragment",
            "Metadata", "Group", "Object", "object_type", "ls", "walk", "from_pandas", "from_numpy", "array_exists",
            "array_fragments", "FragmentInfo", "FragmentInfoList", "consolidate", "vacuum", "ArrayDeleter",
-           "ArraySchemaEvolution"]
+           "ArraySchemaEvolution", "ArraySchema", "Filter", "FilterList", "NoOpFilter", "GzipFilter", "ZstdFilter",
+           "LZ4Filter", "Bzip2Filter", "RleFilter", "DictionaryFilter", "DeltaFilter", "DoubleDeltaFilter",
+           "BitWidthReductionFilter", "PositiveDeltaFilter", "FloatScaleFilter", "WebpFilter", "BitShuffleFilter",
+           "ByteShuffleFilter", "ChecksumMD5Filter", "ChecksumSHA256Filter", "XORFilter"]
+# TileDB-Py's name of the schema class.
+ArraySchema = Schema
 __version__ = "0.1.0"

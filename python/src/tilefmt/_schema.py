@@ -7,7 +7,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from . import _types
+from . import _filters, _types
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class Dim:
     tiledb_type: Optional[str] = None
 
     def __post_init__(self):
+        object.__setattr__(self, "filters", _filters.as_tuples(self.filters))
         t = self.tiledb_type or _types.tiledb_type_of(self.dtype, dimension=True)
         object.__setattr__(self, "tiledb_type", t)
         var = t == "STRING_ASCII" if self.var is None else self.var
@@ -35,6 +36,34 @@ class Dim:
     @property
     def isvar(self):
         return self.var
+
+    def __repr__(self):
+        # TileDB-Py's form: a string dimension shows an empty domain and var=True.
+        if self.var:
+            domain, tile, var = "('', '')", "None", ", var=True"
+        else:
+            domain = "(%s, %s)" % tuple(_shown_value(v, self.dtype) for v in self.domain)
+            tile, var = _shown_extent(self.tile, self.dtype), ""
+        return "Dim(name=%r, domain=%s, tile=%s, dtype='%s'%s%s)" % (self.name, domain, tile, self.dtype, var,
+                                                                     _filters.shown(self.filters))
+
+
+def _shown_value(v, dtype):
+    # A domain bound as TileDB-Py prints it: a Python number, or a datetime.
+    dt = np.dtype(dtype)
+    if dt.kind == "M":
+        return "numpy.datetime64('%s')" % np.datetime_as_string(np.asarray(v).astype(dt))
+    return repr(np.asarray(v).astype(dt).item())
+
+
+def _shown_extent(tile, dtype):
+    dt = np.dtype(dtype)
+    if tile is None:
+        return "None"
+    if dt.kind == "M":
+        unit = np.datetime_data(dt)[0]
+        return "numpy.timedelta64(%d,'%s')" % (int(np.asarray(tile).astype(np.int64)), unit)
+    return repr(np.asarray(tile).astype(dt).item())
 
 
 @dataclass(frozen=True)
@@ -58,13 +87,21 @@ class Attr:
     enumeration: str = ""
 
     def __post_init__(self):
+        object.__setattr__(self, "filters", _filters.as_tuples(self.filters))
         t = self.tiledb_type or _types.tiledb_type_of(self.dtype)
         object.__setattr__(self, "tiledb_type", t)
         var = self.var
         if var is None:
             var = self.cell_val_num == 0 if self.cell_val_num is not None else _types.var_by_default(self.dtype)
         object.__setattr__(self, "var", bool(var))
-        cvn = 0 if var else (self.cell_val_num or 1)
+        cvn = 0 if var else self.cell_val_num
+        if cvn is None:
+            # A fixed-size bytes dtype ("S3") holds that many characters a cell, as in TileDB-Py.
+            try:
+                dt = np.dtype(self.dtype)
+            except TypeError:  # "ascii", "blob" and other TileDB names
+                dt = None
+            cvn = dt.itemsize if dt is not None and dt.kind == "S" and dt.itemsize > 0 else 1
         object.__setattr__(self, "cell_val_num", cvn)
         object.__setattr__(self, "dtype", _types.cell_dtype(t, cvn))
 
@@ -75,6 +112,20 @@ class Attr:
     @property
     def isnullable(self):
         return self.nullable
+
+    @property
+    def enum_label(self):
+        """The enumeration of the attribute's values, or None."""
+        return self.enumeration or None
+
+    def __repr__(self):
+        shown = str(self.dtype)
+        if not self.var and self.dtype.kind == "S" and self.dtype.itemsize == 0:
+            shown = "|S%d" % self.cell_val_num  # one character a cell
+        dtype = {"STRING_ASCII": "ascii", "BLOB": "blob", "GEOM_WKB": "wkb", "GEOM_WKT": "wkt"}.get(self.tiledb_type, shown)
+        label = "'%s'" % self.enumeration if self.enumeration else None
+        return "Attr(name=%r, dtype='%s', var=%s, nullable=%s, enum_label=%s%s)" % (
+            self.name, dtype, self.var, self.nullable, label, _filters.shown(self.filters))
 
 
 class Domain:
@@ -160,6 +211,24 @@ class Schema:
     def has_attr(self, name):
         """Whether an attribute is called `name`."""
         return any(a.name == name for a in self.attrs)
+
+    def __repr__(self):
+        # TileDB-Py's form, line for line.
+        lines = ["ArraySchema(", "  domain=Domain(*["]
+        lines += ["    %r," % d for d in self.domain.dims]
+        lines += ["  ]),", "  attrs=["]
+        lines += ["    %r," % a for a in self.attrs]
+        lines += ["  ],", "  cell_order='%s'," % self.cell_order, "  tile_order=%r," % self.tile_order]
+        if self.sparse:
+            lines.append("  capacity=%d," % self.capacity)
+        lines.append("  sparse=%s," % self.sparse)
+        if self.sparse:
+            lines.append("  allows_duplicates=%s," % self.allows_duplicates)
+        return "\n".join(lines) + "\n)\n"
+
+    def dump(self):
+        """Prints the schema (as TileDB-Py's repr shows it)."""
+        print(repr(self))
 
 
 @dataclass(frozen=True)
