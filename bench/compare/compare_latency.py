@@ -4,9 +4,10 @@ both through the Python packages, on an S3 server (moto) behind a proxy
 that holds each request back `delay` ms, as an object store's first byte
 does. In one run:
 
-    python compare_latency.py [--delays 0,30,100] [--repeat R] [--fragments F]
+    python compare_latency.py [--delays 0,30,100] [--repeat R] [--fragments F] [--sparse]
 
-Run it with the Python of scripts/python_test.sh's venv (tilefmt, TileDB-Py,
+With --sparse the array is sparse, a cell in 20 written (about 210,000),
+the same tiles. Run it with the Python of scripts/python_test.sh's venv (tilefmt, TileDB-Py,
 moto). Both servers listen on 127.0.0.1 and stop with the script. The array
 (written by TileDB-Py straight to moto, not through the proxy): dense
 2048 x 2048 float64, 256 x 256 tiles, zstd, F fragments (default 8) of
@@ -108,19 +109,24 @@ def tiledb_config(port):
             "vfs.s3.use_virtual_addressing": "false"}
 
 
-def make_array(uri, port, fragments):
+def make_array(uri, port, fragments, sparse):
     import numpy as np
     import tiledb
 
     ctx = tiledb.Ctx(tiledb.Config(tiledb_config(port)))
     dims = [tiledb.Dim(name=n, domain=(0, N - 1), tile=TILE, dtype=np.int64) for n in ("r", "c")]
-    tiledb.Array.create(uri, tiledb.ArraySchema(domain=tiledb.Domain(*dims), attrs=[
+    tiledb.Array.create(uri, tiledb.ArraySchema(domain=tiledb.Domain(*dims), sparse=sparse, attrs=[
         tiledb.Attr(name="a", dtype=np.float64, filters=tiledb.FilterList([tiledb.ZstdFilter(level=3)]))]), ctx=ctx)
     rng = np.random.default_rng(5)
     step = N // fragments
     for f in range(fragments):
         with tiledb.open(uri, "w", ctx=ctx) as A:
-            A[f * step:(f + 1) * step, :] = {"a": rng.random((step, N))}
+            if not sparse:
+                A[f * step:(f + 1) * step, :] = {"a": rng.random((step, N))}
+                continue
+            # A cell in 20 (a single-cell matrix's density), rows in this fragment's band.
+            cells = rng.choice(step * N, size=step * N // 20, replace=False)
+            A[f * step + cells // N, cells % N] = {"a": rng.random(cells.size)}
 
 
 _RUN = r"""
@@ -160,6 +166,7 @@ def main():
     ap.add_argument("--delays", default="0,30,100", help="ms per request, comma-separated")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--fragments", type=int, default=8)
+    ap.add_argument("--sparse", action="store_true", help="a sparse array, a cell in 20 written")
     args = ap.parse_args()
 
     import logging
@@ -177,15 +184,15 @@ def main():
 
         boto3.client("s3", endpoint_url="http://127.0.0.1:%d" % moto_port, region_name="us-east-1").create_bucket(
             Bucket="bench")
-        uri = "s3://bench/dense"
-        make_array(uri, moto_port, args.fragments)
+        uri = "s3://bench/" + ("sparse" if args.sparse else "dense")
+        make_array(uri, moto_port, args.fragments, args.sparse)
         proxy = DelayProxy(moto_port)
         theirs_cfg = tiledb_config(proxy.port)
         ours_cfg = {"endpoint": "http://127.0.0.1:%d" % proxy.port, "region": "us-east-1", "access_key_id": "testing",
                     "secret_access_key": "testing", "path_style": True}
         reads = {"whole": N, "1% box": int(N * 0.1)}
-        print("array: dense %d x %d float64, %d x %d tiles, zstd, %d fragments, on moto behind a delaying proxy"
-              % (N, N, TILE, TILE, args.fragments))
+        print("array: %s %d x %d float64, %d x %d tiles, zstd, %d fragments, on moto behind a delaying proxy"
+              % ("sparse (5% of cells)" if args.sparse else "dense", N, N, TILE, TILE, args.fragments))
         print("%-8s %6s %10s %10s %7s %14s %14s %10s" % ("read", "delay", "TileDB-Py", "tilefmt", "ratio",
                                                         "req/MB TDB-Py", "req/MB tilefmt", "trips T/t"))
         rows = []
@@ -204,7 +211,7 @@ def main():
                     name, delay_ms, t["total_s"], o["total_s"], ratio, t["requests"], t["bytes"] / 2**20,
                     o["requests"], o["bytes"] / 2**20, trips))
                 rows.append({"read": name, "delay_ms": delay_ms, "tiledb": t, "tilefmt": o, "ratio": ratio})
-        print(json.dumps({"fragments": args.fragments, "rows": rows}))
+        print(json.dumps({"fragments": args.fragments, "sparse": args.sparse, "rows": rows}))
     finally:
         server.stop()
 

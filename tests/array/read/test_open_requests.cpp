@@ -158,6 +158,31 @@ TEST_CASE("open: io_concurrency 1 fetches the fragments' metadata one at a time,
   CHECK(testing::rc_cells_of(arr.query().layout(array::query_layout::row_major).read()) == all);
 }
 
+TEST_CASE("sparse query: the tiles of all fragments and fields fetched together, the answer unchanged") {
+  auto st = eight_fragments();
+  st->watched = "a0.tdb";  // attribute v's tiles
+  const auto all = testing::rc_cells_of(
+      array::open("/a", {.threads = 1, .storage = st}).query().layout(array::query_layout::row_major).read());
+  CHECK(all.size() == 16);
+  for (const unsigned io : {0u, 1u}) {
+    CAPTURE(io);
+    const auto arr = array::open("/a", {.threads = 2, .io_concurrency = io, .storage = st});
+    for (const auto layout : {array::query_layout::row_major, array::query_layout::unordered,
+                              array::query_layout::global_order}) {
+      CAPTURE(static_cast<int>(layout));
+      st->most_in_flight = 0;
+      auto got = testing::rc_cells_of(arr.query().layout(layout).read());
+      if (layout != array::query_layout::row_major)
+        std::sort(got.begin(), got.end(), [](const auto& x, const auto& y) { return std::pair{x.r, x.c} < std::pair{y.r, y.c}; });
+      CHECK(got == all);
+      if (io == 0)
+        CHECK(st->most_in_flight >= 4);  // 8 fragments' tiles waiting together
+      else
+        CHECK(st->most_in_flight == 1);
+    }
+  }
+}
+
 /// A dense array of 64 x 64 int32 cells in tiles of 8 x 8, written in
 /// eight fragments: seven overlapping bands of 12 rows, then a box over
 /// the first two; attribute `a` filtered with zstd.

@@ -35,21 +35,56 @@ public:
   /// Fields a reader assembled already (sparse_one_range's fixed-size attributes
   /// that its condition read), taken as they are by read_attributes.
   using ready_fields = std::map<std::string, result_field, std::less<>>;
+  /// (fragment, tile) pairs.
+  using tile_list = std::vector<std::pair<std::uint32_t, std::uint64_t>>;
 
-  /// Field `name`'s tiles `tiles` ((fragment, tile) pairs) of the
-  /// fragments that have it, fetched together per fragment when the
-  /// array's storage prefers few requests (fetched_tiles.hpp); else none.
-  std::map<std::uint32_t, fetched_tiles> fetch_ahead(const std::vector<std::pair<std::uint32_t, std::uint64_t>>& tiles,
-                                                     const std::string& name) const {
-    std::map<std::uint32_t, fetched_tiles> out;
+  /// Fields `names`' tiles `tiles` ((fragment, tile) pairs) of the
+  /// fragments that have them, per field and fragment, when the array's
+  /// storage prefers few requests (fetched_tiles.hpp); else none. Every
+  /// field's and fragment's runs are requested together: on an object store
+  /// each request waits for the first byte, so the wait is paid once, not
+  /// once per fragment and field. No more requests are in flight than
+  /// open_options::io_concurrency allows (requests_in_flight).
+  std::vector<std::map<std::uint32_t, fetched_tiles>> fetch_ahead(const tile_list& tiles,
+                                                                  std::span<const std::string> names) const {
+    return fetch_each(names, std::vector<const tile_list*>(names.size(), &tiles));
+  }
+  /// One field's (fetch_ahead above).
+  std::map<std::uint32_t, fetched_tiles> fetch_ahead(const tile_list& tiles, const std::string& name) const {
+    return std::move(fetch_ahead(tiles, std::span(&name, 1)).front());
+  }
+  /// fetch_ahead of field names[n]'s tiles *tiles[n], for every n at once.
+  std::vector<std::map<std::uint32_t, fetched_tiles>> fetch_each(std::span<const std::string> names,
+                                                                 const std::vector<const tile_list*>& tiles) const {
+    std::vector<std::map<std::uint32_t, fetched_tiles>> out(names.size());
     if (!plan_.arr.storage().prefers_merged_reads()) return out;
-    std::map<std::uint32_t, std::vector<std::size_t>> by_fragment;
-    for (const auto& [k, t] : tiles) by_fragment[k].push_back(static_cast<std::size_t>(t));
+    std::vector<std::map<std::uint32_t, std::vector<std::size_t>>> by_fragment(names.size());
+    for (std::size_t n = 0; n < names.size(); ++n)
+      for (const auto& [k, t] : *tiles[n]) by_fragment[n][k].push_back(static_cast<std::size_t>(t));
     const auto& frags = plan_.arr.fragments();
-    const bool attribute = plan_.schema().attribute(name) != nullptr;  // else a dimension, in every fragment
-    for (auto& [k, list] : by_fragment)
-      if (!attribute || has_attribute(frags[k].schema(), name))
-        out.emplace(k, frags[k].fetch_tiles(frags[k].field(name), std::move(list)));
+    struct job {
+      std::size_t field;
+      std::uint32_t frag;
+      const std::vector<std::size_t>* tiles;
+    };
+    std::vector<job> jobs;
+    for (std::size_t n = 0; n < names.size(); ++n) {
+      const bool attribute = plan_.schema().attribute(names[n]) != nullptr;  // else a dimension, in every fragment
+      for (const auto& [k, list] : by_fragment[n])
+        if (!attribute || has_attribute(frags[k].schema(), names[n])) jobs.push_back({n, k, &list});
+    }
+    if (jobs.empty()) return out;
+    const auto& opt = plan_.arr.options();
+    const unsigned requests = requests_in_flight(opt, plan_.arr.storage(), thread_count(opt.threads));
+    // Jobs at once, and each job's runs at once: together within `requests`.
+    const auto at_once = static_cast<unsigned>(std::min<std::size_t>(requests, jobs.size()));
+    const unsigned per_job = std::max(1u, requests / at_once);
+    std::vector<fetched_tiles> fetched(jobs.size());
+    parallel_for(jobs.size(), at_once, [&](std::size_t j) {
+      const auto& f = frags[jobs[j].frag];
+      fetched[j] = f.fetch_tiles(f.field(names[jobs[j].field]), *jobs[j].tiles, per_job);
+    });
+    for (std::size_t j = 0; j < jobs.size(); ++j) out[jobs[j].field].emplace(jobs[j].frag, std::move(fetched[j]));
     return out;
   }
   static const fetched_tiles* ahead_of(const std::map<std::uint32_t, fetched_tiles>& ahead, std::uint32_t k) {
@@ -89,7 +124,26 @@ public:
     if (whole && plan_.aggregating && plan_.answered)
       for (std::size_t j = 0; j < groups.size(); ++j)
         full[j] = groups.cells(j) == frags[groups.frag(j)].tile_cells(static_cast<std::size_t>(groups.tile(j)));
-    for (const auto& name : plan_.names) {
+    // Each field's tiles to read (not answered from metadata, not held, not
+    // ready), all fields' fetched together.
+    std::vector<tile_list> to_read(plan_.names.size());
+    if (plan_.arr.storage().prefers_merged_reads())
+      for (std::size_t i = 0; i < plan_.names.size(); ++i) {
+        const auto& name = plan_.names[i];
+        if (ready && ready->count(name)) continue;
+        for (std::size_t j = 0; j < groups.size(); ++j) {
+          const std::uint32_t f = groups.frag(j);
+          const std::uint64_t t = groups.tile(j);
+          if (full[j] && plan_.answered(frags[f], t, name)) continue;
+          if (held && held(f, t, name)) continue;
+          to_read[i].emplace_back(f, t);
+        }
+      }
+    std::vector<const tile_list*> lists;
+    for (const auto& l : to_read) lists.push_back(&l);
+    auto aheads = fetch_each(plan_.names, lists);
+    for (std::size_t i = 0; i < plan_.names.size(); ++i) {
+      const auto& name = plan_.names[i];
       if (ready) {
         if (const auto it = ready->find(name); it != ready->end()) {
           out.push_back(std::move(it->second));
@@ -104,17 +158,8 @@ public:
       if (!r.var) r.values.resize(n * size);
       std::vector<std::span<const std::byte>> var_cells(r.var ? n : 0, std::span<const std::byte>(fill));
       std::vector<std::optional<tile_data>> kept(r.var ? groups.size() : 0);  // var-size cells point into these
-      // The tiles read below (not answered from metadata, not held).
-      std::vector<std::pair<std::uint32_t, std::uint64_t>> to_read;
-      if (plan_.arr.storage().prefers_merged_reads())
-        for (std::size_t j = 0; j < groups.size(); ++j) {
-          const std::uint32_t f = groups.frag(j);
-          const std::uint64_t t = groups.tile(j);
-          if (full[j] && plan_.answered(frags[f], t, name)) continue;
-          if (held && held(f, t, name)) continue;
-          to_read.emplace_back(f, t);
-        }
-      const auto ahead = fetch_ahead(to_read, name);
+      // Released with its field: the stored bytes are decoded below.
+      const auto ahead = std::move(aheads[i]);
       parallel_for(groups.size(), threads(), [&](std::size_t j) {
         const std::uint32_t f = groups.frag(j);
         const std::uint64_t tile = groups.tile(j);

@@ -120,8 +120,9 @@ public:
     }
     std::vector<std::pair<std::uint32_t, std::uint64_t>> seg_tiles;
     for (const auto& s : segs) seg_tiles.emplace_back(s.frag, s.tile);
-    std::vector<std::map<std::uint32_t, fetched_tiles>> ahead;
-    for (const auto& dim : dims_) ahead.push_back(gather_.fetch_ahead(seg_tiles, dim.name.value));
+    std::vector<std::string> dim_names;
+    for (const auto& dim : dims_) dim_names.push_back(dim.name.value);
+    const auto ahead = gather_.fetch_ahead(seg_tiles, dim_names);
     // A merge applies the condition after choosing the newest cells: each
     // cell's verdict is kept beside it.
     std::vector<std::uint8_t> pass(several && plan_.where ? slots : 0);

@@ -112,11 +112,21 @@ public:
     for (const auto& s : segs) seg_tiles.emplace_back(s.run.frag, s.run.tile);
     // The condition's tiles, fetched together where the storage prefers few
     // requests (a tile whose run turns out empty is fetched for nothing).
+    // The coordinates' tiles come with them (the last field fetched).
+    std::vector<std::string> fetched_names;
+    if (plan_.where)
+      for (const auto& name : plan_.where->field_names())
+        if (name != dims_[0].name.value &&
+            std::find(fetched_names.begin(), fetched_names.end(), name) == fetched_names.end())
+          fetched_names.push_back(name);
+    fetched_names.push_back(dims_[0].name.value);
+    auto fetched = gather_.fetch_ahead(seg_tiles, fetched_names);
+    const auto coords_ahead = std::move(fetched.back());
     std::map<std::string, std::map<std::uint32_t, fetched_tiles>, std::less<>> cond_ahead;
     if (plan_.where)
-      for (const auto& name : plan_.where->field_names()) {
-        if (name == dims_[0].name.value) continue;
-        cond_ahead.emplace(name, gather_.fetch_ahead(seg_tiles, name));
+      for (std::size_t i = 0; i + 1 < fetched_names.size(); ++i) {
+        const auto& name = fetched_names[i];
+        cond_ahead.emplace(name, std::move(fetched[i]));
         if (std::find(plan_.names.begin(), plan_.names.end(), name) == plan_.names.end()) continue;
         if (const auto& attr = plan_.attribute(name); !attr.is_var()) {
           result_field r = plan_.attribute_field(name);
@@ -130,7 +140,6 @@ public:
     // those of them that pass the condition.
     const bool strict = !dups();
     std::vector<std::uint8_t> in_order(segs.size(), 1);
-    const auto coords_ahead = gather_.fetch_ahead(seg_tiles, dims_[0].name.value);
     place_in_order places(segs.size());
     const run_keys keys = run_keys::of(dims_[0].type.value);
     parallel_for(segs.size(), threads(), [&](std::size_t j) {

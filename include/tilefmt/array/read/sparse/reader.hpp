@@ -166,32 +166,40 @@ private:  using hit = sparse_hit;
     // tiles the R-trees let in: that bound is many times the cells of a small
     // box, and reused heap pages under the reserve are resident (a 1% box of
     // bench/compare/compare_sparse_box.py: 45 MB grown, 73 MB reserved).
+    // The fragments and tiles the subarray meets (by non-empty domain and
+    // R-tree); where the storage prefers few requests, the coordinate tiles
+    // of all of them are fetched together (the loop below reads them one by one).
+    std::vector<std::vector<format::MBR>> mbrs(frags.size());
+    std::vector<char> meets(frags.size(), 0);
+    sparse_gather::tile_list wanted;
     for (std::size_t k = 0; k < frags.size(); ++k) {
       const auto& f = frags[k];
       plan_.check_fragment(f);
       if (f.dense())
         throw std::invalid_argument("tilefmt: query: fragment " + f.name().str() + " of a sparse array is dense");
       if (f.tile_num() == 0 || !meets_subarray(sub, dims_, f.non_empty_domain())) continue;
+      meets[k] = 1;
+      mbrs[k] = f.mbrs();
+      if (plan_.arr.storage().prefers_merged_reads())
+        for (std::size_t t = 0; t < f.tile_num(); ++t)
+          if (mbrs[k].empty() || meets_subarray(sub, dims_, mbrs[k][t])) wanted.emplace_back(static_cast<std::uint32_t>(k), t);
+    }
+    std::vector<std::string> dim_names;
+    for (const auto& dim : dims_) dim_names.push_back(dim.name.value);
+    const auto ahead = gather_.fetch_ahead(wanted, dim_names);
+    for (std::size_t k = 0; k < frags.size(); ++k) {
+      if (!meets[k]) continue;
+      const auto& f = frags[k];
       std::vector<field_info> dim_fields;
       for (const auto& dim : dims_) dim_fields.push_back(f.field(dim.name.value));
       std::optional<field_info> deleted_at;
       if (f.has_delete_meta()) deleted_at = f.field("__delete_timestamps");
-      const auto mbrs = f.mbrs();
-      // The coordinate tiles the subarray meets, fetched together where the
-      // storage prefers few requests (the loop below reads them one by one).
-      std::vector<fetched_tiles> ahead;
-      if (plan_.arr.storage().prefers_merged_reads()) {
-        std::vector<std::size_t> wanted;
-        for (std::size_t t = 0; t < f.tile_num(); ++t)
-          if (mbrs.empty() || meets_subarray(sub, dims_, mbrs[t])) wanted.push_back(t);
-        for (const auto& fi : dim_fields) ahead.push_back(f.fetch_tiles(fi, wanted));
-      }
       for (std::size_t t = 0; t < f.tile_num(); ++t) {
-        if (!mbrs.empty() && !meets_subarray(sub, dims_, mbrs[t])) continue;
+        if (!mbrs[k].empty() && !meets_subarray(sub, dims_, mbrs[k][t])) continue;
         const auto cells = static_cast<std::size_t>(f.tile_cells(t));
         std::vector<tile_data> coords;
         for (std::size_t d = 0; d < nd; ++d) {
-          coords.push_back(f.read_tile(dim_fields[d], t, ahead.empty() ? nullptr : &ahead[d]));
+          coords.push_back(f.read_tile(dim_fields[d], t, sparse_gather::ahead_of(ahead[d], static_cast<std::uint32_t>(k))));
           tile_keys(d, coords.back(), cells, f, cell_key[d], tile_key[d]);
         }
         // When each cell was written: a fragment consolidated with
