@@ -1,0 +1,88 @@
+"""Round trips to an object store: an open and a query of an array of eight
+fragments, dense and sparse, written by TileDB-Py to a local S3 server
+(moto) and read by tilefmt through a proxy that holds each request back
+50 ms (bench/compare/compare_latency.py's DelayProxy, which counts the
+requests that waited on an answer before them). The open and a 1% box, and
+the open and the whole array, each take at most 6 round trips (the open 4:
+the array folder, its TileDB folders together, the schema, every
+fragment's metadata together); the values are TileDB-Py's. Counted, not
+timed: the waves of requests are told apart by the delay, which is many
+times the time between requests sent together."""
+
+import importlib.util
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+
+import tilefmt
+
+tiledb = pytest.importorskip("tiledb")
+pytest.importorskip("moto")
+pytest.importorskip("boto3")
+
+_BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "compare", "compare_latency.py")
+_spec = importlib.util.spec_from_file_location("compare_latency", _BENCH)
+latency = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(latency)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    # moto in a process of its own: TileDB-Py's reads hold the GIL, which an
+    # in-process server would need to answer them.
+    import boto3
+
+    port = latency.free_port()
+    log = open(tmp_path_factory.mktemp("moto") / "moto.log", "w")
+    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-p", str(port)], stdout=log, stderr=log)
+    saved = {k: os.environ.get(k) for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION")}
+    os.environ.update({"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"})
+    try:
+        endpoint = "http://127.0.0.1:%d" % port
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(endpoint + "/moto-api/")
+                break
+            except OSError:
+                time.sleep(0.1)
+        boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(Bucket="trips")
+        for kind in ("dense", "sparse"):
+            latency.make_array("s3://trips/" + kind, port, 8, kind == "sparse")
+        yield port, latency.DelayProxy(port)
+    finally:
+        server.terminate()
+        server.wait()
+        log.close()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse"])
+@pytest.mark.parametrize("box", [latency.N // 10, latency.N], ids=["1% box", "whole"])
+def test_open_and_query_in_at_most_six_round_trips(store, kind, box):
+    moto_port, proxy = store
+    uri = "s3://trips/" + kind
+    with tiledb.open(uri, ctx=tiledb.Ctx(tiledb.Config(latency.tiledb_config(moto_port)))) as T:
+        want = T[0:box, 0:box]["a"]
+    cfg = {"endpoint": "http://127.0.0.1:%d" % proxy.port, "region": "us-east-1", "access_key_id": "testing",
+           "secret_access_key": "testing", "path_style": True}
+    proxy.reset(0.05)
+    with tilefmt.open(uri, config=cfg) as A:
+        opened = proxy.round_trips
+        got = A[0:box, 0:box]["a"]
+    trips, requests = proxy.round_trips, proxy.requests
+    proxy.reset(0)
+    if kind == "dense":
+        np.testing.assert_array_equal(got, want)
+    else:  # the same cells; TileDB-Py's order is row-major too
+        np.testing.assert_array_equal(np.sort(got), np.sort(want))
+    assert opened <= 4, (opened, requests)
+    assert trips <= 6, (trips, requests)
