@@ -1,5 +1,11 @@
+import contextlib
 import json
 import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 
 import pytest
 
@@ -29,3 +35,33 @@ def data_keys():
     for group in ("tiledb", "time_travel"):
         keys.update(_keys(os.path.join(DATA, group, "manifest.json"), group + "/"))
     return keys
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def moto_server(log_dir, env=None):
+    """A moto S3 server on 127.0.0.1, in a process of its own (TileDB-Py's
+    reads hold the GIL, which an in-process server would need to answer
+    them), its log in `log_dir`. Yields its endpoint; stopped on exit."""
+    port = free_port()
+    log = open(os.path.join(str(log_dir), "moto.log"), "w")
+    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-p", str(port)], stdout=log, stderr=log,
+                              env=dict(os.environ, **(env or {})))
+    try:
+        endpoint = "http://127.0.0.1:%d" % port
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(endpoint + "/moto-api/")
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield endpoint
+    finally:
+        server.terminate()
+        server.wait()
+        log.close()

@@ -4,11 +4,6 @@ request's signature; the answers are compared with TileDB-Py's."""
 import json
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 
 import numpy as np
 import pytest
@@ -20,6 +15,7 @@ pd = pytest.importorskip("pandas")
 
 import tilefmt
 import tilefmt.dask as tdask
+from conftest import moto_server
 
 
 @pytest.fixture(scope="module")
@@ -245,12 +241,6 @@ def test_to_tilefmt_into_an_existing_array(client, dense_uri, tmp_path):
 # S3
 # ---------------------------------------------------------------------------
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory):
     """A moto server on 127.0.0.1 that checks signatures: the first four
@@ -259,18 +249,8 @@ def s3(tmp_path_factory):
     TileDB-Py config for it (which tilefmt takes too) and the bucket."""
     pytest.importorskip("moto")
     boto3 = pytest.importorskip("boto3")
-    port = _free_port()
-    log = open(tmp_path_factory.mktemp("moto") / "moto.log", "w")
-    env = dict(os.environ, INITIAL_NO_AUTH_ACTION_COUNT="4")
-    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-p", str(port)], stdout=log, stderr=log, env=env)
-    try:
-        endpoint = f"http://127.0.0.1:{port}"
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(endpoint + "/moto-api/")
-                break
-            except OSError:
-                time.sleep(0.1)
+    with moto_server(tmp_path_factory.mktemp("moto"), {"INITIAL_NO_AUTH_ACTION_COUNT": "4"}) as endpoint:
+        port = int(endpoint.rsplit(":", 1)[1])
         kw = dict(endpoint_url=endpoint, region_name="us-east-1")
         iam = boto3.client("iam", aws_access_key_id="setup", aws_secret_access_key="setup", **kw)
         iam.create_user(UserName="tilefmt")
@@ -289,10 +269,6 @@ def s3(tmp_path_factory):
             "vfs.s3.aws_secret_access_key": key["SecretAccessKey"],
         }
         yield config, "s3://tilefmt-test"
-    finally:
-        server.terminate()
-        server.wait()
-        log.close()
 
 
 def test_storage_config_names():

@@ -11,15 +11,12 @@ times the time between requests sent together."""
 
 import importlib.util
 import os
-import subprocess
-import sys
-import time
-import urllib.request
 
 import numpy as np
 import pytest
 
 import tilefmt
+from conftest import moto_server
 
 tiledb = pytest.importorskip("tiledb")
 pytest.importorskip("moto")
@@ -33,31 +30,18 @@ _spec.loader.exec_module(latency)
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    # moto in a process of its own: TileDB-Py's reads hold the GIL, which an
-    # in-process server would need to answer them.
     import boto3
 
-    port = latency.free_port()
-    log = open(tmp_path_factory.mktemp("moto") / "moto.log", "w")
-    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-p", str(port)], stdout=log, stderr=log)
     saved = {k: os.environ.get(k) for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION")}
     os.environ.update({"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"})
     try:
-        endpoint = "http://127.0.0.1:%d" % port
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(endpoint + "/moto-api/")
-                break
-            except OSError:
-                time.sleep(0.1)
-        boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(Bucket="trips")
-        for kind in ("dense", "sparse"):
-            latency.make_array("s3://trips/" + kind, port, 8, kind == "sparse")
-        yield port, latency.DelayProxy(port)
+        with moto_server(tmp_path_factory.mktemp("moto")) as endpoint:
+            port = int(endpoint.rsplit(":", 1)[1])
+            boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(Bucket="trips")
+            for kind in ("dense", "sparse"):
+                latency.make_array("s3://trips/" + kind, port, 8, kind == "sparse")
+            yield port, latency.DelayProxy(port)
     finally:
-        server.terminate()
-        server.wait()
-        log.close()
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)

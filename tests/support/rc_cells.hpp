@@ -21,6 +21,18 @@ struct rc_cell {
 };
 
 /// Writes `cells` as one fragment of the array at `uri`, at timestamp `t`.
+/// Creates the sparse array at `uri`: dimensions r and c over [1, side] in
+/// tiles of `tile`, attribute v.
+inline void create_rc_array(const std::shared_ptr<storage::backend>& st, const std::string& uri, std::int32_t side,
+                            std::int32_t tile) {
+  array::create(uri,
+                format::make_array_schema({.type = format::ArrayType::SPARSE,
+                                           .dimensions = {format::make_dimension<std::int32_t>("r", 1, side, tile),
+                                                          format::make_dimension<std::int32_t>("c", 1, side, tile)},
+                                           .attributes = {format::make_attribute({.name = "v"})}}),
+                {.storage = st});
+}
+
 inline void write_rc_cells(const std::shared_ptr<storage::backend>& st, const std::string& uri,
                            const std::vector<rc_cell>& cells, std::uint64_t t) {
   array::sparse_writer w(uri, st);

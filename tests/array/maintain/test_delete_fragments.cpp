@@ -27,12 +27,7 @@ namespace {
 /// fragment at t writes cell (t / 10, 1) = t, and all write (8, 8) = t.
 std::shared_ptr<storage::memory> four_fragments() {
   auto st = std::make_shared<storage::memory>();
-  array::create("/a",
-                format::make_array_schema({.type = format::ArrayType::SPARSE,
-                                           .dimensions = {format::make_dimension<std::int32_t>("r", 1, 8, 4),
-                                                          format::make_dimension<std::int32_t>("c", 1, 8, 4)},
-                                           .attributes = {format::make_attribute({.name = "v"})}}),
-                {.storage = st});
+  testing::create_rc_array(st, "/a", 8, 4);
   for (std::int32_t t = 10; t <= 40; t += 10) testing::write_rc_cells(st, "/a", {{t / 10, 1, t}, {8, 8, t}}, t);
   return st;
 }

@@ -68,12 +68,7 @@ private:
 
 std::shared_ptr<slow_store> eight_fragments() {
   auto st = std::make_shared<slow_store>();
-  array::create("/a",
-                format::make_array_schema({.type = format::ArrayType::SPARSE,
-                                           .dimensions = {format::make_dimension<std::int32_t>("r", 1, 64, 8),
-                                                          format::make_dimension<std::int32_t>("c", 1, 64, 8)},
-                                           .attributes = {format::make_attribute({.name = "v"})}}),
-                {.storage = st});
+  testing::create_rc_array(st, "/a", 64, 8);
   for (std::int32_t t = 1; t <= 8; ++t) testing::write_rc_cells(st, "/a", {{t, t, t}, {t + 8, 1, -t}}, t);
   std::lock_guard lock(st->m);
   st->requests.clear();
@@ -120,12 +115,7 @@ private:
 
 TEST_CASE("open: fragments vacuumed between the listing and their reading are listed again, not an error") {
   auto st = std::make_shared<vacuumed_while_opening>();
-  array::create("/a",
-                format::make_array_schema({.type = format::ArrayType::SPARSE,
-                                           .dimensions = {format::make_dimension<std::int32_t>("r", 1, 64, 8),
-                                                          format::make_dimension<std::int32_t>("c", 1, 64, 8)},
-                                           .attributes = {format::make_attribute({.name = "v"})}}),
-                {.storage = st});
+  testing::create_rc_array(st, "/a", 64, 8);
   for (const bool skip_damaged : {false, true}) {
     CAPTURE(skip_damaged);
     const std::int32_t base = skip_damaged ? 16 : 0;
