@@ -51,6 +51,7 @@ class DelayProxy:
         self.bytes = 0
         self.wave_start = None
         self.round_trips = 0
+        self.signed = 0  # requests with an Authorization header
         self.lock = threading.Lock()
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -62,7 +63,7 @@ class DelayProxy:
     def reset(self, delay):
         with self.lock:
             self.delay, self.requests, self.bytes = delay, 0, 0
-            self.wave_start, self.round_trips = None, 0
+            self.wave_start, self.round_trips, self.signed = None, 0, 0
 
     def _accept(self):
         while True:
@@ -82,6 +83,7 @@ class DelayProxy:
                 if upstream and data.startswith(METHODS):
                     with self.lock:
                         self.requests += 1
+                        self.signed += b"\r\nauthorization:" in data.lower()
                         delay = self.delay
                         now = time.monotonic()
                         if self.wave_start is None or now - self.wave_start >= 0.8 * delay:

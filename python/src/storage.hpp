@@ -35,7 +35,9 @@ inline std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string&
       throw std::invalid_argument("tilefmt: only local paths and s3:// URIs are supported, not " + path);
     return {};
   }
-  auto o = st::s3_options::from_environment();
+  // A profile named in the config chooses the shared AWS files' profile.
+  const auto named = config.find("profile");
+  auto o = st::s3_options::from_environment(named == config.end() ? std::string() : named->second);
   auto flag = [](const std::string& k, const std::string& v) {
     if (v == "true" || v == "1") return true;
     if (v == "false" || v == "0") return false;
@@ -51,13 +53,16 @@ inline std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string&
     else if (k == "session_token") o.session_token = v;
     else if (k == "path_style") o.path_style = flag(k, v), path_style_given = true;
     else if (k == "verify_tls") o.verify_tls = flag(k, v);
+    else if (k == "no_sign_request") o.no_sign_request = flag(k, v);
+    else if (k == "profile") continue;  // above
     else if (k == "retries") o.retries = static_cast<unsigned>(std::stoul(v));
     else throw std::invalid_argument("tilefmt: unknown S3 option \"" + k + "\"");
   }
   // As from_environment does: a service other than AWS is addressed by path.
   if (!path_style_given) o.path_style = !o.endpoint.empty();
   const std::string id = o.endpoint + '\n' + o.region + '\n' + o.access_key_id + '\n' + o.secret_access_key + '\n' +
-                         o.session_token + '\n' + char('0' + o.path_style) + char('0' + o.verify_tls) + '\n' +
+                         o.session_token + '\n' + char('0' + o.path_style) + char('0' + o.verify_tls) +
+                         char('0' + o.no_sign_request) + '\n' +
                          std::to_string(o.retries);
   static std::mutex m;
   static std::map<std::string, std::shared_ptr<st::s3>> backends;

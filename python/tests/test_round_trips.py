@@ -70,3 +70,21 @@ def test_open_and_query_in_at_most_six_round_trips(store, kind, box):
         np.testing.assert_array_equal(np.sort(got), np.sort(want))
     assert opened <= 4, (opened, requests)
     assert trips <= 6, (trips, requests)
+
+
+def test_no_sign_request_reads_unsigned(store):
+    # The Census is read with TileDB's {"vfs.s3.region": ..., "vfs.s3.no_sign_request": "true"}.
+    moto_port, proxy = store
+    cfg = {"vfs.s3.endpoint_override": "127.0.0.1:%d" % proxy.port, "vfs.s3.scheme": "http",
+           "vfs.s3.use_virtual_addressing": "false", "vfs.s3.region": "us-east-1", "vfs.s3.no_sign_request": "true"}
+    with tiledb.open("s3://trips/dense", ctx=tiledb.Ctx(tiledb.Config(latency.tiledb_config(moto_port)))) as T:
+        want = T[0:10, 0:10]["a"]
+    proxy.reset(0)
+    with tilefmt.open("s3://trips/dense", config=cfg) as A:  # the environment's keys are set, and not used
+        got = A[0:10, 0:10]["a"]
+    assert proxy.requests > 0 and proxy.signed == 0
+    np.testing.assert_array_equal(got, want)
+    proxy.reset(0)
+    with tilefmt.open("s3://trips/dense", config=dict(cfg, **{"vfs.s3.no_sign_request": "false"})) as A:
+        A[0:10, 0:10]
+    assert proxy.signed == proxy.requests > 0

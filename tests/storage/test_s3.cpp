@@ -9,8 +9,11 @@
 // array TileDB-Py wrote, whose int32 attribute "a" holds 3 * i at cell i.
 #include "tilefmt/storage/s3.hpp"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdlib>
+#include <fstream>
 #include <thread>
 
 #include "../support/result_rows.hpp"
@@ -111,6 +114,90 @@ TEST_CASE("s3: a wrong secret is an error naming the server's refusal") {
   CHECK_THROWS_WITH_AS(wrong.read(at("anything")), doctest::Contains("SignatureDoesNotMatch"), storage::io_error);
   CHECK_THROWS_WITH_AS(wrong.write(at("w"), testing::text_bytes("x")), doctest::Contains("HTTP 403"),
                        storage::io_error);
+}
+
+TEST_CASE("s3: no_sign_request sends requests unsigned, whatever the credentials") {
+  if (env("TILEFMT_S3_VERIFIES_SIGNATURES").empty()) return;  // the server checks signatures (s3_check.sh)
+  store()->write(at("private"), testing::text_bytes("x"));
+  auto o = storage::s3_options::from_environment();
+  o.no_sign_request = true;
+  o.retries = 0;
+  storage::s3 anonymous(o);
+  // The bucket is private: unsigned, the server refuses what it gives the signed.
+  CHECK(store()->read(at("private")).size() == 1);
+  CHECK_THROWS_AS(anonymous.read(at("private")), storage::io_error);
+}
+
+/// Sets an environment variable for a scope, then puts it back.
+class scoped_env {
+public:
+  scoped_env(const char* name, const std::string& value) : name_(name), had_(std::getenv(name) != nullptr) {
+    if (had_) old_ = std::getenv(name);
+    if (value.empty())
+      ::unsetenv(name);
+    else
+      ::setenv(name, value.c_str(), 1);
+  }
+  ~scoped_env() {
+    if (had_)
+      ::setenv(name_, old_.c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+
+private:
+  const char* name_;
+  bool had_;
+  std::string old_;
+};
+
+TEST_CASE("s3: credentials and region from the shared AWS files' profile") {
+  const auto from_env = storage::s3_options::from_environment();
+  const fs::path dir = fs::temp_directory_path() / ("tilefmt-aws-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  {
+    std::ofstream(dir / "credentials") << "# the AWS tools' files\n[default]\naws_access_key_id = wrong\n"
+                                       << "aws_secret_access_key = wrong\n\n[tilefmt]\naws_access_key_id = "
+                                       << from_env.access_key_id << "\naws_secret_access_key=" << from_env.secret_access_key
+                                       << "\n";
+    std::ofstream(dir / "config") << "[default]\nregion = eu-north-1\n[profile tilefmt]\n; a comment\nregion = us-west-2\n";
+  }
+  const scoped_env files("AWS_SHARED_CREDENTIALS_FILE", (dir / "credentials").string()),
+      config("AWS_CONFIG_FILE", (dir / "config").string()), key("AWS_ACCESS_KEY_ID", ""),
+      secret("AWS_SECRET_ACCESS_KEY", ""), region("AWS_REGION", ""), default_region("AWS_DEFAULT_REGION", "");
+  {
+    const scoped_env profile("AWS_PROFILE", "tilefmt");
+    const auto o = storage::s3_options::from_environment();
+    CHECK(o.access_key_id == from_env.access_key_id);
+    CHECK(o.secret_access_key == from_env.secret_access_key);
+    CHECK(o.region == "us-west-2");
+  }
+  {
+    const scoped_env profile("AWS_PROFILE", "");
+    const auto o = storage::s3_options::from_environment();
+    CHECK(o.access_key_id == "wrong");
+    CHECK(o.region == "eu-north-1");
+    // Named by the caller, a profile wins over the environment's.
+    CHECK(storage::s3_options::from_environment("tilefmt").access_key_id == from_env.access_key_id);
+  }
+  {
+    // The variables' keys win over the files' default profile.
+    const scoped_env k("AWS_ACCESS_KEY_ID", "from-variable"), r("AWS_REGION", "ap-south-1");
+    const auto o = storage::s3_options::from_environment();
+    CHECK(o.access_key_id == "from-variable");
+    CHECK(o.region == "ap-south-1");
+  }
+  if (!env("TILEFMT_S3_VERIFIES_SIGNATURES").empty()) {
+    // The profile's keys sign for the server.
+    const scoped_env profile("AWS_PROFILE", "tilefmt");
+    auto o = storage::s3_options::from_environment();
+    o.region = from_env.region;
+    o.endpoint = from_env.endpoint;
+    o.path_style = from_env.path_style;
+    store()->write(at("profiled"), testing::text_bytes("yz"));
+    CHECK(storage::s3(o).read(at("profiled")).size() == 2);
+  }
+  fs::remove_all(dir);
 }
 
 TEST_CASE("s3: requests that fail for a passing reason are tried again") {

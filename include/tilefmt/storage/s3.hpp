@@ -42,6 +42,7 @@
 #include <curl/curl.h>
 #include <openssl/sha.h>
 
+#include "tilefmt/storage/aws_profile.hpp"
 #include "tilefmt/storage/backend.hpp"
 
 namespace tilefmt::storage {
@@ -63,12 +64,17 @@ struct s3_options {
   std::chrono::milliseconds connect_timeout{10'000};
   std::chrono::milliseconds request_timeout{120'000};
   bool verify_tls = true;
+  /// Sends requests unsigned, whatever credentials are at hand: public
+  /// buckets read anonymously (TileDB's vfs.s3.no_sign_request).
+  bool no_sign_request = false;
 
   /// The usual AWS variables: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
   /// AWS_SESSION_TOKEN, AWS_REGION (else AWS_DEFAULT_REGION) and
   /// AWS_ENDPOINT_URL_S3 (else AWS_ENDPOINT_URL); path-style addressing
-  /// when an endpoint is given.
-  static s3_options from_environment() {
+  /// when an endpoint is given. Credentials and region the variables do not
+  /// give come from the shared AWS files' profile `profile` (empty:
+  /// AWS_PROFILE's, aws_profile.hpp), as the AWS tools take them.
+  static s3_options from_environment(const std::string& profile = {}) {
     auto env = [](const char* name) -> std::string {
       const char* v = std::getenv(name);
       return v ? v : "";
@@ -82,6 +88,11 @@ struct s3_options {
     o.endpoint = env("AWS_ENDPOINT_URL_S3");
     if (o.endpoint.empty()) o.endpoint = env("AWS_ENDPOINT_URL");
     o.path_style = !o.endpoint.empty();
+    // The variables' keys win over the files', unless a profile is named.
+    const auto p = aws_profile::from_files(profile);
+    if (o.access_key_id.empty() || !profile.empty())
+      o.access_key_id = p.access_key_id, o.secret_access_key = p.secret_access_key, o.session_token = p.session_token;
+    if (env("AWS_REGION").empty() && env("AWS_DEFAULT_REGION").empty() && !p.region.empty()) o.region = p.region;
     return o;
   }
 };
@@ -504,12 +515,12 @@ private:
         // Signed with the request (libcurl signs the x-amz-* headers given
         // and takes this one as the payload's hash).
         list = curl_slist_append(list, ("x-amz-content-sha256: " + payload_hash).c_str());
-        if (!o_.session_token.empty()) list = curl_slist_append(list, ("x-amz-security-token: " + o_.session_token).c_str());
+        if (!o_.session_token.empty() && !o_.no_sign_request) list = curl_slist_append(list, ("x-amz-security-token: " + o_.session_token).c_str());
         const std::string sigv4 = "aws:amz:" + o_.region + ":s3";
         const std::string user = o_.access_key_id + ":" + o_.secret_access_key;
         curl_easy_setopt(h.h, CURLOPT_URL, address.c_str());
         curl_easy_setopt(h.h, CURLOPT_HTTPHEADER, list);
-        if (!o_.access_key_id.empty()) {
+        if (!o_.access_key_id.empty() && !o_.no_sign_request) {
           curl_easy_setopt(h.h, CURLOPT_AWS_SIGV4, sigv4.c_str());
           curl_easy_setopt(h.h, CURLOPT_USERPWD, user.c_str());
         }

@@ -1,19 +1,23 @@
 """Storage options: where an s3:// array is and who signs the requests;
 `threads`, how many threads decode an array's tiles (0, the default: one
 per core the process may use; TileDB's name sm.compute_concurrency_level);
-`io_concurrency`, how many requests are in flight while an array opens (0,
-the default: 16 on S3; TileDB's name vfs.s3.max_parallel_ops).
+`io_concurrency`, how many requests are in flight while an array opens and
+a query fetches its tiles (0, the default: 16 on S3; TileDB's name
+vfs.s3.max_parallel_ops).
 
 Every function that opens or writes an array takes ``config``: a dict
 whose keys are tilefmt's short names or the names TileDB-Py users already
 set in a ``tiledb.Config``. What it does not say comes from the usual AWS
 environment variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
 AWS_SESSION_TOKEN, AWS_REGION or AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3 or
-AWS_ENDPOINT_URL), read when the array is opened.
+AWS_ENDPOINT_URL), read when the array is opened, and then from the shared
+AWS files' profile (``~/.aws/credentials`` and ``~/.aws/config``; the
+profile AWS_PROFILE names, or the config's ``profile``).
+``no_sign_request`` sends requests unsigned (public buckets).
 """
 
 _SHORT = ("endpoint", "region", "access_key_id", "secret_access_key", "session_token", "path_style",
-          "verify_tls", "retries", "threads", "io_concurrency")
+          "verify_tls", "retries", "threads", "io_concurrency", "no_sign_request", "profile")
 
 # TileDB's names for the same settings.
 _TILEDB = {
@@ -22,10 +26,12 @@ _TILEDB = {
     "vfs.s3.aws_secret_access_key": "secret_access_key",
     "vfs.s3.aws_session_token": "session_token",
     "vfs.s3.verify_ssl": "verify_tls",
+    # Unsigned requests: public buckets (the CELLxGENE Census is read so).
+    "vfs.s3.no_sign_request": "no_sign_request",
     "vfs.s3.connect_max_tries": "retries",
     # The threads that decode tiles (0: one per core), as TileDB's compute pool.
     "sm.compute_concurrency_level": "threads",
-    # Requests in flight while opening an array (0: 16 on S3).
+    # Requests in flight while opening an array and fetching tiles (0: 16 on S3).
     "vfs.s3.max_parallel_ops": "io_concurrency",
 }
 

@@ -25,8 +25,9 @@ struct open_options {
   /// core the process may use).
   unsigned threads = 0;
   /// Requests in flight at once (TileDB's vfs.s3.max_parallel_ops): while
-  /// opening the array, each fragment's metadata; in a dense query, the
-  /// batches of tiles fetched ahead of the decoding threads. 0: 16 where the
+  /// opening the array, each fragment's metadata; in a query, the tiles of
+  /// all fragments and fields fetched together (a dense query's batches
+  /// ahead of the decoding threads). 0: 16 where the
   /// storage is an object store, whose latency and not its CPU sets the
   /// time, and `threads` elsewhere (requests_in_flight).
   unsigned io_concurrency = 0;
