@@ -27,6 +27,7 @@
 namespace test_open_requests {
 
 using namespace tilefmt;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -132,6 +133,24 @@ TEST_CASE("open: fragments vacuumed between the listing and their reading are li
     CHECK(arr.fragments().size() == 1);
     CHECK(testing::rc_cells_of(arr.query().layout(array::query_layout::row_major).read()) == before);
   }
+}
+
+TEST_CASE("open: a fragment whose metadata is missing for good: listed again, then an error or a damaged fragment") {
+  auto st = std::make_shared<vacuumed_while_opening>();  // never armed: nothing vacuumed
+  testing::create_rc_array(st, "/a", 64, 8);
+  for (std::int32_t t = 1; t <= 3; ++t) testing::write_rc_cells(st, "/a", {{t, t, t}}, t);
+  const auto second = array::open("/a", {.storage = st}).fragments().at(1).name();
+  st->inner.remove(fs::path("/a/__fragments") / second.str() / "__fragment_metadata.tdb");
+  st->listings = 0;
+  CHECK_THROWS_WITH_AS(array::open("/a", {.storage = st}), doctest::Contains("__fragment_metadata.tdb"),
+                       storage::io_error);
+  CHECK(st->listings == 4);  // listed again in case a vacuum removed it, then given up
+  st->listings = 0;
+  const auto arr = array::open("/a", {.skip_damaged_fragments = true, .storage = st});
+  CHECK(st->listings == 4);
+  CHECK(arr.fragments().size() == 2);
+  REQUIRE(arr.damaged_fragments().size() == 1);
+  CHECK(arr.damaged_fragments().front().first.name == second);
 }
 
 TEST_CASE("open: io_concurrency 1 fetches the fragments' metadata one at a time, with the same answer") {

@@ -26,11 +26,13 @@ TILEFMT_FUNC array_reader::array_reader(const fs::path& root, open_options opt)
   // their reading (a fragment, its metadata, a `.vac` file): a listed file
   // that is gone when read makes the open start again from a new listing,
   // a few times at most. A file that is there and still cannot be read is
-  // an error at once.
+  // an error at once; one still gone after the last listing is what it
+  // would have been without the others (an error, or with
+  // skip_damaged_fragments a damaged fragment).
   constexpr int most_listings = 4;
   for (int listings = 1;; ++listings) {
     try {
-      open_listed();
+      open_listed(listings == most_listings);
       return;
     } catch (const io_error& e) {
       if (listings == most_listings || storage_->file_size(e.path())) throw;
@@ -44,7 +46,7 @@ TILEFMT_FUNC array_reader::array_reader(const fs::path& root, open_options opt)
   }
 }
 
-TILEFMT_FUNC void array_reader::open_listed() {
+TILEFMT_FUNC void array_reader::open_listed(bool last_listing) {
   const auto folders = detail::list_folders(*storage_, root_);
   listing_ = list_array(*storage_, root_, folders, opt_.timestamp_start, opt_.timestamp_end, false);
   schema_ = load_schema(listing_.latest_schema);
@@ -71,7 +73,7 @@ TILEFMT_FUNC void array_reader::open_listed() {
     } catch (const format_error& e) {
       o.error = e.what();
     } catch (const io_error& e) {
-      if (!storage_->file_size(e.path())) throw;  // gone since the listing: listed again
+      if (!last_listing && !storage_->file_size(e.path())) throw;  // gone since the listing: listed again
       o.error = e.what();
     }
   };

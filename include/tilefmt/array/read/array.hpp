@@ -68,8 +68,10 @@ public:
   const std::vector<std::pair<timestamped_path, std::string>>& damaged_fragments() const noexcept { return damaged_; }
 
 private:
-  /// Lists the array and reads what the listing names (the constructor).
-  void open_listed();
+  /// Lists the array and reads what the listing names (the constructor);
+  /// before the `last_listing`, a fragment gone since the listing is an
+  /// io_error even with skip_damaged_fragments (the array is listed again).
+  void open_listed(bool last_listing);
   filter::generic_tile_options tile_options() const;
   std::shared_ptr<const format::ArraySchema> load_schema(const fs::path& p);
   /// The schema a fragment was written with (`name`: from its footer, v10
