@@ -49,10 +49,6 @@ public:
                                                                   std::span<const std::string> names) const {
     return fetch_each(names, std::vector<const tile_list*>(names.size(), &tiles));
   }
-  /// One field's (fetch_ahead above).
-  std::map<std::uint32_t, fetched_tiles> fetch_ahead(const tile_list& tiles, const std::string& name) const {
-    return std::move(fetch_ahead(tiles, std::span(&name, 1)).front());
-  }
   /// fetch_ahead of field names[n]'s tiles *tiles[n], for every n at once.
   std::vector<std::map<std::uint32_t, fetched_tiles>> fetch_each(std::span<const std::string> names,
                                                                  const std::vector<const tile_list*>& tiles) const {
