@@ -81,7 +81,8 @@ fi
 # A SOMA experiment tiledbsoma writes from an AnnData, and tiledbsoma's
 # reading of it (python/tests/soma_make.py), for test_soma.py: made in a
 # venv of its own (python/requirements-soma.txt), again only when the
-# requirements or the script change.
+# requirements or the script change. The same venv runs test_soma_api.py
+# below.
 SOMA_REQ="$REPO/python/requirements-soma.txt"
 SOMA_VENV="$OUT/soma-venv"
 SOMA_DIR="$OUT/soma"
@@ -132,4 +133,15 @@ fi
 # From outside the source tree, so that the installed package is the one tested.
 cd "$OUT"
 "$PY" -m pytest -q -p no:cacheprovider "$REPO/python/tests"
+
+# tilefmt.soma beside tiledbsoma (test_soma_api.py, skipped above): in the
+# SOMA venv, with the package just installed put on its path (the same
+# Python, so the same extension; NumPy and pyarrow at the same versions).
+if [ -n "$SOMA_OK" ]; then
+    SOMA_PATH="$OUT/soma-path"
+    mkdir -p "$SOMA_PATH"
+    ln -sfn "$("$PY" -c 'import os, tilefmt; print(os.path.dirname(tilefmt.__file__))')" "$SOMA_PATH/tilefmt"
+    PYTHONPATH="$SOMA_PATH" "$SOMA_VENV/bin/python" -m pytest -q -p no:cacheprovider \
+        "$REPO/python/tests/test_soma_api.py" "$REPO/python/tests/test_docs.py"
+fi
 say "done in $(( $(date +%s) - START )) s"

@@ -67,11 +67,23 @@ def experiment(uri):
         G.meta["title"] = "an experiment"
 
 
+def soma_experiment(uri):
+    """The experiment test_soma_api.py reads, written by tiledbsoma (given
+    an absolute path: libtiledb resolves relative ones against the working
+    folder of its first context, another test's)."""
+    import soma_make
+    soma_make.write_experiment(os.path.abspath(uri))
+
+
+# Each page's setup, and the modules its blocks need (a venv without them
+# skips the page: the SOMA page runs in the SOMA venv, the others in the
+# test venv).
 SETUP = {
-    "README.md": lambda: dense_2d("path/to/array"),
-    "docs/python.md": lambda: dense_2d("path/to/array"),
-    "docs/arrow.md": lambda: sparse_1d("path/to/sparse"),
-    "docs/groups.md": lambda: experiment("path/to/experiment"),
+    "README.md": (lambda: dense_2d("path/to/array"), ("polars", "duckdb")),
+    "docs/python.md": (lambda: dense_2d("path/to/array"), ("polars", "duckdb")),
+    "docs/arrow.md": (lambda: sparse_1d("path/to/sparse"), ("polars", "duckdb")),
+    "docs/groups.md": (lambda: experiment("path/to/experiment"), ("polars", "duckdb")),
+    "docs/soma.md": (lambda: soma_experiment("path/to/experiment"), ("tiledbsoma", "anndata", "scipy")),
 }
 
 
@@ -83,11 +95,12 @@ def test_every_page_is_listed():
 
 @pytest.mark.parametrize("page", sorted(SETUP))
 def test_page_runs(page, tmp_path, monkeypatch):
-    pytest.importorskip("polars")
-    pytest.importorskip("duckdb")
+    setup, needs = SETUP[page]
+    for module in needs:
+        pytest.importorskip(module)
     monkeypatch.chdir(tmp_path)
     os.makedirs("path/to")
-    SETUP[page]()
+    setup()
     namespace = {"__name__": "docs"}
     blocks = python_blocks(page)
     assert blocks

@@ -139,4 +139,33 @@ TEST_CASE("subarray: no ranges on a string dimension is all of it") {
   CHECK_FALSE(sub.dim(0).contains(order_key(std::int64_t{5})));
 }
 
+TEST_CASE("subarray: clearing the sorted keys outside the ranges agrees with contains") {
+  // A tile's first dimension in row-major order: keys that never decrease,
+  // with repeats (a matrix row's cells), tested a range at a time.
+  std::mt19937 rng(13);
+  for (int round = 0; round < 40; ++round) {
+    std::vector<user_range> xs;
+    const int n = round < 10 ? 1 + round : 50 * round;
+    for (int r = 0; r < n; ++r) {
+      const std::int64_t lo = static_cast<std::int64_t>(rng() % 2100) - 1050;
+      xs.push_back({lo, lo + static_cast<std::int64_t>(rng() % (r % 3 == 0 ? 1 : 40))});
+    }
+    if (round == 5) xs = {{std::int64_t{-1000}, std::int64_t{1000}}};  // everything
+    const subarray sub(sparse_schema(), {xs});
+    const auto& dx = sub.dim(0);
+    std::vector<std::int64_t> keys;
+    for (std::int64_t v = static_cast<std::int64_t>(rng() % 400) - 1000; v <= 1000 && keys.size() < 3000;
+         v += static_cast<std::int64_t>(rng() % 3))
+      keys.push_back(v);
+    if (round % 7 == 0) keys.resize(round % 2);  // no keys, one key
+    std::vector<std::uint8_t> in(keys.size()), want(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      in[i] = rng() % 10 != 0;  // another dimension's verdict, kept
+      want[i] = in[i] && dx.contains(order_key(keys[i]));
+    }
+    dx.clear_outside_sorted([&](std::size_t i) { return order_key(keys[i]); }, keys.size(), in.data());
+    REQUIRE(in == want);
+  }
+}
+
 } // namespace test_subarray

@@ -7,6 +7,7 @@
 #include "tilefmt/array/read/query.hpp"
 #include "tilefmt/array/write.hpp"
 #include "tilefmt/array/write/new_files.hpp"
+#include "tilefmt/array/write/tile_metadata.hpp"
 #include "tilefmt/array/support/radix_sort.hpp"
 #include "tilefmt/format/feature_versions.hpp"
 

@@ -126,6 +126,36 @@ struct dimension_ranges {
     return it != text_cover_.begin() && std::prev(it)->hi >= hi;
   }
 
+  /// For `n` keys that never decrease (`key(i)`: a tile's first dimension
+  /// in row-major order, a SOMA matrix's rows): clears `in[i]` for each key
+  /// outside every range, with two binary searches a range of the union
+  /// that meets the keys rather than a test a key (a list of thousands of
+  /// joinids costs what its ranges do). Only once index() has run.
+  template <class Key>
+  void clear_outside_sorted(Key key, std::size_t n, std::uint8_t* in) const {
+    if (n == 0) return;
+    // The first position in [from, n) whose key is >= v.
+    auto first_at_least = [&](std::size_t from, std::uint64_t v) {
+      std::size_t lo = from, hi = n;
+      while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (key(mid) < v) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    const std::uint64_t last = key(n - 1);
+    auto r = std::lower_bound(cover_.begin(), cover_.end(), key(0), [](const key_range& c, std::uint64_t v) { return c.hi < v; });
+    std::size_t done = 0;  // cells before `done` are decided
+    for (; r != cover_.end() && r->lo <= last && done < n; ++r) {
+      const std::size_t begin = first_at_least(done, r->lo);
+      std::fill(in + done, in + begin, std::uint8_t{0});
+      done = r->hi == std::numeric_limits<std::uint64_t>::max() ? n : first_at_least(begin, r->hi + 1);
+    }
+    std::fill(in + done, in + n, std::uint8_t{0});
+  }
+  bool indexed() const noexcept { return indexed_; }
+
   /// contains() / contains_text() for keys that mostly come in increasing
   /// order (a tile's coordinates): the range of the last key is tried, and
   /// the one after it, before a binary search. One per thread.

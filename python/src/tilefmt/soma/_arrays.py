@@ -7,6 +7,7 @@ enumerated columns)."""
 
 import numpy as np
 
+from .. import _condition
 from .._arrow import ArrowResult
 from .._query import _bound
 from ._objects import SOMAError, SOMAObject
@@ -22,9 +23,36 @@ def _layout(result_order):
     return _ORDERS[name]
 
 
+def _arrow_numbers(values):
+    """The values of a pyarrow integer or float array without nulls, as
+    NumPy, from its buffer (pyarrow's to_numpy imports pandas the first
+    time: a fifth of a second a process); None for anything else."""
+    chunks = getattr(values, "chunks", None)
+    if chunks is not None:
+        parts = [_arrow_numbers(c) for c in chunks]
+        if any(p is None for p in parts):
+            return None
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    kind = getattr(getattr(values, "type", None), "id", None)
+    buffers = getattr(values, "buffers", None)
+    if kind is None or buffers is None or values.null_count:
+        return None
+    try:
+        dtype = np.dtype(values.type.to_pandas_dtype())
+    except (NotImplementedError, TypeError):
+        return None
+    if dtype.kind not in "iuf":
+        return None
+    data = buffers()[1]
+    return np.frombuffer(data, dtype=dtype, count=len(values), offset=values.offset * dtype.itemsize)
+
+
 def _points(values):
     """A 1-D NumPy array of the coordinates in `values` (NumPy, Arrow,
     pandas or a Python sequence)."""
+    numbers = _arrow_numbers(values) if not isinstance(values, np.ndarray) else None
+    if numbers is not None:
+        return numbers
     if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
         try:
             values = values.to_numpy(zero_copy_only=False)
@@ -36,13 +64,10 @@ def _points(values):
     return values
 
 
-def _integer_runs(values, lo, hi):
-    """Sorted distinct integers as inclusive ranges, neighbours merged (a
-    list of joinids becomes as few ranges as it has gaps), within [lo, hi]."""
+def _integer_runs(values):
+    """Sorted distinct integers as inclusive ranges, neighbours merged: a
+    list of joinids becomes as few ranges as it has gaps."""
     v = np.unique(values.astype(np.int64, copy=False))
-    v = v[(v >= lo) & (v <= hi)]
-    if len(v) == 0:
-        return []
     breaks = np.flatnonzero(np.diff(v) != 1) + 1
     starts = v[np.concatenate(([0], breaks))]
     ends = v[np.concatenate((breaks - 1, [len(v) - 1]))]
@@ -51,7 +76,10 @@ def _integer_runs(values, lo, hi):
 
 def _dim_ranges(dim, bounds, sel):
     """TileDB's inclusive ranges on `dim` for one SOMA coordinate: [] for
-    all, None for nothing. `bounds`: the dimension's current domain."""
+    all, None for nothing. `bounds`: the dimension's current domain. As in
+    tiledbsoma, a slice is cut to the domain (and is an error outside it),
+    and a point outside it is an error."""
+    lo_b, hi_b = bounds
     if sel is None:
         return []
     if isinstance(sel, slice):
@@ -59,14 +87,14 @@ def _dim_ranges(dim, bounds, sel):
             raise ValueError("slice steps are not supported (SOMA slices are inclusive ranges)")
         if sel.start is None and sel.stop is None:
             return []
-        lo = sel.start if sel.start is not None else bounds[0]
-        hi = sel.stop if sel.stop is not None else bounds[1]
+        lo = sel.start if sel.start is not None else lo_b
+        hi = sel.stop if sel.stop is not None else hi_b
         if lo is None or hi is None:
             raise ValueError("a half-open slice of %r needs a domain" % dim.name)
-        if dim.dtype.kind in "iu" and bounds[0] is not None:
-            lo, hi = max(int(lo), int(bounds[0])), min(int(hi), int(bounds[1]))
-            if lo > hi:
-                return None
+        if dim.dtype.kind in "iu" and lo_b is not None:
+            if int(lo) > int(hi_b) or int(hi) < int(lo_b):
+                raise ValueError("slice [%s:%s] does not overlap [%s:%s]" % (lo, hi, lo_b, hi_b))
+            lo, hi = max(int(lo), int(lo_b)), min(int(hi), int(hi_b))
         return [(_bound(dim, lo), _bound(dim, hi))]
     if isinstance(sel, (str, bytes, int, float, np.generic)):
         sel = [sel]
@@ -74,9 +102,12 @@ def _dim_ranges(dim, bounds, sel):
     if len(values) == 0:
         return None
     if dim.dtype.kind in "iu" and values.dtype.kind in "iu":
-        runs = _integer_runs(values, *(bounds if bounds[0] is not None else (np.iinfo(np.int64).min,
-                                                                            np.iinfo(np.int64).max)))
-        return runs or None
+        if lo_b is not None:
+            outside = values[(values < int(lo_b)) | (values > int(hi_b))]
+            if len(outside):
+                raise SOMAError("a coordinate of %r, %d, is outside the current domain [%s, %s]"
+                                % (dim.name, outside[0], lo_b, hi_b))
+        return _integer_runs(values)
     return [(_bound(dim, v), _bound(dim, v)) for v in dict.fromkeys(values.tolist())]
 
 
@@ -108,36 +139,76 @@ def _ranges(array, coords):
     return out
 
 
+def _condition_fields(tree, out):
+    """The fields a parsed condition names, in the order it names them."""
+    if tree is None:
+        return out
+    if tree[0] in ("and", "or"):
+        for child in tree[1]:
+            _condition_fields(child, out)
+    elif tree[0] == "not":
+        _condition_fields(tree[1], out)
+    elif tree[1] not in out:
+        out.append(tree[1])
+    return out
+
+
 class TableReadIter:
     """The Arrow tables of a read, one per batch of the query (at most
-    about a memory budget each); `concat()` gives them as one table."""
+    about a memory budget each; an empty read gives one empty table);
+    `concat()` gives them as one table."""
 
-    def __init__(self, result, columns, empty=False):
+    def __init__(self, array, result, columns, empty=False):
         import pyarrow as pa
+        self._array = array
         self._reader = pa.RecordBatchReader.from_stream(result)
         src = self._reader.schema
         self._index = [src.get_field_index(c) for c in columns]
+        if -1 in self._index:
+            raise SOMAError("the read gives no column %r" % columns[self._index.index(-1)])
         # TileDB's datatype rides in the export's field metadata; SOMA's
         # tables have none.
         self.schema = pa.schema([src.field(i).remove_metadata() for i in self._index])
-        self._empty = empty
+        self._done = empty
+        self._yielded = False
 
     def __iter__(self):
         return self
 
     def __next__(self):
         import pyarrow as pa
-        if self._empty:
-            raise StopIteration
-        batch = self._reader.read_next_batch()
+        try:
+            if self._done:
+                raise StopIteration
+            batch = self._reader.read_next_batch()
+        except StopIteration:
+            self._done = True
+            if self._yielded:
+                raise
+            self._yielded = True
+            return self._empty()
+        self._yielded = True
         return pa.Table.from_batches([pa.RecordBatch.from_arrays([batch.column(i) for i in self._index],
                                                                  schema=self.schema)])
+
+    def _empty(self):
+        """No rows, but dictionary columns with their whole enumeration (as
+        a batch of rows has them, and tiledbsoma's empty tables)."""
+        import pyarrow as pa
+        columns = []
+        for f in self.schema:
+            if pa.types.is_dictionary(f.type):
+                values = pa.array(self._array.enum(self._array.schema.attr(f.name).enumeration), f.type.value_type)
+                columns.append(pa.DictionaryArray.from_arrays(pa.array([], f.type.index_type), values))
+            else:
+                columns.append(pa.array([], f.type))
+        return pa.Table.from_arrays(columns, schema=self.schema)
 
     def concat(self):
         """Every remaining batch as one pyarrow Table."""
         import pyarrow as pa
         tables = list(self)
-        return pa.concat_tables(tables) if tables else self.schema.empty_table()
+        return pa.concat_tables(tables) if tables else self._empty()
 
 
 class _SOMAArray(SOMAObject):
@@ -185,10 +256,14 @@ class _SOMAArray(SOMAObject):
         unknown = [c for c in columns if c not in dims and c not in attrs]
         if unknown:
             raise ValueError("%s has no column %s" % (self.uri, ", ".join(map(repr, unknown))))
+        if column_names is not None and value_filter:
+            # tiledbsoma's tables also hold the columns the filter names.
+            named = _condition_fields(_condition.parse(value_filter, schema), [])
+            columns += [c for c in named if c not in columns]
         ranges = None if empty else _ranges(A, coords)
         query = A.query(attrs=[c for c in attrs if c in columns], cond=value_filter or None,
                         order=_layout(result_order))
-        return TableReadIter(ArrowResult(query, ranges or [[] for _ in dims]), columns, empty=ranges is None)
+        return TableReadIter(A, ArrowResult(query, ranges or [[] for _ in dims]), columns, empty=ranges is None)
 
 
 class DataFrame(_SOMAArray):
@@ -267,15 +342,17 @@ class SparseNDArrayRead:
         return self.array._read(self.coords, None, None, self.result_order)
 
     def coos(self, shape=None):
-        """pyarrow SparseCOOTensors of the array's shape (or `shape`), one per batch."""
+        """pyarrow SparseCOOTensors of the array's shape (or `shape`), one
+        per batch of values (none for an empty read)."""
         import pyarrow as pa
         shape = tuple(shape) if shape is not None else self.array.shape
         if len(shape) != self.array.ndim:
             raise ValueError("shape must have %d entries" % self.array.ndim)
         dims = ["soma_dim_%d" % i for i in range(len(shape))]
         for t in self.tables():
-            coords = np.column_stack([t.column(d).to_numpy() for d in dims]) if t.num_rows else \
-                np.zeros((0, len(dims)), np.int64)
+            if t.num_rows == 0:
+                continue  # pyarrow makes no empty SparseCOOTensor
+            coords = np.column_stack([t.column(d).to_numpy() for d in dims])
             data = t.column("soma_data").to_numpy()
             yield pa.SparseCOOTensor.from_numpy(data.reshape(-1, 1), coords, shape=shape, dim_names=dims)
 
@@ -284,6 +361,16 @@ class DenseNDArray(_NDArray):
     """A dense matrix or tensor: dimensions ``soma_dim_0``.., values ``soma_data``."""
 
     soma_type = "SOMADenseNDArray"
+
+    @property
+    def schema(self):
+        """The dimensions (int64) and soma_data, as SOMA names a dense array's columns."""
+        import pyarrow as pa
+        A = self._array
+        whole = [[] for _ in A.schema.domain.dims]
+        data = pa.RecordBatchReader.from_stream(ArrowResult(A.query(attrs=["soma_data"]), whole))
+        dims = [pa.field(d.name, pa.int64(), nullable=False) for d in A.schema.domain.dims]
+        return pa.schema(dims + [data.schema.field("soma_data").remove_metadata()])
 
     def read(self, coords=(), *, result_order="auto", partitions=None, platform_config=None):
         """The values at `coords` (per dimension: None, a value or an
@@ -304,7 +391,8 @@ class DenseNDArray(_NDArray):
             elif isinstance(c, slice):
                 if c.step is not None:
                     raise ValueError("slice steps are not supported (SOMA slices are inclusive ranges)")
-                sel.append(slice(int(lo) if c.start is None else int(c.start), int(hi) if c.stop is None else int(c.stop)))
+                sel.append(slice(int(lo) if c.start is None else int(c.start),
+                                 int(hi) if c.stop is None else int(c.stop)))
             elif isinstance(c, (int, np.integer)):
                 sel.append(slice(int(c), int(c)))
             else:

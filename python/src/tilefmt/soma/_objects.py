@@ -36,19 +36,21 @@ def _to_ms(timestamp):
 
 class SOMATileDBContext:
     """Where and when objects are read: `tiledb_config` (TileDB's keys, such
-    as ``vfs.s3.region``, or tilefmt's short ones), and `tiledb_timestamp`,
-    the time the objects are read as of (ms or a datetime). As tiledbsoma's
-    class of that name, so that code passing one keeps working."""
+    as ``vfs.s3.region``, or tilefmt's short ones), and `timestamp`, the
+    time objects are read as of (ms or a datetime). tiledbsoma's class of
+    that name, so that code passing one keeps working (`tiledb_ctx` and
+    `threadpool` are taken and not used: there is no libtiledb context)."""
 
-    def __init__(self, tiledb_config=None, tiledb_timestamp=None):
+    def __init__(self, tiledb_config=None, tiledb_ctx=None, timestamp=None, threadpool=None):
+        del tiledb_ctx, threadpool
         self.tiledb_config = dict(tiledb_config or {})
-        self.timestamp_ms = _to_ms(tiledb_timestamp)
+        self.timestamp_ms = _to_ms(timestamp)
 
-    def replace(self, *, tiledb_config=None, tiledb_timestamp=None):
-        """A copy with `tiledb_config` merged in and `tiledb_timestamp` set."""
+    def replace(self, *, tiledb_config=None, timestamp=None):
+        """A copy with `tiledb_config` merged in and `timestamp` set."""
         config = dict(self.tiledb_config)
         config.update(tiledb_config or {})
-        return SOMATileDBContext(config, self.timestamp_ms if tiledb_timestamp is None else tiledb_timestamp)
+        return SOMATileDBContext(config, timestamp=self.timestamp_ms if timestamp is None else timestamp)
 
 
 class _Opening:
@@ -58,7 +60,13 @@ class _Opening:
 
     def __init__(self, context, tiledb_timestamp):
         self.context = context if context is not None else SOMATileDBContext()
-        self.config = dict(self.context.tiledb_config)
+        self.config = {}
+        for k, v in self.context.tiledb_config.items():
+            try:
+                _config.normalize({k: v})
+                self.config[k] = v
+            except ValueError:
+                pass  # TileDB's tuning (buffer sizes, memory budgets): no meaning here
         ms = _to_ms(tiledb_timestamp)
         self.timestamp = ms if ms is not None else self.context.timestamp_ms
 

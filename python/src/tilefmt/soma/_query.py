@@ -31,10 +31,16 @@ class _Positions:
     def __init__(self, joinids):
         self._ids = np.asarray(joinids, dtype=np.int64)
         self._sorted = bool(np.all(self._ids[1:] > self._ids[:-1]))
+        # All joinids from the first to the last (an axis not filtered): a subtraction.
+        self._step = self._sorted and len(self._ids) > 0 and int(self._ids[-1] - self._ids[0]) + 1 == len(self._ids)
         self._index = None
 
     def __call__(self, coords):
-        coords = np.asarray(coords.to_numpy() if hasattr(coords, "to_numpy") else coords, dtype=np.int64)
+        from ._arrays import _points
+        coords = np.asarray(_points(coords), dtype=np.int64)
+        if self._step:
+            pos = coords - self._ids[0]
+            return np.where((pos >= 0) & (pos < len(self._ids)), pos, -1)
         if self._sorted:
             # Reads return joinids in order more often than not: a search
             # costs no hash table.
@@ -197,12 +203,20 @@ class ExperimentAxisQuery:
         """`layer` at joinids rows x cols as a SciPy CSR matrix, rows and
         columns numbered by their positions in the query's results."""
         import scipy.sparse as sp
+        from ._arrays import _points
         table = layer.read((rows, cols)).tables().concat()
         n_rows, n_cols = len(rows), len(cols)
-        index = np.int32 if max(n_rows, n_cols) < np.iinfo(np.int32).max else np.int64
-        r = by_row(table.column("soma_dim_0").to_numpy()).astype(index, copy=False)
-        c = by_col(table.column("soma_dim_1").to_numpy()).astype(index, copy=False)
-        data = table.column("soma_data").to_numpy()
+        index = np.int32 if max(n_rows, n_cols, table.num_rows) < np.iinfo(np.int32).max else np.int64
+        r = by_row(_points(table.column("soma_dim_0"))).astype(index, copy=False)
+        c = by_col(_points(table.column("soma_dim_1"))).astype(index, copy=False)
+        data = np.array(_points(table.column("soma_data")))  # writable, as users scale X in place
+        dr, dc = np.diff(r), np.diff(c)
+        if np.all((dr > 0) | ((dr == 0) & (dc > 0))):
+            # Row-major already (a read of one fragment, or in row-major
+            # order): the CSR arrays without a sort.
+            indptr = np.zeros(n_rows + 1, dtype=index)
+            np.cumsum(np.bincount(r, minlength=n_rows), out=indptr[1:])
+            return sp.csr_matrix((data, c, indptr), shape=(n_rows, n_cols))
         return sp.csr_matrix((data, (r, c)), shape=(n_rows, n_cols))
 
     def _dense_rows(self, layer, ids, by_id):

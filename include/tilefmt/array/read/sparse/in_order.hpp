@@ -382,12 +382,17 @@ private:
       // spares the test of each.
       if (n == 0) return;
       key_range seen{key(0), key(0)};
+      bool sorted = true;
       for (std::size_t i = 1; i < n; ++i) {
         const auto k = key(i);
+        sorted &= k >= key(i - 1);
         seen.lo = k < seen.lo ? k : seen.lo;
         seen.hi = k > seen.hi ? k : seen.hi;
       }
       if (sub.dim(d).covers(seen)) return;
+      // Keys in order (the first dimension of a row-major tile): a binary
+      // search a range rather than a test a cell.
+      if (sorted && sub.dim(d).indexed()) return sub.dim(d).clear_outside_sorted(key, n, in);
       for (std::size_t i = 0; i < n; ++i)
         if (in[i]) in[i] = cursor.contains(key(i));
     });
