@@ -6,6 +6,7 @@ import, without libtiledb.
     with soma.open("path/or/s3/uri/to/experiment") as exp:
         obs = exp.obs.read(column_names=["cell_type"], value_filter="tissue == 'lung'").concat()
         X = exp.ms["RNA"].X["data"].read((slice(0, 99),)).tables().concat()
+        for csr, (cells, genes) in exp.ms["RNA"].X["data"].read().blockwise(axis=0).scipy(): ...
         with exp.axis_query("RNA", obs_query=soma.AxisQuery(value_filter="cell_type == 'B cell'")) as q:
             q.obs().concat(), q.X("data").tables().concat(), q.to_anndata(X_name="data")
 
@@ -14,6 +15,7 @@ needs anndata and SciPy.
 """
 
 from ._arrays import DataFrame, DenseNDArray, SparseNDArray, SparseNDArrayRead, TableReadIter
+from ._blockwise import BlockwiseRead
 from ._objects import (Collection, DoesNotExistError, Experiment, Measurement, SOMAError, SOMAObject,
                        SOMATileDBContext, open)
 from ._query import AxisIndexer, AxisQuery, ExperimentAxisQuery
@@ -28,5 +30,5 @@ class ResultOrder:
 
 
 __all__ = ["open", "SOMAObject", "Collection", "Experiment", "Measurement", "DataFrame", "SparseNDArray",
-           "DenseNDArray", "SparseNDArrayRead", "TableReadIter", "AxisQuery", "ExperimentAxisQuery", "AxisIndexer",
+           "DenseNDArray", "SparseNDArrayRead", "BlockwiseRead", "TableReadIter", "AxisQuery", "ExperimentAxisQuery", "AxisIndexer",
            "ResultOrder", "SOMATileDBContext", "SOMAError", "DoesNotExistError"]

@@ -341,6 +341,15 @@ class SparseNDArrayRead:
         """Arrow tables of soma_dim_0.., soma_data."""
         return self.array._read(self.coords, None, None, self.result_order)
 
+    def blockwise(self, axis, *, size=None, reindex_disable_on_axis=None, eager=True):
+        """The read a block of `size` coordinates of `axis` at a time (a
+        BlockwiseRead: `.tables()`, `.scipy()`), coordinates renumbered by
+        position except on the axes of `reindex_disable_on_axis`. `eager`
+        (tiledbsoma's read-ahead) is taken and not needed."""
+        from ._blockwise import BlockwiseRead
+        del eager
+        return BlockwiseRead(self.array, self.coords, axis, self.result_order, size, reindex_disable_on_axis)
+
     def coos(self, shape=None):
         """pyarrow SparseCOOTensors of the array's shape (or `shape`), one
         per batch of values (none for an empty read)."""
@@ -352,8 +361,8 @@ class SparseNDArrayRead:
         for t in self.tables():
             if t.num_rows == 0:
                 continue  # pyarrow makes no empty SparseCOOTensor
-            coords = np.column_stack([t.column(d).to_numpy() for d in dims])
-            data = t.column("soma_data").to_numpy()
+            coords = np.column_stack([_points(t.column(d)) for d in dims])
+            data = np.array(_points(t.column("soma_data")))
             yield pa.SparseCOOTensor.from_numpy(data.reshape(-1, 1), coords, shape=shape, dim_names=dims)
 
 

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from ._arrays import SparseNDArray
+from ._arrays import SparseNDArray, _points
 
 
 class AxisQuery:
@@ -26,32 +26,37 @@ class AxisQuery:
 
 
 class _Positions:
-    """Joinids to their positions in the query's result (0..n-1)."""
+    """Joinids to their positions in a list of them (-1 where absent; the
+    first place of one listed twice)."""
 
     def __init__(self, joinids):
-        self._ids = np.asarray(joinids, dtype=np.int64)
-        self._sorted = bool(np.all(self._ids[1:] > self._ids[:-1]))
-        # All joinids from the first to the last (an axis not filtered): a subtraction.
-        self._step = self._sorted and len(self._ids) > 0 and int(self._ids[-1] - self._ids[0]) + 1 == len(self._ids)
-        self._index = None
+        ids = np.asarray(joinids, dtype=np.int64)
+        self._n = len(ids)
+        self._first = ids[0] if len(ids) else 0
+        # In order from the first to the last (an axis not filtered): a subtraction.
+        self._step = len(ids) > 0 and int(ids[-1] - ids[0]) + 1 == len(ids) and bool(np.all(ids[1:] > ids[:-1]))
+        if not self._step:
+            # A search in the sorted distinct joinids, each with its first place.
+            self._sorted, self._place = np.unique(ids, return_index=True)
 
     def __call__(self, coords):
-        from ._arrays import _points
         coords = np.asarray(_points(coords), dtype=np.int64)
         if self._step:
-            pos = coords - self._ids[0]
-            return np.where((pos >= 0) & (pos < len(self._ids)), pos, -1)
-        if self._sorted:
-            # Reads return joinids in order more often than not: a search
-            # costs no hash table.
-            pos = np.searchsorted(self._ids, coords)
-            pos[pos >= len(self._ids)] = 0
-            found = self._ids[pos] == coords if len(self._ids) else np.zeros(len(coords), bool)
-            return np.where(found, pos, -1)
-        if self._index is None:
-            import pandas as pd
-            self._index = pd.Index(self._ids)
-        return self._index.get_indexer(coords)
+            pos = coords - self._first
+            return np.where((pos >= 0) & (pos < self._n), pos, -1)
+        if len(self._sorted) == 0:
+            return np.full(len(coords), -1, dtype=np.int64)
+        if len(coords) > 1024:
+            # A matrix's cells come a row at a time: one search a run of equal joinids.
+            change = np.flatnonzero(coords[1:] != coords[:-1]) + 1
+            if len(change) * 4 < len(coords):
+                starts = np.concatenate(([0], change))
+                return np.repeat(self._search(coords[starts]), np.diff(np.append(starts, len(coords))))
+        return self._search(coords)
+
+    def _search(self, coords):
+        at = np.minimum(np.searchsorted(self._sorted, coords), len(self._sorted) - 1)
+        return np.where(self._sorted[at] == coords, self._place[at], -1)
 
 
 class AxisIndexer:
@@ -64,12 +69,12 @@ class AxisIndexer:
 
     def by_obs(self, coords):
         if self._obs is None:
-            self._obs = _Positions(self._query.obs_joinids().to_numpy())
+            self._obs = _Positions(_points(self._query.obs_joinids()))
         return self._obs(coords)
 
     def by_var(self, coords):
         if self._var is None:
-            self._var = _Positions(self._query.var_joinids().to_numpy())
+            self._var = _Positions(_points(self._query.var_joinids()))
         return self._var(coords)
 
 
@@ -203,7 +208,6 @@ class ExperimentAxisQuery:
         """`layer` at joinids rows x cols as a SciPy CSR matrix, rows and
         columns numbered by their positions in the query's results."""
         import scipy.sparse as sp
-        from ._arrays import _points
         table = layer.read((rows, cols)).tables().concat()
         n_rows, n_cols = len(rows), len(cols)
         index = np.int32 if max(n_rows, n_cols, table.num_rows) < np.iinfo(np.int32).max else np.int64
@@ -225,8 +229,8 @@ class ExperimentAxisQuery:
         dtype = layer.schema.field("soma_data").type.to_pandas_dtype()
         n_cols = layer.shape[1]
         out = np.zeros(len(ids) * n_cols, dtype=dtype)
-        pos = by_id(table.column("soma_dim_0").to_numpy()) * n_cols + table.column("soma_dim_1").to_numpy()
-        np.put(out, pos, table.column("soma_data").to_numpy())
+        pos = by_id(table.column("soma_dim_0")) * n_cols + _points(table.column("soma_dim_1"))
+        np.put(out, pos, _points(table.column("soma_data")))
         return out.reshape(len(ids), n_cols)
 
     def to_anndata(self, X_name=..., *, column_names=None, X_layers=(), obsm_layers=(), obsp_layers=(),
