@@ -14,7 +14,8 @@ path, SOMA type, TileDB object type, members and metadata).
 The experiment (`write_experiment`): an AnnData made here, seeded (cells x
 genes, X sparse float32 counts at about 8%, a "raw" layer; obs with
 categorical, integer, float, string, boolean and nullable string and
-integer columns; var with a boolean and a float; obsm X_pca, varm PCs,
+integer columns; var with a boolean, a float, nullable string and integer
+columns; obsm X_pca, varm PCs,
 obsp distances, uns), written by tiledbsoma.io.from_anndata; then, at a
 later time, 50 more cells appended through tiledbsoma.io's registration; a
 second measurement "ADT" (its own var and an X layer "counts", float64)
@@ -55,7 +56,9 @@ def make_anndata(n_obs=300, n_var=120, seed=20261129, prefix="cell"):
         index=[f"{prefix}-{i:05d}" for i in range(n_obs)],
     )
     var = pd.DataFrame(
-        {"highly_variable": rng.random(n_var) < 0.3, "mean": rng.random(n_var).astype(np.float32)},
+        {"highly_variable": rng.random(n_var) < 0.3, "mean": rng.random(n_var).astype(np.float32),
+         "symbol": pd.array([None if i % 9 == 0 else f"sym{i}" for i in range(n_var)], dtype=object),
+         "n_cells": pd.array([None if i % 11 == 0 else i * 3 for i in range(n_var)], dtype="Int32")},
         index=[f"GENE{i:04d}" for i in range(n_var)],
     )
     a = ad.AnnData(X=x, obs=obs, var=var)

@@ -129,6 +129,7 @@ def test_obs_reads(experiment, coords, columns, value_filter):
 
 @pytest.mark.parametrize("path,value_filter", [("ms/RNA/var", None), ("ms/RNA/var", "highly_variable == True"),
                                                ("ms/RNA/var", "mean > 0.25 and mean < 0.75"),
+                                               ("ms/RNA/var", "n_cells > 100 or symbol == 'sym4'"),
                                                ("ms/ADT/var", "isotype == False"), ("ms/ADT/var", "protein == 'CD3'")])
 def test_var_reads(experiment, path, value_filter):
     mine, theirs = both(experiment[0], path)
