@@ -15,8 +15,8 @@ The experiment (`write_experiment`): an AnnData made here, seeded (cells x
 genes, X sparse float32 counts at about 8%, a "raw" layer; obs with
 categorical, integer, float, string, boolean and nullable string and
 integer columns; var with a boolean, a float, nullable string and integer
-columns; obsm X_pca, varm PCs,
-obsp distances, uns), written by tiledbsoma.io.from_anndata; then, at a
+columns; obsm X_pca, varm PCs, obsp distances, uns), written by
+tiledbsoma.io.from_anndata; then, at a
 later time, 50 more cells appended through tiledbsoma.io's registration; a
 second measurement "ADT" (its own var and an X layer "counts", float64)
 and a collection "extras" holding a DenseNDArray. `write_census` writes the
