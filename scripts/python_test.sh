@@ -64,13 +64,21 @@ if [ ! -x "$PY" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
     echo "$WANT" >"$STAMP"
 fi
 
-# No build isolation: the backend is in the venv, and the build directory
-# is kept, so that an unchanged extension is not compiled again.
-say "pip install ./python"
+# The package as users get it: a wheel (pip wheel; no build isolation: the
+# backend is in the venv, and the build directory is kept, so that an
+# unchanged extension is not compiled again), repaired by auditwheel so that
+# it bundles the libraries it links (tilefmt.libs/), installed into the
+# venv; every test below runs against it (test_wheel.py checks the bundling).
+say "pip wheel ./python, auditwheel repair, pip install"
 T0=$(date +%s)
-"$PY" -m pip install -q --no-build-isolation --no-deps --force-reinstall \
-    -Cbuild-dir="$OUT/build" "$REPO/python"
-say "package built and installed in $(( $(date +%s) - T0 )) s"
+rm -rf "$OUT/dist" "$OUT/wheelhouse"
+"$PY" -m pip wheel -q --no-build-isolation --no-deps -Cbuild-dir="$OUT/build" -w "$OUT/dist" "$REPO/python"
+PATH="$VENV/bin:$PATH" "$VENV/bin/auditwheel" repair -w "$OUT/wheelhouse" "$OUT"/dist/tilefmt-*.whl \
+    >"$OUT/auditwheel.log" 2>&1 || { cat "$OUT/auditwheel.log"; exit 1; }
+TILEFMT_WHEEL=$(ls "$OUT"/wheelhouse/tilefmt-*.whl)
+export TILEFMT_WHEEL
+"$PY" -m pip install -q --no-deps --force-reinstall "$TILEFMT_WHEEL"
+say "$(basename "$TILEFMT_WHEEL") ($(( $(stat -c %s "$TILEFMT_WHEEL") / 1024 )) KiB) built and installed in $(( $(date +%s) - T0 )) s"
 
 CORPUS="$BUILD/interop/corpus"
 if [ -f "$CORPUS/manifest.json" ]; then
@@ -140,7 +148,10 @@ cd "$OUT"
 if [ -n "$SOMA_OK" ]; then
     SOMA_PATH="$OUT/soma-path"
     mkdir -p "$SOMA_PATH"
-    ln -sfn "$("$PY" -c 'import os, tilefmt; print(os.path.dirname(tilefmt.__file__))')" "$SOMA_PATH/tilefmt"
+    SITE=$("$PY" -c 'import os, tilefmt; print(os.path.dirname(os.path.dirname(tilefmt.__file__)))')
+    # The package and the libraries its extension finds beside it ($ORIGIN/../tilefmt.libs).
+    ln -sfn "$SITE/tilefmt" "$SOMA_PATH/tilefmt"
+    ln -sfn "$SITE/tilefmt.libs" "$SOMA_PATH/tilefmt.libs"
     PYTHONPATH="$SOMA_PATH" "$SOMA_VENV/bin/python" -m pytest -q -p no:cacheprovider \
         "$REPO/python/tests/test_soma_api.py" "$REPO/python/tests/test_docs.py"
 fi

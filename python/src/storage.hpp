@@ -54,6 +54,8 @@ inline std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string&
     else if (k == "path_style") o.path_style = flag(k, v), path_style_given = true;
     else if (k == "verify_tls") o.verify_tls = flag(k, v);
     else if (k == "no_sign_request") o.no_sign_request = flag(k, v);
+    else if (k == "ca_file") o.ca_file = v;
+    else if (k == "ca_path") o.ca_path = v;
     else if (k == "profile") continue;  // above
     else if (k == "retries") o.retries = static_cast<unsigned>(std::stoul(v));
     else throw std::invalid_argument("tilefmt: unknown S3 option \"" + k + "\"");
@@ -62,7 +64,7 @@ inline std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string&
   if (!path_style_given) o.path_style = !o.endpoint.empty();
   const std::string id = o.endpoint + '\n' + o.region + '\n' + o.access_key_id + '\n' + o.secret_access_key + '\n' +
                          o.session_token + '\n' + char('0' + o.path_style) + char('0' + o.verify_tls) +
-                         char('0' + o.no_sign_request) + '\n' +
+                         char('0' + o.no_sign_request) + '\n' + o.ca_file + '\n' + o.ca_path + '\n' +
                          std::to_string(o.retries);
   static std::mutex m;
   static std::map<std::string, std::shared_ptr<st::s3>> backends;

@@ -44,19 +44,25 @@ def free_port():
 
 
 @contextlib.contextmanager
-def moto_server(log_dir, env=None):
+def moto_server(log_dir, env=None, tls=None):
     """A moto S3 server on 127.0.0.1, in a process of its own (TileDB-Py's
     reads hold the GIL, which an in-process server would need to answer
-    them), its log in `log_dir`. Yields its endpoint; stopped on exit."""
+    them), its log in `log_dir`. Yields its endpoint; stopped on exit.
+    `tls`: (certificate, key, CA file) PEM paths: HTTPS with that
+    certificate."""
+    import ssl
     port = free_port()
     log = open(os.path.join(str(log_dir), "moto.log"), "w")
-    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-p", str(port)], stdout=log, stderr=log,
-                              env=dict(os.environ, **(env or {})))
+    args = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
+    if tls:
+        args += ["-c", tls[0], "-k", tls[1]]
+    server = subprocess.Popen(args, stdout=log, stderr=log, env=dict(os.environ, **(env or {})))
     try:
-        endpoint = "http://127.0.0.1:%d" % port
+        endpoint = "%s://127.0.0.1:%d" % ("https" if tls else "http", port)
+        context = ssl.create_default_context(cafile=tls[2]) if tls else None
         for _ in range(100):
             try:
-                urllib.request.urlopen(endpoint + "/moto-api/")
+                urllib.request.urlopen(endpoint + "/moto-api/", context=context)
                 break
             except OSError:
                 time.sleep(0.1)

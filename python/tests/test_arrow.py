@@ -208,6 +208,9 @@ def test_polars_and_duckdb_read_the_stream(without_pyarrow, tmp_path):
         site = tmp_path / "site"
         site.mkdir()
         os.symlink(os.path.dirname(tilefmt.__file__), site / "tilefmt")
+        libs = os.path.join(os.path.dirname(os.path.dirname(tilefmt.__file__)), "tilefmt.libs")
+        if os.path.isdir(libs):  # the wheel's bundled libraries, found beside the package
+            os.symlink(libs, site / "tilefmt.libs")
         env["PYTHONPATH"] = str(site)
     uri = str(tmp_path / "sparse")
     schema = tilefmt.Schema(domain=tilefmt.Domain(tilefmt.Dim("d", (0, 999), 100, np.int64)),

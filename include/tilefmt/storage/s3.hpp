@@ -64,6 +64,12 @@ struct s3_options {
   std::chrono::milliseconds connect_timeout{10'000};
   std::chrono::milliseconds request_timeout{120'000};
   bool verify_tls = true;
+  /// The certificate authorities that sign the service's certificate: a
+  /// PEM file (`ca_file`) or an OpenSSL hashed folder (`ca_path`). Empty:
+  /// libcurl's own bundle, or where it is missing (a wheel's libcurl built
+  /// on another distribution), the first of the usual system bundles that
+  /// exists (system_ca_file()).
+  std::string ca_file{}, ca_path{};
   /// Sends requests unsigned, whatever credentials are at hand: public
   /// buckets read anonymously (TileDB's vfs.s3.no_sign_request).
   bool no_sign_request = false;
@@ -93,7 +99,23 @@ struct s3_options {
     if (o.access_key_id.empty() || !profile.empty())
       o.access_key_id = p.access_key_id, o.secret_access_key = p.secret_access_key, o.session_token = p.session_token;
     if (env("AWS_REGION").empty() && env("AWS_DEFAULT_REGION").empty() && !p.region.empty()) o.region = p.region;
+    // The AWS tools' bundle variable, then OpenSSL's and curl's.
+    for (const char* name : {"AWS_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE"})
+      if (o.ca_file.empty()) o.ca_file = env(name);
+    o.ca_path = env("SSL_CERT_DIR");
     return o;
+  }
+
+  /// The certificate bundle of the system: the first that exists of where
+  /// Debian and Ubuntu, Fedora and RHEL, openSUSE and Alpine keep theirs;
+  /// empty when none does.
+  static std::string system_ca_file() {
+    for (const char* f : {"/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
+                          "/etc/ssl/ca-bundle.pem", "/etc/pki/tls/cacert.pem", "/etc/ssl/cert.pem"}) {
+      std::error_code ec;
+      if (fs::is_regular_file(f, ec)) return f;
+    }
+    return {};
   }
 };
 
@@ -239,6 +261,7 @@ public:
     static std::once_flag init;
     std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
     while (!o_.endpoint.empty() && o_.endpoint.back() == '/') o_.endpoint.pop_back();
+    ca_file_ = o_.ca_file.empty() && o_.ca_path.empty() && !builtin_ca_exists() ? s3_options::system_ca_file() : o_.ca_file;
   }
   s3(const s3&) = delete;
   s3& operator=(const s3&) = delete;
@@ -533,6 +556,8 @@ private:
         curl_easy_setopt(h.h, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM: safe in threads
         curl_easy_setopt(h.h, CURLOPT_SSL_VERIFYPEER, o_.verify_tls ? 1L : 0L);
         curl_easy_setopt(h.h, CURLOPT_SSL_VERIFYHOST, o_.verify_tls ? 2L : 0L);
+        if (!ca_file_.empty()) curl_easy_setopt(h.h, CURLOPT_CAINFO, ca_file_.c_str());
+        if (!o_.ca_path.empty()) curl_easy_setopt(h.h, CURLOPT_CAPATH, o_.ca_path.c_str());
         curl_easy_setopt(h.h, CURLOPT_PROTOCOLS_STR, "http,https");
         if (method == "HEAD") {
           curl_easy_setopt(h.h, CURLOPT_NOBODY, 1L);
@@ -571,7 +596,25 @@ private:
     }
   }
 
+  /// Whether libcurl's compiled-in bundle is on this machine (it names
+  /// its own distribution's path; a library copied elsewhere may miss it).
+  static bool builtin_ca_exists() {
+#if LIBCURL_VERSION_NUM >= 0x075400  // CURLINFO_CAINFO: curl 7.84
+    CURL* h = curl_easy_init();
+    if (h == nullptr) return true;
+    char* path = nullptr;
+    const bool known = curl_easy_getinfo(h, CURLINFO_CAINFO, &path) == CURLE_OK && path != nullptr;
+    std::error_code ec;
+    const bool exists = !known || fs::exists(path, ec);
+    curl_easy_cleanup(h);
+    return exists;
+#else
+    return true;
+#endif
+  }
+
   s3_options o_;
+  std::string ca_file_;  // the bundle requests verify against; empty: libcurl's
   mutable std::atomic<std::uint64_t> requests_{0}, received_{0};
   mutable std::mutex pool_mutex_;
   mutable std::vector<CURL*> pool_;

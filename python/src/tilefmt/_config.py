@@ -13,11 +13,14 @@ AWS_SESSION_TOKEN, AWS_REGION or AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3 or
 AWS_ENDPOINT_URL), read when the array is opened, and then from the shared
 AWS files' profile (``~/.aws/credentials`` and ``~/.aws/config``; the
 profile AWS_PROFILE names, or the config's ``profile``).
-``no_sign_request`` sends requests unsigned (public buckets).
+``no_sign_request`` sends requests unsigned (public buckets). ``ca_file`` /
+``ca_path``: the certificate authorities of a service whose certificate a
+private authority signed (else AWS_CA_BUNDLE, SSL_CERT_FILE, CURL_CA_BUNDLE,
+SSL_CERT_DIR, then the system's bundle).
 """
 
 _SHORT = ("endpoint", "region", "access_key_id", "secret_access_key", "session_token", "path_style",
-          "verify_tls", "retries", "threads", "io_concurrency", "no_sign_request", "profile")
+          "verify_tls", "retries", "threads", "io_concurrency", "no_sign_request", "profile", "ca_file", "ca_path")
 
 # TileDB's names for the same settings.
 _TILEDB = {
@@ -26,6 +29,9 @@ _TILEDB = {
     "vfs.s3.aws_secret_access_key": "secret_access_key",
     "vfs.s3.aws_session_token": "session_token",
     "vfs.s3.verify_ssl": "verify_tls",
+    # The certificate authorities of a service with a private one.
+    "vfs.s3.ca_file": "ca_file",
+    "vfs.s3.ca_path": "ca_path",
     # Unsigned requests: public buckets (the CELLxGENE Census is read so).
     "vfs.s3.no_sign_request": "no_sign_request",
     "vfs.s3.connect_max_tries": "retries",

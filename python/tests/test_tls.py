@@ -1,0 +1,134 @@
+"""S3 over HTTPS where a private authority signs the server's certificate
+(a company's MinIO, a proxy): a moto server with a certificate for
+127.0.0.1 that a certificate authority made here signs. tilefmt verifies
+the certificate against `ca_file` (TileDB's vfs.s3.ca_file, or the
+AWS_CA_BUNDLE / SSL_CERT_FILE variables), refuses it without, and skips the
+check only when told (`verify_tls` false); TileDB-Py reads what tilefmt
+wrote through the same server and authority.
+"""
+
+import datetime
+import ipaddress
+import os
+
+import numpy as np
+import pytest
+
+import tilefmt
+from conftest import moto_server
+
+pytest.importorskip("moto")
+boto3 = pytest.importorskip("boto3")
+x509 = pytest.importorskip("cryptography.x509")
+
+
+def certificates(folder):
+    """A CA and a server certificate for 127.0.0.1 that it signs, as PEM files."""
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+
+    def key_pem(key):
+        return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+                                 serialization.NoEncryption())
+
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "tilefmt test CA")])
+    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+          .not_valid_after(now + datetime.timedelta(days=1))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+          .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
+                                       content_commitment=False, key_encipherment=False, data_encipherment=False,
+                                       key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
+          .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
+          .sign(ca_key, hashes.SHA256()))
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = (x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]))
+            .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+            .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    paths = {}
+    for name, data in (("ca.pem", ca.public_bytes(serialization.Encoding.PEM)),
+                       ("server.pem", cert.public_bytes(serialization.Encoding.PEM)), ("server.key", key_pem(key))):
+        paths[name] = str(folder / name)
+        with open(paths[name], "wb") as f:
+            f.write(data)
+    return paths
+
+
+@pytest.fixture(scope="module")
+def https_s3(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tls")
+    pem = certificates(folder)
+    env = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"}
+    saved = {k: os.environ.get(k) for k in list(env) + ["AWS_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE"]}
+    os.environ.update(env)
+    for k in ("AWS_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE"):
+        os.environ.pop(k, None)
+    try:
+        with moto_server(folder, tls=(pem["server.pem"], pem["server.key"], pem["ca.pem"])) as endpoint:
+            boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
+                         verify=pem["ca.pem"]).create_bucket(Bucket="private")
+            # Written by tilefmt through HTTPS, verified against the authority.
+            cfg = config(endpoint, ca_file=pem["ca.pem"])
+            tilefmt.create(URI, tilefmt.Schema(domain=tilefmt.Domain(tilefmt.Dim("d", (0, 99), 10, np.int64)),
+                                               attrs=[tilefmt.Attr("a", np.float64)]), config=cfg)
+            with tilefmt.open(URI, "w", config=cfg) as A:
+                A[0:100] = {"a": np.arange(100.0)}
+            yield endpoint, pem["ca.pem"]
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+URI = "s3://private/written"
+
+
+def config(endpoint, **more):
+    return dict({"endpoint": endpoint, "region": "us-east-1", "path_style": True}, **more)
+
+
+def test_https_with_the_authority_given(https_s3):
+    endpoint, ca = https_s3
+    uri = URI
+    with tilefmt.open(uri, config=config(endpoint, ca_file=ca)) as A:
+        np.testing.assert_array_equal(A[:]["a"], np.arange(100.0))
+    # TileDB's name of the setting reads it too.
+    tiledb_names = {"vfs.s3.endpoint_override": endpoint.replace("https://", ""), "vfs.s3.scheme": "https",
+                    "vfs.s3.region": "us-east-1", "vfs.s3.use_virtual_addressing": "false", "vfs.s3.ca_file": ca}
+    with tilefmt.open(uri, config=tiledb_names) as A:
+        np.testing.assert_array_equal(A[:]["a"], np.arange(100.0))
+    tiledb = pytest.importorskip("tiledb")
+    with tiledb.open(uri, ctx=tiledb.Ctx(tiledb.Config(tiledb_names))) as T:
+        np.testing.assert_array_equal(T[:]["a"], np.arange(100.0))
+
+
+def test_https_refuses_an_unknown_authority_unless_told(https_s3):
+    endpoint, ca = https_s3
+    uri = URI
+    with pytest.raises(Exception, match="(?i)certificate|SSL|TLS"):
+        tilefmt.open(uri, config=config(endpoint, retries=0))
+    with tilefmt.open(uri, config=config(endpoint, verify_tls=False)) as A:
+        assert len(A[:]["a"]) == 100
+
+
+@pytest.mark.parametrize("variable", ["AWS_CA_BUNDLE", "SSL_CERT_FILE"])
+def test_https_authority_from_the_environment(https_s3, variable):
+    endpoint, ca = https_s3
+    os.environ[variable] = ca
+    try:
+        with tilefmt.open(URI, config=config(endpoint)) as A:
+            assert A[5]["a"] == 5.0
+    finally:
+        os.environ.pop(variable)
