@@ -280,7 +280,9 @@ nb::dict read_schema(const std::string& path, const nb::bytes& key, const config
 
 std::string create_array(const std::string& path, const nb::dict& schema, const nb::bytes& key,
                          const config_map& config) {
-  return ta::create(path, schema_of(schema), writing(path, key, config));
+  auto opt = writing(path, key, config);
+  opt.enumerations = enumerations_of(schema);
+  return ta::create(path, schema_of(schema), opt);
 }
 
 template <class F>

@@ -41,7 +41,28 @@ inline tf::Attribute attribute_of(const nb::dict& x) {
   a.nullable = nb::cast<bool>(x["nullable"]);
   a.filters = pipeline_of(nb::cast<nb::list>(x["filters"]));
   if (!x["fill"].is_none()) a.fill_value = from_bytes(nb::cast<nb::bytes>(x["fill"]));
-  return tf::make_attribute(std::move(a));
+  auto attr = tf::make_attribute(std::move(a));
+  if (x.contains("enumeration")) attr.enumeration_name.value.value = nb::cast<std::string>(x["enumeration"]);
+  return attr;
+}
+
+/// The enumerations of the schema dict tilefmt/_write.py builds ("enums").
+inline std::vector<tf::Enumeration> enumerations_of(const nb::dict& d) {
+  std::vector<tf::Enumeration> out;
+  if (!d.contains("enums")) return out;
+  for (nb::handle h : nb::cast<nb::list>(d["enums"])) {
+    auto x = nb::cast<nb::dict>(h);
+    tf::Enumeration e;
+    e.name.value = nb::cast<std::string>(x["name"]);
+    e.type = datatype_of_name(nb::cast<std::string>(x["type"]));
+    const auto cvn = nb::cast<std::uint32_t>(x["cell_val_num"]);
+    e.cell_val_num = cvn == 0 ? tf::var_num : cvn;
+    e.ordered = nb::cast<bool>(x["ordered"]);
+    e.data.value = from_bytes(nb::cast<nb::bytes>(x["data"]));
+    if (e.is_var()) e.offsets.value.value = from_bytes(nb::cast<nb::bytes>(x["offsets"]));
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 /// A schema from the dict tilefmt/_array.py builds (the form schema() returns).

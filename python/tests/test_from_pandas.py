@@ -371,8 +371,6 @@ def test_existing_array(tmp_path):
 
 
 @pytest.mark.parametrize("kw, match", [
-    (dict(df=lambda: pd.DataFrame({"c": pd.Categorical(["a", "b"])}, index=pd.RangeIndex(2, name="k"))),
-     "enumeration"),
     (dict(coords_filters=[("LZ4", None)]), "coords_filters"),
     (dict(offsets_filters=None), "offsets"),
 ])

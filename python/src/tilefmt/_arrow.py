@@ -78,6 +78,10 @@ def _to_pandas(query, ranges, result, index_col=True):
     table = pa.table({n: columns[n] for n in names if n in columns})
     columns.clear()
     frame = table.to_pandas()
+    for n in frame.columns:
+        # TileDB-Py's frames hold an enumeration's labels unordered, ordered or not.
+        if isinstance(frame[n].dtype, pd.CategoricalDtype) and frame[n].dtype.ordered:
+            frame[n] = frame[n].cat.as_unordered()
     if nullable_ints:
         # pandas' nullable integers, not float64 with NaN (as TileDB-Py).
         mapping = {getattr(pa, t)(): getattr(pd, t.capitalize().replace("Ui", "UI") + "Dtype")()

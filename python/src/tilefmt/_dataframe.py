@@ -17,7 +17,7 @@ import numpy as np
 
 from ._group import object_type
 from ._open import open as _open
-from ._schema import Attr, Dim, Domain, Schema
+from ._schema import Attr, Dim, Domain, Enumeration, Schema
 from ._write import create
 
 # Filters are tuples (name, level or None[, options]) as tilefmt.Attr takes
@@ -77,6 +77,8 @@ class _Column:
     repr: Any = None         # the pandas dtype name kept in the metadata
     nullable: bool = False
     var: bool = False
+    categories: Any = None   # a categorical's: the enumeration's labels
+    ordered: bool = False
 
 
 def _column_of_values(values, name, varlen_types=()):
@@ -91,10 +93,12 @@ def _column_of_values(values, name, varlen_types=()):
         raise NotImplementedError("column %r: pandas infers %r values, which TileDB-Py does not take"
                                   % (name, inferred))
     if isinstance(getattr(values, "dtype", None), pd.CategoricalDtype):
-        # TileDB-Py stores categories as an enumeration, which tilefmt.create
-        # cannot declare from Python.
-        raise NotImplementedError("tilefmt.from_pandas: column %r is categorical; TileDB-Py stores it with an "
-                                  "enumeration, which tilefmt.create cannot declare yet" % (name,))
+        # As TileDB-Py: an int32 attribute of the codes, labelled by an
+        # enumeration of the categories named after the column.
+        categories = values.dtype.categories
+        kind = _column_of_values(pd.Series(categories.values), name).dtype
+        labels = [str(c) for c in categories] if getattr(kind, "kind", "U") in "US" else categories.values
+        return _Column(np.dtype(np.int32), values.dtype.name, categories=labels, ordered=bool(values.dtype.ordered))
     dtype = values.dtype if hasattr(values, "dtype") else np.asarray(values).dtype
     return _column_of_dtype(dtype, name, varlen_types)
 
@@ -140,6 +144,8 @@ def _column_values(column, col, name, fillna):
     as the dtype's zero under a mask."""
     if fillna is not None and name in fillna:
         column = column.fillna(fillna[name])
+    if col.categories is not None:
+        return column.cat.codes.to_numpy().astype(np.int32)  # -1 for a missing value, as TileDB-Py writes it
     kw = {} if col.var else {"dtype": col.dtype}
     if col.nullable:
         kw["na_value"] = col.dtype.type()
@@ -288,16 +294,19 @@ def _plan(df, columns, index_dims, sparse, full_domain, tile, attr_filters, dim_
                          _filters_for(name, dim_filters)))
     index_meta = {name: str(dtype) for name, dtype, _, _ in found}
     sparse = _sparse_of([dtype for _, dtype, _, _ in found], sparse)
-    attrs, reprs = [], {}
+    attrs, reprs, enums = [], {}, []
     for name in (c for c in df.columns if c not in index_dims):
         col = columns[name]
+        if col.categories is not None:
+            enums.append(Enumeration(name, col.ordered, col.categories))
         attrs.append(Attr(name=name, dtype=col.dtype, var=_attr_var(col), nullable=col.nullable,
-                          filters=tuple(_filters_for(name, attr_filters))))
+                          filters=tuple(_filters_for(name, attr_filters)),
+                          enum_label=name if col.categories is not None else None))
         if col.repr is not None:
             reprs[name] = str(col.repr)
     schema = Schema(domain=Domain(*dims), attrs=attrs, sparse=sparse, cell_order=_layout(cell_order),
                     tile_order=_layout(tile_order), capacity=capacity if capacity and capacity > 0 else 10000,
-                    allows_duplicates=bool(sparse and allows_duplicates))
+                    allows_duplicates=bool(sparse and allows_duplicates), enums=enums)
     meta = {}
     if reprs:
         meta["__pandas_attribute_repr"] = json.dumps(reprs)

@@ -85,8 +85,13 @@ class Attr:
     tiledb_type: Optional[str] = None
     cell_val_num: Optional[int] = None  # 0: var-size
     enumeration: str = ""
+    # TileDB-Py's name: the enumeration the attribute's values index.
+    enum_label: Optional[str] = None
 
     def __post_init__(self):
+        label = self.enum_label or self.enumeration or None
+        object.__setattr__(self, "enumeration", label or "")
+        object.__setattr__(self, "enum_label", label)
         object.__setattr__(self, "filters", _filters.as_tuples(self.filters))
         t = self.tiledb_type or _types.tiledb_type_of(self.dtype)
         object.__setattr__(self, "tiledb_type", t)
@@ -112,11 +117,6 @@ class Attr:
     @property
     def isnullable(self):
         return self.nullable
-
-    @property
-    def enum_label(self):
-        """The enumeration of the attribute's values, or None."""
-        return self.enumeration or None
 
     def __repr__(self):
         shown = str(self.dtype)
@@ -166,6 +166,40 @@ class Domain:
         return any(d.name == name for d in self.dims)
 
 
+@dataclass(frozen=True, eq=False)
+class Enumeration:
+    """The labels an attribute's integer values index (TileDB-Py's
+    ``tiledb.Enumeration(name, ordered, values, dtype=None)``): strings
+    (UTF-8, var-size) or numbers of one dtype. Declared in the schema's
+    `enums` and named by an attribute's `enum_label`."""
+    name: str
+    ordered: bool = False
+    values: Any = None
+    dtype: Any = None
+
+    def __post_init__(self):
+        values = list(self.values) if self.values is not None else []
+        dtype = self.dtype
+        if dtype is None:
+            dtype = np.str_ if all(isinstance(v, str) for v in values) else np.asarray(values).dtype
+        dtype = np.dtype(dtype)
+        if dtype.kind in "US":
+            values = np.array([str(v) if dtype.kind == "U" else bytes(v) for v in values], dtype=object)
+        else:
+            values = np.asarray(values, dtype=dtype)
+        object.__setattr__(self, "dtype", dtype)
+        object.__setattr__(self, "values", values)
+
+    def __eq__(self, other):
+        return (isinstance(other, Enumeration) and (self.name, self.ordered, self.dtype) ==
+                (other.name, other.ordered, other.dtype) and list(self.values) == list(other.values))
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "Enumeration(name=%r, ordered=%s, values=%r)" % (self.name, self.ordered, list(self.values))
+
+
 @dataclass(frozen=True)
 class Schema:
     """An array schema as plain Python values (TileDB-Py's
@@ -179,9 +213,13 @@ class Schema:
     allows_duplicates: bool = False
     version: int = 22
     current_domain: Optional[Tuple[Tuple[Any, Any], ...]] = None
+    # The enumerations attributes name (tilefmt.Enumeration), for create;
+    # a schema read from disk leaves them out (Array.enum reads them).
+    enums: Tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "attrs", tuple(self.attrs))
+        object.__setattr__(self, "enums", tuple(self.enums or ()))
 
     @property
     def ndim(self):

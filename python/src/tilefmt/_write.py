@@ -25,14 +25,28 @@ def _schema_dict(schema):
         dims.append(x)
     attrs = [_attr_dict(a) for a in schema.attrs]
     return {"sparse": schema.sparse, "cell_order": schema.cell_order, "tile_order": schema.tile_order or "row-major",
-            "capacity": schema.capacity, "allows_duplicates": schema.allows_duplicates, "dims": dims, "attrs": attrs}
+            "capacity": schema.capacity, "allows_duplicates": schema.allows_duplicates, "dims": dims, "attrs": attrs,
+            "enums": [_enum_dict(e) for e in schema.enums]}
+
+
+def _enum_dict(e):
+    """An enumeration as the compiled writer takes it: UTF-8 labels
+    var-size with byte offsets, numbers fixed-size."""
+    if e.dtype.kind in "US":
+        parts = [v.encode("utf-8") if isinstance(v, str) else bytes(v) for v in e.values]
+        offsets = np.cumsum([0] + [len(p) for p in parts[:-1]]).astype("<u8") if parts else np.zeros(0, "<u8")
+        return {"name": e.name, "ordered": bool(e.ordered), "type": "STRING_UTF8" if e.dtype.kind == "U" else "CHAR",
+                "cell_val_num": 0, "data": b"".join(parts), "offsets": offsets.tobytes()}
+    t = _types.tiledb_type_of(e.dtype)
+    return {"name": e.name, "ordered": bool(e.ordered), "type": t, "cell_val_num": 1,
+            "data": np.ascontiguousarray(e.values, dtype=e.dtype.newbyteorder("<")).tobytes(), "offsets": None}
 
 
 def _attr_dict(a):
     """An attribute as the compiled writer takes it."""
     fill = None if a.fill is None else _types.encode(a.tiledb_type, a.fill)
     return {"name": a.name, "type": a.tiledb_type, "cell_val_num": a.cell_val_num, "nullable": a.nullable,
-            "filters": [tuple(f) for f in a.filters], "fill": fill}
+            "filters": [tuple(f) for f in a.filters], "fill": fill, "enumeration": a.enumeration}
 
 
 def _key_bytes(key):
