@@ -26,8 +26,10 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import timing  # noqa: E402
 
 CELLS = 10_000_000
 
@@ -101,11 +103,7 @@ print(json.dumps({"times": times, "rows": rows, "peak_mb": rss() - base}))
 
 
 def run(reader, query, path, threads, repeat):
-    out = subprocess.run([sys.executable, "-c", RUN, reader, query, path, str(threads), str(repeat)],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit("%s %s failed:\n%s" % (reader, query, out.stderr))
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return timing.run_script(RUN, reader, query, path, threads, repeat)
 
 
 def main():

@@ -96,8 +96,12 @@ def warm(path):
 
 
 def run_json(cmd):
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    """Runs `cmd`; its last line of output, as JSON. A failure ends the run
+    with the command's error output."""
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit("%s failed:\n%s" % (" ".join(str(c) for c in cmd[:4]), out.stderr))
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def parse_comparison_args(doc, reader, extra=(), repeats=3, program="--reader"):
@@ -132,3 +136,11 @@ def digest(np, values):
         index = np.arange(start + 1, start + 1 + part.size, dtype=np.uint64)
         total = (total + int(np.multiply(part, index).sum(dtype=np.uint64))) % (1 << 64)
     return total
+
+
+
+def run_script(script, *args):
+    """Runs Python `script` (its argv: `args`) in a fresh process of this
+    interpreter (run_json)."""
+    import sys
+    return run_json([sys.executable, "-c", script] + [str(a) for a in args])

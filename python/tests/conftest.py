@@ -37,6 +37,29 @@ def data_keys():
     return keys
 
 
+# The credentials every test's local S3 server (moto) takes.
+TEST_AWS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"}
+
+
+@contextlib.contextmanager
+def environment(**values):
+    """Environment variables set (None: unset) while the block runs, as
+    they were afterwards."""
+    saved = {k: os.environ.get(k) for k in values}
+
+    def put(items):
+        for k, v in items:
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    put(values.items())
+    try:
+        yield
+    finally:
+        put(saved.items())
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import tilefmt
-from conftest import moto_server
+from conftest import TEST_AWS, environment, moto_server
 
 tiledb = pytest.importorskip("tiledb")
 pytest.importorskip("moto")
@@ -34,21 +34,12 @@ _spec.loader.exec_module(latency)
 def store(tmp_path_factory):
     import boto3
 
-    saved = {k: os.environ.get(k) for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION")}
-    os.environ.update({"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"})
-    try:
-        with moto_server(tmp_path_factory.mktemp("moto")) as endpoint:
-            port = int(endpoint.rsplit(":", 1)[1])
-            boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(Bucket="trips")
-            for kind in ("dense", "sparse"):
-                latency.make_array("s3://trips/" + kind, port, 8, kind == "sparse")
-            yield port, latency.DelayProxy(port)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with environment(**TEST_AWS), moto_server(tmp_path_factory.mktemp("moto")) as endpoint:
+        port = int(endpoint.rsplit(":", 1)[1])
+        boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(Bucket="trips")
+        for kind in ("dense", "sparse"):
+            latency.make_array("s3://trips/" + kind, port, 8, kind == "sparse")
+        yield port, latency.DelayProxy(port)
 
 
 @pytest.mark.parametrize("kind", ["dense", "sparse"])

@@ -310,29 +310,19 @@ def test_errors(experiment, tmp_path):
 def census_on_s3(tmp_path_factory):
     boto3 = pytest.importorskip("boto3")
     pytest.importorskip("moto")
-    from conftest import moto_server
+    from conftest import TEST_AWS, environment, moto_server
     root = str(tmp_path_factory.mktemp("census") / "census")
     soma_make.write_census(root)
-    env = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        with moto_server(tmp_path_factory.mktemp("moto")) as endpoint:
-            s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
-            s3.create_bucket(Bucket="census")
-            for folder, _, files in os.walk(root):
-                for f in files:
-                    path = os.path.join(folder, f)
-                    s3.upload_file(path, "census", "v1/" + os.path.relpath(path, root))
-            config = {"vfs.s3.endpoint_override": endpoint.replace("http://", ""), "vfs.s3.scheme": "http",
-                      "vfs.s3.region": "us-east-1", "vfs.s3.use_virtual_addressing": "false"}
-            yield "s3://census/v1", config, root
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with environment(**TEST_AWS), moto_server(tmp_path_factory.mktemp("moto")) as endpoint:
+        s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
+        s3.create_bucket(Bucket="census")
+        for folder, _, files in os.walk(root):
+            for f in files:
+                path = os.path.join(folder, f)
+                s3.upload_file(path, "census", "v1/" + os.path.relpath(path, root))
+        config = {"vfs.s3.endpoint_override": endpoint.replace("http://", ""), "vfs.s3.scheme": "http",
+                  "vfs.s3.region": "us-east-1", "vfs.s3.use_virtual_addressing": "false"}
+        yield "s3://census/v1", config, root
 
 
 def test_census_shaped_experiment_on_s3(census_on_s3):

@@ -9,13 +9,12 @@ wrote through the same server and authority.
 
 import datetime
 import ipaddress
-import os
 
 import numpy as np
 import pytest
 
 import tilefmt
-from conftest import moto_server
+from conftest import TEST_AWS, environment, moto_server
 
 pytest.importorskip("moto")
 boto3 = pytest.importorskip("boto3")
@@ -68,28 +67,18 @@ def certificates(folder):
 def https_s3(tmp_path_factory):
     folder = tmp_path_factory.mktemp("tls")
     pem = certificates(folder)
-    env = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"}
-    saved = {k: os.environ.get(k) for k in list(env) + ["AWS_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE"]}
-    os.environ.update(env)
-    for k in ("AWS_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE"):
-        os.environ.pop(k, None)
-    try:
-        with moto_server(folder, tls=(pem["server.pem"], pem["server.key"], pem["ca.pem"])) as endpoint:
-            boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
-                         verify=pem["ca.pem"]).create_bucket(Bucket="private")
-            # Written by tilefmt through HTTPS, verified against the authority.
-            cfg = config(endpoint, ca_file=pem["ca.pem"])
-            tilefmt.create(URI, tilefmt.Schema(domain=tilefmt.Domain(tilefmt.Dim("d", (0, 99), 10, np.int64)),
-                                               attrs=[tilefmt.Attr("a", np.float64)]), config=cfg)
-            with tilefmt.open(URI, "w", config=cfg) as A:
-                A[0:100] = {"a": np.arange(100.0)}
-            yield endpoint, pem["ca.pem"]
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    unset = dict.fromkeys(("AWS_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE"))
+    with environment(**TEST_AWS, **unset), \
+            moto_server(folder, tls=(pem["server.pem"], pem["server.key"], pem["ca.pem"])) as endpoint:
+        boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
+                     verify=pem["ca.pem"]).create_bucket(Bucket="private")
+        # Written by tilefmt through HTTPS, verified against the authority.
+        cfg = config(endpoint, ca_file=pem["ca.pem"])
+        tilefmt.create(URI, tilefmt.Schema(domain=tilefmt.Domain(tilefmt.Dim("d", (0, 99), 10, np.int64)),
+                                           attrs=[tilefmt.Attr("a", np.float64)]), config=cfg)
+        with tilefmt.open(URI, "w", config=cfg) as A:
+            A[0:100] = {"a": np.arange(100.0)}
+        yield endpoint, pem["ca.pem"]
 
 
 URI = "s3://private/written"
@@ -126,9 +115,5 @@ def test_https_refuses_an_unknown_authority_unless_told(https_s3):
 @pytest.mark.parametrize("variable", ["AWS_CA_BUNDLE", "SSL_CERT_FILE"])
 def test_https_authority_from_the_environment(https_s3, variable):
     endpoint, ca = https_s3
-    os.environ[variable] = ca
-    try:
-        with tilefmt.open(URI, config=config(endpoint)) as A:
-            assert A[5]["a"] == 5.0
-    finally:
-        os.environ.pop(variable)
+    with environment(**{variable: ca}), tilefmt.open(URI, config=config(endpoint)) as A:
+        assert A[5]["a"] == 5.0
