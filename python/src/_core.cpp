@@ -87,6 +87,9 @@ nb::dict schema_dict(const tilefmt::format::ArraySchema& s) {
   out["tile_order"] = layout_name(s.tile_order);
   out["capacity"] = s.capacity;
   out["version"] = s.version.value;
+  out["coords_filters"] = tilefmt_python::filters_list(s.coords_filters, s.version.value);
+  out["offsets_filters"] = tilefmt_python::filters_list(s.offsets_filters, s.version.value);
+  out["validity_filters"] = tilefmt_python::filters_list(s.validity_filters.value, s.version.value);
   nb::list dims;
   for (std::size_t i = 0; i < s.domain.dimensions.size(); ++i) {
     const auto& d = s.domain.dimensions.value[i];
@@ -171,7 +174,8 @@ public:
   /// (type, cell_val_num (0: var), data, offsets) of enumeration `name`.
   nb::tuple enumeration(const std::string& name) const {
     const auto e = arr_->enumeration(name);
-    return nb::make_tuple(type_name(e.type), e.is_var() ? 0u : e.cell_val_num, to_bytes(e.data.value), e.offset_values());
+    return nb::make_tuple(type_name(e.type), e.is_var() ? 0u : e.cell_val_num, to_bytes(e.data.value), e.offset_values(),
+                          e.ordered);
   }
 
   /// The first-dimension bounds of each data tile of sparse fragment `i`

@@ -95,7 +95,13 @@ inline tf::ArraySchema schema_of(const nb::dict& d) {
     o.dimensions.push_back(std::move(dim));
   }
   for (nb::handle h : nb::cast<nb::list>(d["attrs"])) o.attributes.push_back(attribute_of(nb::cast<nb::dict>(h)));
-  return tf::make_array_schema(std::move(o));
+  auto s = tf::make_array_schema(std::move(o));
+  // The schema's own pipelines where given (else TileDB's defaults).
+  auto given = [&](const char* key) { return d.contains(key) && !d[key].is_none(); };
+  if (given("coords_filters")) s.coords_filters = pipeline_of(nb::cast<nb::list>(d["coords_filters"]));
+  if (given("offsets_filters")) s.offsets_filters = pipeline_of(nb::cast<nb::list>(d["offsets_filters"]));
+  if (given("validity_filters")) s.validity_filters.value = pipeline_of(nb::cast<nb::list>(d["validity_filters"]));
+  return s;
 }
 
 } // namespace tilefmt_python

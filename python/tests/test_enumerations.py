@@ -32,7 +32,8 @@ def test_attr_takes_enum_label_or_enumeration():
     assert tilefmt.Attr("a", np.int8).enum_label is None
     e = tilefmt.Enumeration("e", True, ["x", "y"])
     assert e == tilefmt.Enumeration("e", True, ["x", "y"]) and e != tilefmt.Enumeration("e", False, ["x", "y"])
-    assert list(e.values) == ["x", "y"] and e.dtype.kind == "U"
+    assert list(e.values()) == ["x", "y"] and e.dtype.kind == "U" and e.cell_val_num == 0
+    assert tilefmt.Enumeration("n", False, [0.5, 2.0]).values().dtype == np.float64
 
 
 def test_enumerations_written_by_tilefmt_read_by_tiledb_py(tmp_path):
@@ -53,6 +54,8 @@ def test_enumerations_written_by_tilefmt_read_by_tiledb_py(tmp_path):
         blue = T.query(cond="color == 'blue'", attrs=["x"])[:]
         np.testing.assert_array_equal(blue["d"], d[color == 2])
     with tilefmt.open(uri) as A:
+        assert A.enum("sizes") == tilefmt.Enumeration("sizes", True, [0.5, 1.0, 2.5])
+        assert list(A.enum("colors").values()) == ["red", "green", "blue"] and not A.enum("colors").ordered
         assert list(A[:]["color"]) == [["red", "green", "blue"][c] for c in color]
         np.testing.assert_array_equal(A.query(cond="color == 'blue'", attrs=["x"])[:]["d"], d[color == 2])
 
@@ -69,11 +72,13 @@ def test_from_pandas_categorical_as_tiledb_py(tmp_path, sparse):
     mine, theirs = str(tmp_path / "mine"), str(tmp_path / "theirs")
     tilefmt.from_pandas(mine, frame, sparse=sparse)
     tiledb.from_pandas(theirs, frame, sparse=sparse)
-    with tilefmt.open(mine) as A, tilefmt.open(theirs) as B:
+    with tilefmt.open(mine) as A, tilefmt.open(theirs) as B, tiledb.open(theirs) as U:
         assert repr(A.schema) == repr(B.schema)
         assert dict(A.meta) == dict(B.meta)
         for label in ("cell_type", "grade"):
-            assert list(A.enum(label)) == list(B.enum(label))
+            assert A.enum(label) == B.enum(label)  # name, order flag, labels
+            assert list(A.enum(label).values()) == list(U.enum(label).values())
+            assert A.enum(label).ordered == U.enum(label).ordered
     # TileDB-Py's frames keep the categories, not their order (ordered=False).
     unordered = frame.assign(grade=frame["grade"].cat.as_unordered())
     with tiledb.open(mine) as T, tiledb.open(theirs) as U:

@@ -370,22 +370,6 @@ def test_existing_array(tmp_path):
         tilefmt.from_pandas(ours, frame(2))
 
 
-@pytest.mark.parametrize("kw, match", [
-    (dict(coords_filters=[("LZ4", None)]), "coords_filters"),
-    (dict(offsets_filters=None), "offsets"),
-])
-def test_what_tilefmt_cannot_declare(tmp_path, kw, match):
-    """TileDB-Py makes these; tilefmt says why it cannot, and leaves nothing."""
-    kw = dict(kw)
-    df = kw.pop("df", frame)()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tiledb.from_pandas(str(tmp_path / "theirs"), df.copy(), **tdb_kwargs(kw))
-    with pytest.raises((ValueError, NotImplementedError), match=match):
-        tilefmt.from_pandas(str(tmp_path / "ours"), df.copy(), **kw)
-    assert not os.path.exists(tmp_path / "ours")
-
-
 # ---- the names TileDB-Py gives: "__tiledb_rows" ----
 
 @pytest.mark.parametrize("kw", [dict(), dict(sparse=True, full_domain=True), dict(sparse=False)])
@@ -555,15 +539,58 @@ def test_from_numpy_both_refuse(tmp_path, array, kw, error):
     (np.arange(3).astype(np.complex128), {}),
     (np.zeros(3, dtype=[("x", "f4"), ("y", "f4")]), {}),
     (np.array([b"ab", b"c"]), {}),
-    (np.arange(3.0), dict(coords_filters=[("ZSTD", None)])),
-    (np.arange(3.0), dict(offsets_filters=[("LZ4", None)])),
 ])
 def test_from_numpy_what_tilefmt_cannot_write(tmp_path, array, kw):
-    """TileDB-Py makes these (cells of several values, schema-wide coordinate
-    filters); tilefmt raises and leaves nothing."""
+    """TileDB-Py makes these (cells of several values); tilefmt raises and
+    leaves nothing."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tiledb.from_numpy(str(tmp_path / "theirs"), array, **tdb_kwargs(kw)).close()
     with pytest.raises(NotImplementedError):
         tilefmt.from_numpy(str(tmp_path / "ours"), array, **kw)
     assert not os.path.exists(tmp_path / "ours")
+
+
+# ---- the schema's own pipelines: coordinates, offsets, validity ----
+
+@pytest.mark.parametrize("kw", [dict(coords_filters=[("LZ4", None)]), dict(coords_filters=None),
+                                dict(offsets_filters=None), dict(offsets_filters=[("BZIP2", 4)])],
+                         ids=["coords LZ4", "coords none", "offsets none", "offsets BZIP2"])
+def test_from_pandas_schema_pipelines(tmp_path, kw):
+    theirs, ours = both(tmp_path, frame(3), sparse=True, **kw)
+    assert_schemas_equal(theirs, ours)
+
+
+@pytest.mark.parametrize("kw", [dict(coords_filters=[("ZSTD", None)]), dict(offsets_filters=[("LZ4", None)]),
+                                dict(validity_filters=[("RLE", None), ("ZSTD", 3)])],
+                         ids=["coords", "offsets", "validity"])
+def test_from_numpy_schema_pipelines(tmp_path, kw):
+    theirs, ours = str(tmp_path / "theirs"), str(tmp_path / "ours")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tiledb.from_numpy(theirs, np.arange(3.0), **tdb_kwargs(kw)).close()
+    tilefmt.from_numpy(ours, np.arange(3.0), **kw).close()
+    assert_schemas_equal(theirs, ours)
+
+
+def test_schema_pipelines_declared_in_python(tmp_path):
+    """tilefmt.Schema's coords_filters / offsets_filters / validity_filters
+    (filter objects or tuples) stored as TileDB-Py stores the same schema
+    (its coordinate filters replace every dimension's)."""
+    ours, theirs = str(tmp_path / "ours"), str(tmp_path / "theirs")
+    tilefmt.create(ours, tilefmt.Schema(
+        domain=tilefmt.Domain(tilefmt.Dim("d", (0, 9), 10, np.int64), tilefmt.Dim("e", (0, 9), 10, np.int64,
+                                                                                  filters=[("LZ4", None)])),
+        attrs=[tilefmt.Attr("s", str, nullable=True)], sparse=True,
+        coords_filters=[tilefmt.ZstdFilter(5)], offsets_filters=tilefmt.FilterList([tilefmt.LZ4Filter()]),
+        validity_filters=[("RLE", None), ("GZIP", 2)]))
+    tiledb.Array.create(theirs, tiledb.ArraySchema(
+        domain=tiledb.Domain(tiledb.Dim("d", (0, 9), 10, dtype=np.int64),
+                             tiledb.Dim("e", (0, 9), 10, dtype=np.int64, filters=[tiledb.LZ4Filter()])),
+        attrs=[tiledb.Attr("s", dtype=str, nullable=True)], sparse=True,
+        coords_filters=[tiledb.ZstdFilter(5)], offsets_filters=[tiledb.LZ4Filter()],
+        validity_filters=[tiledb.RleFilter(), tiledb.GzipFilter(2)]))
+    assert_schemas_equal(theirs, ours)
+    with tilefmt.open(ours) as A:
+        assert A.schema.coords_filters == () and A.schema.domain.dim("e").filters == (("ZSTD", 5),)
+        assert [f[0] for f in A.schema.validity_filters] == ["RLE", "GZIP"]

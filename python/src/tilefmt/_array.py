@@ -9,7 +9,7 @@ import numpy as np
 from . import _config, _types
 from ._core import Array as _CoreArray
 from ._query import Query, _MultiIndexer, _labels
-from ._schema import Attr, Dim, Domain, Fragment, Schema, _range_values, _schema_of  # noqa: F401
+from ._schema import Attr, Dim, Domain, Enumeration, Fragment, Schema, _range_values, _schema_of  # noqa: F401
 
 _UINT64_MAX = (1 << 64) - 1
 
@@ -212,15 +212,17 @@ class Array:
         return tuple(out)
 
     def enum(self, name):
-        """The values of enumeration `name` (an array; strings for string labels)."""
-        t, cvn, data, offsets = self._reader().enumeration(name)
+        """Enumeration `name` (a tilefmt.Enumeration, as TileDB-Py's
+        ``A.enum``: `.values()` its labels, strings for string labels)."""
+        t, cvn, data, offsets, ordered = self._reader().enumeration(name)
         if cvn == 0:
             ends = list(offsets[1:]) + [len(data)]
             cells = [data[b:e] for b, e in zip(offsets, ends)]
             if t == "STRING_UTF8" or t == "STRING_ASCII":
-                return np.array([c.decode("utf-8", "surrogateescape") for c in cells])
-            return np.array(cells, dtype=object)
-        return np.frombuffer(data, dtype=_types.cell_dtype(t, cvn)).copy()
+                return Enumeration(name, ordered, [c.decode("utf-8", "surrogateescape") for c in cells], np.str_)
+            return Enumeration(name, ordered, cells, np.bytes_)
+        values = np.frombuffer(data, dtype=_types.cell_dtype(t, cvn)).copy()
+        return Enumeration(name, ordered, values, values.dtype)
 
     def query(self, attrs=None, cond=None, order=None, dims=None, coords=None, return_raw=False, return_arrow=False):
         """A query with TileDB-Py's options: `attrs` (names, default all),

@@ -264,8 +264,10 @@ def _sparse_of(dtypes, sparse):
 
 
 def _plan(df, columns, index_dims, sparse, full_domain, tile, attr_filters, dim_filters, cell_order, tile_order,
-          capacity, allows_duplicates):
-    """The schema and the metadata TileDB-Py's from_pandas makes for `df`."""
+          capacity, allows_duplicates, coords_filters=True, offsets_filters=True):
+    """The schema and the metadata TileDB-Py's from_pandas makes for `df`
+    (`coords_filters` True: TileDB's default; `offsets_filters` True: ZSTD,
+    None: none, as TileDB-Py's _get_schema_filters)."""
     import pandas as pd
     if tile is not None:
         given = tile.values() if isinstance(tile, dict) else (tile,)
@@ -306,7 +308,9 @@ def _plan(df, columns, index_dims, sparse, full_domain, tile, attr_filters, dim_
             reprs[name] = str(col.repr)
     schema = Schema(domain=Domain(*dims), attrs=attrs, sparse=sparse, cell_order=_layout(cell_order),
                     tile_order=_layout(tile_order), capacity=capacity if capacity and capacity > 0 else 10000,
-                    allows_duplicates=bool(sparse and allows_duplicates), enums=enums)
+                    allows_duplicates=bool(sparse and allows_duplicates), enums=enums,
+                    coords_filters=None if coords_filters is True else _filters(coords_filters),
+                    offsets_filters=_filters(offsets_filters))
     meta = {}
     if reprs:
         meta["__pandas_attribute_repr"] = json.dumps(reprs)
@@ -342,14 +346,6 @@ def from_pandas(uri, dataframe, *, sparse=None, index_dims=None, allows_duplicat
     Attribute names beginning with "__" are TileDB's: a column so named
     raises ValueError, as TileDB-Py's call fails."""
     import pandas as pd
-    if coords_filters is not True:
-        # TileDB-Py then empties the schema's coordinate filters, which
-        # tilefmt.create always sets to ZSTD.
-        raise NotImplementedError("tilefmt.from_pandas: coords_filters: TileDB-Py then leaves the schema's "
-                                  "coordinate filters empty, which tilefmt.create cannot declare; give dim_filters")
-    if not _same_pipeline(offsets_filters, _ZSTD):
-        raise NotImplementedError("tilefmt.from_pandas: offsets_filters: tilefmt.create always gives offsets "
-                                  "ZSTD at the default level (TileDB-Py's default), and cannot declare others")
     if mode != "append" and object_type(uri, config=config) == "array":
         raise FileExistsError("Array URI '%s' already exists!" % (uri,))
     if mode not in ("ingest", "schema_only", "append"):
@@ -377,7 +373,7 @@ def from_pandas(uri, dataframe, *, sparse=None, index_dims=None, allows_duplicat
     schema = meta = None
     if creating:
         schema, meta = _plan(df, columns, index_dims, sparse, full_domain, tile, attr_filters, dim_filters,
-                             cell_order, tile_order, capacity, allows_duplicates)
+                             cell_order, tile_order, capacity, allows_duplicates, coords_filters, offsets_filters)
     values = {}
     if write:
         values = {name: _column_values(df[name], columns[name], name, fillna) for name in df.columns}
@@ -520,13 +516,6 @@ def from_numpy(uri, array, config=None, key=None, *, mode="ingest", timestamp=No
         raise TypeError("from_numpy: append_dim and start_idx apply to mode='append'")
     if object_type(uri, config=config) == "array":
         raise FileExistsError("Array URI '%s' already exists!" % (uri,))
-    if coords_filters is not None:
-        raise NotImplementedError("tilefmt.from_numpy: coords_filters: TileDB-Py then leaves the schema's "
-                                  "coordinate filters empty, which tilefmt.create cannot declare")
-    if offsets_filters is not None and not _same_pipeline(offsets_filters, _ZSTD):
-        raise NotImplementedError("tilefmt.from_numpy: tilefmt.create always filters offsets with ZSTD")
-    if validity_filters is not None and not _same_pipeline(validity_filters, _RLE):
-        raise NotImplementedError("tilefmt.from_numpy: tilefmt.create always filters validity with RLE")
     if allows_duplicates:
         raise ValueError("ArraySchema: Dense arrays cannot allow coordinate duplicates")
     tiles = _numpy_tiles(tile, array.ndim)
@@ -536,9 +525,12 @@ def from_numpy(uri, array, config=None, key=None, *, mode="ingest", timestamp=No
         if d.var or d.dtype.kind not in "iumM":
             raise ValueError("ArraySchema: Cannot set domain; Dense arrays do not support dimension datatype '%s'"
                              % d.tiledb_type)
+    # As TileDB-Py's from_numpy: the schema's pipelines as given, None for TileDB's defaults.
+    pipelines = {k: None if v is None else _filters(v) for k, v in (
+        ("coords_filters", coords_filters), ("offsets_filters", offsets_filters), ("validity_filters", validity_filters))}
     schema = Schema(domain=Domain(*dims), attrs=[_numpy_attr(array, attr_name)], sparse=False,
                     cell_order=_layout(cell_order), tile_order=_layout(tile_order),
-                    capacity=capacity if capacity and capacity > 0 else 10000)
+                    capacity=capacity if capacity and capacity > 0 else 10000, **pipelines)
     create(uri, schema, config=config, key=key)
     if mode == "ingest":
         with _open(uri, "w", timestamp=timestamp, config=config, key=key) as A:

@@ -393,7 +393,7 @@ def _unpack_var(tiledb_type, values, offsets):
 def _labels(array, attr, col):
     """An enumerated attribute's values as its labels (an index without a
     label, such as a fill value, raises IndexError as in TileDB-Py)."""
-    values = array.enum(attr.enumeration)
+    values = array.enum(attr.enumeration).values()
     mask = np.ma.getmask(col)
     data = col.data if isinstance(col, np.ma.MaskedArray) else col
     if data.ndim == 0:

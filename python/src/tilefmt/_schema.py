@@ -166,38 +166,46 @@ class Domain:
         return any(d.name == name for d in self.dims)
 
 
-@dataclass(frozen=True, eq=False)
 class Enumeration:
     """The labels an attribute's integer values index (TileDB-Py's
-    ``tiledb.Enumeration(name, ordered, values, dtype=None)``): strings
-    (UTF-8, var-size) or numbers of one dtype. Declared in the schema's
-    `enums` and named by an attribute's `enum_label`."""
-    name: str
-    ordered: bool = False
-    values: Any = None
-    dtype: Any = None
+    ``tiledb.Enumeration(name, ordered, values=None, dtype=None)``, and what
+    ``A.enum(name)`` gives): strings (UTF-8, var-size) or numbers of one
+    dtype. Declared in the schema's `enums` and named by an attribute's
+    `enum_label`; `values()` gives them as a NumPy array."""
 
-    def __post_init__(self):
-        values = list(self.values) if self.values is not None else []
-        dtype = self.dtype
+    def __init__(self, name, ordered=False, values=None, dtype=None):
+        values = list(values) if values is not None else []
         if dtype is None:
             dtype = np.str_ if all(isinstance(v, str) for v in values) else np.asarray(values).dtype
         dtype = np.dtype(dtype)
         if dtype.kind in "US":
-            values = np.array([str(v) if dtype.kind == "U" else bytes(v) for v in values], dtype=object)
+            values = np.array([str(v) if dtype.kind == "U" else bytes(v) for v in values],
+                              dtype=dtype if dtype.itemsize else (np.str_ if dtype.kind == "U" else object))
         else:
             values = np.asarray(values, dtype=dtype)
-        object.__setattr__(self, "dtype", dtype)
-        object.__setattr__(self, "values", values)
+        self._name, self._ordered, self._dtype, self._values = str(name), bool(ordered), dtype, values
+
+    name = property(lambda self: self._name)
+    ordered = property(lambda self: self._ordered)
+    dtype = property(lambda self: self._dtype)
+
+    @property
+    def cell_val_num(self):
+        """0 for var-size labels (strings), else 1."""
+        return 0 if self._dtype.kind in "US" else 1
+
+    def values(self):
+        """The labels, in index order (a copy)."""
+        return self._values.copy()
 
     def __eq__(self, other):
-        return (isinstance(other, Enumeration) and (self.name, self.ordered, self.dtype) ==
-                (other.name, other.ordered, other.dtype) and list(self.values) == list(other.values))
+        return (isinstance(other, Enumeration) and (self.name, self.ordered, self.dtype.kind) ==
+                (other.name, other.ordered, other.dtype.kind) and list(self._values) == list(other._values))
 
     __hash__ = None
 
     def __repr__(self):
-        return "Enumeration(name=%r, ordered=%s, values=%r)" % (self.name, self.ordered, list(self.values))
+        return "Enumeration(name=%r, ordered=%s, values=%r)" % (self.name, self.ordered, list(self._values))
 
 
 @dataclass(frozen=True)
@@ -216,10 +224,20 @@ class Schema:
     # The enumerations attributes name (tilefmt.Enumeration), for create;
     # a schema read from disk leaves them out (Array.enum reads them).
     enums: Tuple = ()
+    # The schema's pipelines (TileDB-Py's names): coordinates (as TileDB-Py:
+    # given, they replace every dimension's filters and the schema's stays
+    # empty), var-size offsets, validity. None: TileDB's defaults (ZSTD,
+    # ZSTD, RLE); a schema read from disk has them.
+    coords_filters: Any = None
+    offsets_filters: Any = None
+    validity_filters: Any = None
 
     def __post_init__(self):
         object.__setattr__(self, "attrs", tuple(self.attrs))
         object.__setattr__(self, "enums", tuple(self.enums or ()))
+        for name in ("coords_filters", "offsets_filters", "validity_filters"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, _filters.as_tuples(getattr(self, name)))
 
     @property
     def ndim(self):
@@ -322,4 +340,5 @@ def _schema_of(raw):
     tile_order = None if raw["cell_order"] == "hilbert" else raw["tile_order"]
     return Schema(domain=domain, attrs=tuple(attrs), sparse=raw["sparse"], cell_order=raw["cell_order"],
                   tile_order=tile_order, capacity=raw["capacity"], allows_duplicates=raw["allows_duplicates"],
-                  version=raw["version"], current_domain=current)
+                  version=raw["version"], current_domain=current, coords_filters=tuple(raw["coords_filters"]),
+                  offsets_filters=tuple(raw["offsets_filters"]), validity_filters=tuple(raw["validity_filters"]))

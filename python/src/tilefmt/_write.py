@@ -24,22 +24,32 @@ def _schema_dict(schema):
                 x["tile"] = _types.encode(d.tiledb_type, d.tile)
         dims.append(x)
     attrs = [_attr_dict(a) for a in schema.attrs]
+    pipelines = {k: None if getattr(schema, k) is None else [tuple(f) for f in getattr(schema, k)]
+                 for k in ("coords_filters", "offsets_filters", "validity_filters")}
+    if pipelines["coords_filters"] is not None:
+        # As TileDB-Py's ArraySchema(coords_filters=...) (deprecated there):
+        # every dimension's filters become them, and the schema's coordinate
+        # pipeline is left empty.
+        for x in dims:
+            x["filters"] = list(pipelines["coords_filters"])
+        pipelines["coords_filters"] = []
     return {"sparse": schema.sparse, "cell_order": schema.cell_order, "tile_order": schema.tile_order or "row-major",
             "capacity": schema.capacity, "allows_duplicates": schema.allows_duplicates, "dims": dims, "attrs": attrs,
-            "enums": [_enum_dict(e) for e in schema.enums]}
+            "enums": [_enum_dict(e) for e in schema.enums], **pipelines}
 
 
 def _enum_dict(e):
     """An enumeration as the compiled writer takes it: UTF-8 labels
     var-size with byte offsets, numbers fixed-size."""
+    values = e.values()
     if e.dtype.kind in "US":
-        parts = [v.encode("utf-8") if isinstance(v, str) else bytes(v) for v in e.values]
+        parts = [v.encode("utf-8") if isinstance(v, str) else bytes(v) for v in values]
         offsets = np.cumsum([0] + [len(p) for p in parts[:-1]]).astype("<u8") if parts else np.zeros(0, "<u8")
         return {"name": e.name, "ordered": bool(e.ordered), "type": "STRING_UTF8" if e.dtype.kind == "U" else "CHAR",
                 "cell_val_num": 0, "data": b"".join(parts), "offsets": offsets.tobytes()}
     t = _types.tiledb_type_of(e.dtype)
     return {"name": e.name, "ordered": bool(e.ordered), "type": t, "cell_val_num": 1,
-            "data": np.ascontiguousarray(e.values, dtype=e.dtype.newbyteorder("<")).tobytes(), "offsets": None}
+            "data": np.ascontiguousarray(values, dtype=e.dtype.newbyteorder("<")).tobytes(), "offsets": None}
 
 
 def _attr_dict(a):

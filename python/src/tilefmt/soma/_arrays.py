@@ -198,7 +198,8 @@ class TableReadIter:
         columns = []
         for f in self.schema:
             if pa.types.is_dictionary(f.type):
-                values = pa.array(self._array.enum(self._array.schema.attr(f.name).enumeration), f.type.value_type)
+                labels = self._array.enum(self._array.schema.attr(f.name).enumeration).values()
+                values = pa.array(labels, f.type.value_type)
                 columns.append(pa.DictionaryArray.from_arrays(pa.array([], f.type.index_type), values))
             else:
                 columns.append(pa.array([], f.type))
