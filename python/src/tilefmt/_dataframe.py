@@ -24,10 +24,8 @@ from ._write import create
 # them (python/src/filters.hpp, which refuses unknown names and options);
 # the compressors carry a level, -1 meaning the codec's default.
 _COMPRESSORS = ("GZIP", "ZSTD", "LZ4", "RLE", "BZIP2", "DICTIONARY", "DELTA", "DOUBLE_DELTA")
-# What tilefmt.create always gives the offsets and validity pipelines
-# (format/array_schema.hpp, make_array_schema); libtiledb's defaults too.
+# TileDB-Py's default filters (True): ZSTD at the codec's default level.
 _ZSTD = [("ZSTD", -1)]
-_RLE = [("RLE", -1)]
 _LAYOUTS = {"row-major": "row-major", "col-major": "col-major", "hilbert": "hilbert",
             "C": "row-major", "R": "col-major", "H": "hilbert", None: "row-major"}
 _UINT64_MAX = (1 << 64) - 1
@@ -57,10 +55,6 @@ def _filters(spec):
 def _filters_for(name, spec):
     # As TileDB-Py: a dict gives filters per column, the default for the others.
     return _filters(spec.get(name, True) if isinstance(spec, dict) else spec)
-
-
-def _same_pipeline(spec, default):
-    return _filters(spec) == default
 
 
 def _layout(order):
