@@ -17,9 +17,9 @@ import tilefmt
 
 
 def closure(names):
-    seen, todo = set(), list(names)
-    while todo:
-        name = todo.pop()
+    seen, pending = set(), list(names)
+    while pending:
+        name = pending.pop()
         key = re.sub(r"[-_.]+", "-", name).lower()
         if key in seen:
             continue
@@ -31,7 +31,7 @@ def closure(names):
         for req in dist.requires or []:
             if "extra ==" in req:
                 continue
-            todo.append(re.split(r"[ ;<>=!~\[(]", req, maxsplit=1)[0])
+            pending.append(re.split(r"[ ;<>=!~\[(]", req, maxsplit=1)[0])
     return seen
 
 

@@ -1,0 +1,158 @@
+// tilefmt — the parts of an S3 request that need no connection: where an
+// `s3://bucket/key` path points, SigV4's percent-encoding, the texts of an
+// XML answer's elements, a payload's SHA-256, and an answer as received.
+// s3.hpp sends the requests; these are kept apart so that each file has
+// one job (and can be read, and tested, without libcurl).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <openssl/sha.h>
+
+#include "tilefmt/storage/backend.hpp"
+
+namespace tilefmt::storage {
+
+namespace detail {
+
+/// Bucket and key of an `s3://bucket/key` path; "." and ".." refused, empty
+/// components dropped.
+struct s3_location {
+  std::string bucket, key;
+
+  static s3_location of(const fs::path& p) {
+    // Path operations may fold "s3://" to "s3:/" (lexically_normal does,
+    // and libstdc++'s generic form): either names the bucket next.
+    const std::string& s = p.native();
+    if (s.rfind("s3:/", 0) != 0) throw io_error(p, "is not an s3://bucket/key path");
+    s3_location out;
+    std::size_t at = 4;
+    bool first = true;
+    while (at <= s.size()) {
+      const std::size_t end = std::min(s.find('/', at), s.size());
+      const std::string_view part(s.data() + at, end - at);
+      at = end + 1;
+      if (part.empty()) continue;
+      if (part == "." || part == "..") throw io_error(p, "has a \".\" or \"..\" component");
+      if (first) {
+        out.bucket = part;
+        first = false;
+      } else {
+        if (!out.key.empty()) out.key += '/';
+        out.key += part;
+      }
+    }
+    if (out.bucket.empty()) throw io_error(p, "names no bucket");
+    return out;
+  }
+};
+
+/// RFC 3986 percent-encoding as SigV4 wants it: unreserved characters kept,
+/// '/' kept when `keep_slash`, the rest %XX in upper case.
+inline std::string uri_encode(std::string_view s, bool keep_slash) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
+      out += ch;
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+/// The text of every <tag>...</tag> in `xml`, XML entities decoded unless
+/// `raw` (elements holding elements): enough of XML for S3's listings and
+/// error bodies.
+inline std::vector<std::string> xml_texts(std::string_view xml, std::string_view tag, bool raw = false) {
+  const std::string open = "<" + std::string(tag) + ">", close = "</" + std::string(tag) + ">";
+  std::vector<std::string> out;
+  for (std::size_t at = xml.find(open); at != std::string_view::npos; at = xml.find(open, at)) {
+    at += open.size();
+    const std::size_t end = xml.find(close, at);
+    if (end == std::string_view::npos) break;
+    std::string text;
+    if (raw) {
+      out.emplace_back(xml.substr(at, end - at));
+      at = end + close.size();
+      continue;
+    }
+    for (std::size_t i = at; i < end; ++i) {
+      if (xml[i] != '&') {
+        text += xml[i];
+        continue;
+      }
+      const std::size_t semi = xml.find(';', i);
+      if (semi == std::string_view::npos || semi > end) {
+        text += xml[i];
+        continue;
+      }
+      const std::string_view name = xml.substr(i + 1, semi - i - 1);
+      if (name == "amp") text += '&';
+      else if (name == "lt") text += '<';
+      else if (name == "gt") text += '>';
+      else if (name == "quot") text += '"';
+      else if (name == "apos") text += '\'';
+      else if (name.size() > 1 && name[0] == '#') {
+        const bool hexa = name[1] == 'x' || name[1] == 'X';
+        const std::string digits(name.substr(hexa ? 2 : 1));
+        const unsigned long cp = std::strtoul(digits.c_str(), nullptr, hexa ? 16 : 10);
+        if (cp < 0x80) {
+          text += static_cast<char>(cp);
+        } else if (cp < 0x800) {
+          text += static_cast<char>(0xC0 | (cp >> 6));
+          text += static_cast<char>(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+          text += static_cast<char>(0xE0 | (cp >> 12));
+          text += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+          text += static_cast<char>(0x80 | (cp & 0x3F));
+        } else {
+          text += static_cast<char>(0xF0 | (cp >> 18));
+          text += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+          text += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+          text += static_cast<char>(0x80 | (cp & 0x3F));
+        }
+      } else {
+        text.append(xml.substr(i, semi - i + 1));  // not an entity S3 writes: kept as it is
+      }
+      i = semi;
+    }
+    out.push_back(std::move(text));
+    at = end + close.size();
+  }
+  return out;
+}
+
+inline std::string sha256_hex(std::span<const std::byte> bytes) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : digest) {
+    out += hex[c >> 4];
+    out += hex[c & 15];
+  }
+  return out;
+}
+
+/// One HTTP exchange's outcome.
+struct http_response {
+  long status = 0;
+  std::vector<std::byte> body;
+  std::optional<std::uint64_t> content_length;  // from the headers
+  bool too_large = false;                       // the body passed the caller's limit: not kept
+};
+
+} // namespace detail
+
+} // namespace tilefmt::storage
