@@ -13,10 +13,15 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 DEB_PACKAGES=(meson ninja-build pkg-config cmake g++ clang libclang-rt-14-dev
   libboost1.81-dev libxsimd-dev libzstd-dev liblz4-dev zlib1g-dev libbz2-dev
   libssl-dev libmd-dev libwebp-dev libcurl4-openssl-dev doctest-dev libbenchmark-dev python3 python3-venv python3-dev)
+# The WebAssembly build and the browser tests (scripts/wasm.sh, web/tests).
+WEB_PACKAGES=(emscripten chromium chromium-driver)
+
+# install_packages [PACKAGE...]: those missing of the list (default: DEB_PACKAGES).
 
 install_packages() {
-  local missing=()
-  for p in "${DEB_PACKAGES[@]}"; do
+  local missing=() wanted=("$@")
+  [ $# -gt 0 ] || wanted=("${DEB_PACKAGES[@]}")
+  for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then

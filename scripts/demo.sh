@@ -50,3 +50,11 @@ say "examples/write_sparse: a sparse array, cells given out of order, sorted and
 build/demo/examples/write_sparse "$SPARSE"
 
 inspect "$SPARSE" "written by tilefmt" time
+
+say "In the browser: tilefmt's WebAssembly reader and the inspector page (docs/browser.md)"
+cat <<'TEXT'
+  scripts/wasm.sh                                        # builds build/wasm/dist (emscripten, about two minutes)
+  python3 python/src/tilefmt/web.py listing examples/data/nullable_dense   # the file list a static host cannot give
+  python3 web/serve.py --port 8000                       # static files with byte ranges, on 127.0.0.1
+  then open http://127.0.0.1:8000/build/wasm/dist/index.html?url=/examples/data/nullable_dense
+TEXT

@@ -131,6 +131,16 @@ fuzz_status=$?
 set -e
 step "fuzz smoke"
 
+# The WebAssembly module (scripts/wasm.sh: zstd, lz4, zlib, bzip2, libwebp
+# and libmd compiled from Debian's sources, then web/src/core.cpp) and its
+# JavaScript API, tested in Node and in headless Chromium.
+say "WebAssembly and browser (scripts/web_test.sh)"
+set +e
+scripts/web_test.sh "$TILEFMT_ROOT/build"
+web_status=$?
+set -e
+step "WebAssembly + browser"
+
 # An opened array is safe to use from many threads: the array and storage
 # tests once more under ThreadSanitizer (clang++, -O0), built alone.
 say "Build: clang++ TSan (array and storage tests)"
@@ -159,14 +169,15 @@ printf '%s\n' "${STEPS[@]}"
 printf '%-40s %5d s\n' total $(($(date +%s) - ${SCRIPT_START}))
 
 say "Summary"
-python3 - "$interop_status" "$bigendian_status" "$fuzz_status" "$python_status" "${RESULTS[@]}" <<'PY'
+python3 - "$interop_status" "$bigendian_status" "$fuzz_status" "$python_status" "$web_status" "${RESULTS[@]}" <<'PY'
 import json, sys
 interop_status = int(sys.argv[1])
 bigendian_status = int(sys.argv[2])
 fuzz_status = int(sys.argv[3])
 python_status = int(sys.argv[4])
+web_status = int(sys.argv[5])
 passed = failed = skipped = 0
-for d in sys.argv[5:]:
+for d in sys.argv[6:]:
     p = f"{d}/meson-logs/testlog.json"
     try:
         lines = open(p).read().splitlines()
@@ -197,6 +208,11 @@ elif python_status == 77:
 else:
     failed += 1
     print("FAILED Python package tests (scripts/python_test.sh)")
+if web_status == 0:
+    passed += 1
+else:
+    failed += 1
+    print("FAILED WebAssembly / browser tests (scripts/web_test.sh)")
 if interop_status not in (0, 77):
     failed += 1
     print("FAILED interop corpus generation")

@@ -230,7 +230,7 @@ public:
     add_ranges(q, *arr_, ranges);
     if (!cond.is_none()) q.where(condition_of(cond));
     std::vector<std::pair<ta::aggregate_op, std::string>> ops;
-    for (const auto& [op, field] : what) ops.emplace_back(agg_of(op), field);
+    for (const auto& [op, field] : what) ops.emplace_back(ta::aggregate_named(op), field);
     std::vector<ta::aggregate_value> values;
     {
       nb::gil_scoped_release unlocked;
@@ -252,7 +252,7 @@ private:
                        const std::string& order, const nb::object& cond) const {
     auto q = arr_->query();
     add_ranges(q, *arr_, ranges);
-    q.layout(layout_of(order));
+    q.layout(ta::layout_named(order));
     if (attrs) q.attributes(*attrs);
     if (!cond.is_none()) q.where(condition_of(cond));
     return q;

@@ -7,12 +7,14 @@
 #include <nanobind/stl/string.h>
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tilefmt/array/read/query.hpp"
+#include "tilefmt/array/read/query_names.hpp"
 
 namespace tilefmt_python {
 
@@ -50,19 +52,6 @@ inline void add_ranges(ta::query& q, const ta::array_reader& arr, const nb::list
   }
 }
 
-inline tf::QueryConditionOp op_of(const std::string& s) {
-  using O = tf::QueryConditionOp;
-  if (s == "<") return O::LT;
-  if (s == "<=") return O::LE;
-  if (s == ">") return O::GT;
-  if (s == ">=") return O::GE;
-  if (s == "==") return O::EQ;
-  if (s == "!=") return O::NE;
-  if (s == "in") return O::IN;
-  if (s == "not in") return O::NOT_IN;
-  throw std::invalid_argument("tilefmt: unknown condition operator \"" + s + "\"");
-}
-
 /// A condition from the tree the Python parser builds (tilefmt/_condition.py):
 /// ("and"|"or", [children]), ("not", child), ("cmp", field, op, value bytes
 /// or None for null tests, label), ("set", field, op, [value bytes], label).
@@ -78,44 +67,20 @@ inline ta::condition condition_of(nb::handle h) {
     return c;
   }
   if (kind == "not") return !condition_of(t[1]);
-  tf::ConditionNode n;  // a value node (the default)
-  n.value().field_name.value = nb::cast<std::string>(t[1]);
-  n.value().op = op_of(nb::cast<std::string>(t[2]));
+  auto field = nb::cast<std::string>(t[1]);
+  const auto op = nb::cast<std::string>(t[2]);
   const bool label = nb::cast<bool>(t[4]);
   if (kind == "cmp") {
-    if (!t[3].is_none()) n.value().value.value = from_bytes(nb::cast<nb::bytes>(t[3]));
-  } else if (kind == "set") {
-    std::vector<std::uint64_t> offsets;
-    for (nb::handle v : nb::cast<nb::list>(t[3])) {
-      offsets.push_back(n.value().value.value.size());
-      auto b = from_bytes(nb::cast<nb::bytes>(v));
-      n.value().value.value.insert(n.value().value.value.end(), b.begin(), b.end());
-    }
-    n.value().offsets->value.resize(offsets.size() * 8);
-    for (std::size_t i = 0; i < offsets.size(); ++i)
-      tilefmt::codec::store_le<std::uint64_t>(n.value().offsets->value.data() + 8 * i, offsets[i]);
-  } else {
-    throw std::invalid_argument("tilefmt: unknown condition node \"" + kind + "\"");
+    std::optional<std::vector<std::byte>> value;
+    if (!t[3].is_none()) value = from_bytes(nb::cast<nb::bytes>(t[3]));
+    return ta::compare_bytes(std::move(field), op, std::move(value), label);
   }
-  return ta::condition(std::move(n), label);
-}
-
-inline ta::query_layout layout_of(const std::string& s) {
-  if (s == "C") return ta::query_layout::row_major;
-  if (s == "F") return ta::query_layout::col_major;
-  if (s == "G") return ta::query_layout::global_order;
-  if (s == "U") return ta::query_layout::unordered;
-  throw std::invalid_argument("tilefmt: order must be \"C\", \"F\", \"G\" or \"U\", not \"" + s + "\"");
-}
-
-inline ta::aggregate_op agg_of(const std::string& s) {
-  if (s == "count") return ta::aggregate_op::count;
-  if (s == "sum") return ta::aggregate_op::sum;
-  if (s == "min") return ta::aggregate_op::min;
-  if (s == "max") return ta::aggregate_op::max;
-  if (s == "mean") return ta::aggregate_op::mean;
-  if (s == "null_count") return ta::aggregate_op::null_count;
-  throw std::invalid_argument("tilefmt: unknown aggregate \"" + s + "\"");
+  if (kind == "set") {
+    std::vector<std::vector<std::byte>> values;
+    for (nb::handle v : nb::cast<nb::list>(t[3])) values.push_back(from_bytes(nb::cast<nb::bytes>(v)));
+    return ta::in_set_bytes(std::move(field), op, values, label);
+  }
+  throw std::invalid_argument("tilefmt: unknown condition node \"" + kind + "\"");
 }
 
 } // namespace tilefmt_python

@@ -18,6 +18,18 @@
 
 namespace tilefmt::codec {
 
+/// std::bit_cast, or the compiler's builtin where the standard library
+/// predates it (emscripten 3.1.6's libc++, for the WebAssembly module).
+template <class To, class From>
+  requires(sizeof(To) == sizeof(From) && std::is_trivially_copyable_v<To> && std::is_trivially_copyable_v<From>)
+constexpr To bit_cast(const From& from) noexcept {
+#if defined(__cpp_lib_bit_cast)
+  return std::bit_cast<To>(from);
+#else
+  return __builtin_bit_cast(To, from);
+#endif
+}
+
 /// Types stored as their own bytes in little-endian order.
 template <class T>
 concept wire_scalar = std::is_arithmetic_v<T> || std::is_same_v<T, std::byte>;
@@ -44,7 +56,7 @@ inline T load_ordered(const std::byte* p) noexcept {
   if constexpr (std::is_same_v<T, bool>)
     return u != 0;
   else
-    return std::bit_cast<T>(u);
+    return codec::bit_cast<T>(u);
 }
 
 /// Writes `v` in byte order `Order` at `p` (any alignment).
@@ -55,7 +67,7 @@ inline void store_ordered(std::byte* p, T v) noexcept {
   if constexpr (std::is_same_v<T, bool>)
     u = v ? 1 : 0;
   else
-    u = std::bit_cast<U>(v);
+    u = codec::bit_cast<U>(v);
   u = boost::endian::conditional_reverse<boost::endian::order::native, Order>(u);
   std::memcpy(p, &u, sizeof(U));
 }

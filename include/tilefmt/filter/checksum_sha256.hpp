@@ -1,11 +1,18 @@
-// tilefmt — the CHECKSUM_SHA256 filter; SHA-256 from OpenSSL (EVP_Digest).
+// tilefmt — the CHECKSUM_SHA256 filter; SHA-256 from OpenSSL (EVP_Digest),
+// or from libmd in a build without OpenSSL (TILEFMT_NO_OPENSSL: the
+// WebAssembly module, where libmd is compiled from source and OpenSSL is not).
 #pragma once
 
 #include <stdexcept>
 
+#if defined(TILEFMT_NO_OPENSSL)
+#include <sys/types.h>
+#include <sha2.h>
+#else
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/sha.h>
+#endif
 
 #include "tilefmt/filter/detail/checksum.hpp"
 
@@ -13,8 +20,16 @@ namespace tilefmt::filter {
 
 namespace detail {
 struct sha256_hash {
-  static constexpr std::size_t digest_size = SHA256_DIGEST_LENGTH;
-  static_assert(digest_size == 32);
+  static constexpr std::size_t digest_size = 32;
+#if defined(TILEFMT_NO_OPENSSL)
+  static void digest(bytes_view in, std::uint8_t* out) {
+    SHA2_CTX c;
+    SHA256Init(&c);
+    SHA256Update(&c, reinterpret_cast<const std::uint8_t*>(in.data()), in.size());
+    SHA256Final(out, &c);
+  }
+#else
+  static_assert(digest_size == SHA256_DIGEST_LENGTH);
   static void digest(bytes_view in, std::uint8_t* out) {
     unsigned int n = 0;
     if (EVP_Digest(in.data(), in.size(), out, &n, EVP_sha256(), nullptr) != 1 || n != digest_size) {
@@ -22,6 +37,7 @@ struct sha256_hash {
       throw std::runtime_error("tilefmt: SHA-256 failed (OpenSSL)");
     }
   }
+#endif
 };
 } // namespace detail
 

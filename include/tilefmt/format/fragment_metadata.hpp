@@ -173,7 +173,7 @@ template <class T>
 T sum_as(std::uint64_t stored) noexcept {
   static_assert(std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::uint64_t> || std::is_same_v<T, double>,
                 "tilefmt::format::sum_as<T>: sums are int64, uint64 or double");
-  return std::bit_cast<T>(stored);
+  return codec::bit_cast<T>(stored);
 }
 
 namespace detail {

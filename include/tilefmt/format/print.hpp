@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -38,8 +40,17 @@ std::string float_text(F v, bool json) {
   if (std::isnan(v)) return json ? "\"NaN\"" : "NaN";
   if (std::isinf(v)) return json ? (v > 0 ? "\"Infinity\"" : "\"-Infinity\"") : (v > 0 ? "Infinity" : "-Infinity");
   char buf[64];
+#if defined(__cpp_lib_to_chars) || !defined(_LIBCPP_VERSION)
   auto res = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);
+#else
+  // A libc++ without floating to_chars (emscripten 3.1.6's): the shortest
+  // precision that reads back as the same value, as to_chars gives.
+  for (int precision = 1;; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, static_cast<double>(v));
+    if (static_cast<F>(std::strtod(buf, nullptr)) == v || precision >= 17) return buf;
+  }
+#endif
 }
 
 /// One value of `type` at `p` (which holds datatype_size(type) bytes).

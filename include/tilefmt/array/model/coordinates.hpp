@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "tilefmt/codec/wire.hpp"
 #include "tilefmt/format/datatype.hpp"
 
 namespace tilefmt::array::detail {
@@ -22,9 +23,9 @@ std::uint64_t order_key(T v) {
   if constexpr (std::is_floating_point_v<T>) {
     std::uint64_t bits;
     if constexpr (sizeof(T) == 4)
-      bits = std::bit_cast<std::uint32_t>(v);
+      bits = codec::bit_cast<std::uint32_t>(v);
     else
-      bits = std::bit_cast<std::uint64_t>(v);
+      bits = codec::bit_cast<std::uint64_t>(v);
     const std::uint64_t sign = std::uint64_t{1} << (8 * sizeof(T) - 1);
     return (bits & sign) ? ~bits & (sign | (sign - 1)) : bits | sign;
   } else if constexpr (std::is_signed_v<T>) {
@@ -41,9 +42,9 @@ T from_order_key(std::uint64_t key) {
     const std::uint64_t sign = std::uint64_t{1} << (8 * sizeof(T) - 1);
     const std::uint64_t bits = (key & sign) ? key & ~sign : ~key & (sign | (sign - 1));
     if constexpr (sizeof(T) == 4)
-      return std::bit_cast<T>(static_cast<std::uint32_t>(bits));
+      return codec::bit_cast<T>(static_cast<std::uint32_t>(bits));
     else
-      return std::bit_cast<T>(bits);
+      return codec::bit_cast<T>(bits);
   } else if constexpr (std::is_signed_v<T>) {
     return static_cast<T>(static_cast<std::int64_t>(key ^ (std::uint64_t{1} << 63)));
   } else {

@@ -125,7 +125,7 @@ public:
         if (!counted(c)) continue;
         if (f->var) {
           const std::size_t end = c + 1 < f->offsets.size() ? f->offsets[c + 1] : f->values.size();
-          add_string({reinterpret_cast<const char*>(f->values.data()) + f->offsets[c], end - f->offsets[c]});
+          add_string({reinterpret_cast<const char*>(f->values.data()) + f->offsets[c], static_cast<std::size_t>(end - f->offsets[c])});
         } else {
           add_string({reinterpret_cast<const char*>(f->values.data()) + c * size, size});
         }
@@ -232,7 +232,7 @@ public:
       if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
         using W = wide_t<T>;
         if (op_ == aggregate_op::sum || op_ == aggregate_op::mean)
-          add_value(std::bit_cast<W>(t.sum.value_or(0)), n);
+          add_value(codec::bit_cast<W>(t.sum.value_or(0)), n);
         else if (n > 0)
           add_value(static_cast<W>(codec::load_le<T>((op_ == aggregate_op::min ? t.min : t.max).data())), n);
       }

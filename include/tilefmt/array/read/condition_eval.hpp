@@ -57,7 +57,7 @@ public:
     for (const auto& d : schema.domain.dimensions.value)
       fields_[d.name.value] = {d.type.value, d.is_var(), false, d.is_var() ? 0 : format::datatype_size(d.type.value)};
     for (const auto& a : schema.attributes.value)
-      fields_[a.name.value] = {a.type, a.is_var(), a.nullable.value, a.is_var() ? 0 : a.cell_size()};
+      fields_[a.name.value] = {a.type, a.is_var(), a.nullable.value, a.is_var() ? 0 : static_cast<std::size_t>(a.cell_size())};
     check(root_);
   }
 
@@ -434,7 +434,7 @@ format::ConditionNode resolve_labels(format::ConditionNode root, const std::vect
     const auto values = enumeration_values(e);
     auto index_of = [&](std::span<const std::byte> label_bytes) -> std::optional<std::uint64_t> {
       for (std::size_t i = 0; i < values.size(); ++i)
-        if (std::ranges::equal(values[i], label_bytes)) return i;
+        if (std::equal(values[i].begin(), values[i].end(), label_bytes.begin(), label_bytes.end())) return i;
       return std::nullopt;
     };
     // An index as the attribute's integer type stores it.

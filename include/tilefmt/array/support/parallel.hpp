@@ -23,6 +23,15 @@
 
 namespace tilefmt::array::detail {
 
+/// Whether this build can start threads: not WebAssembly without pthreads
+/// (the browser module), where std::thread cannot run and work stays on the
+/// calling thread.
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+inline constexpr bool threads_available = false;
+#else
+inline constexpr bool threads_available = true;
+#endif
+
 /// The CPU quota of the process's cgroup (cgroup v2 `cpu.max`, as
 /// containers and Dask workers are limited) in whole cores, or 0 for none.
 /// Read once: a quota does not change under a running process.
@@ -61,7 +70,10 @@ inline unsigned usable_cores() {
 }
 
 /// The threads to use for `requested` (0: one per core the process may use).
-inline unsigned thread_count(unsigned requested) { return requested ? requested : usable_cores(); }
+inline unsigned thread_count(unsigned requested) {
+  if (!threads_available) return 1;
+  return requested ? requested : usable_cores();
+}
 
 /// Runs fn(i) for every i in [0, n) on up to `threads` threads: this one
 /// and threads of the process's pool (thread_pool.hpp). Each thread claims

@@ -206,7 +206,7 @@ public:
       }
       if (sum_) {
         // A sum that saturates stops this slab; the next one goes on from it.
-        auto s = std::bit_cast<sum_type<K>>(sum_bits_);
+        auto s = codec::bit_cast<sum_type<K>>(sum_bits_);
         for (std::size_t c = start; c < end; ++c) {
           if (is_null(c)) continue;
           T v;
@@ -216,7 +216,7 @@ public:
             v = codec::load_le<T>(tile.data() + c * sizeof(T));
           if (!add_sum(s, static_cast<sum_type<K>>(v))) break;
         }
-        sum_bits_ = std::bit_cast<std::uint64_t>(s);
+        sum_bits_ = codec::bit_cast<std::uint64_t>(s);
       }
     });
   }
@@ -273,7 +273,7 @@ private:
     T mn = min_value_ ? codec::load_le<T>(min_value_->data()) : std::numeric_limits<T>::max();
     T mx = max_value_ ? codec::load_le<T>(max_value_->data()) : std::numeric_limits<T>::lowest();
     using S = sum_type<K>;
-    S s = std::bit_cast<S>(sum_bits_);
+    S s = codec::bit_cast<S>(sum_bits_);
     bool summing = true;  // a sum that saturates stops this slab; the next one goes on from it
     const std::byte* p = tile.data();
     std::size_t c = start;
@@ -304,7 +304,7 @@ private:
     max_value_.emplace(sizeof(T));
     codec::store_le<T>(min_value_->data(), mn);
     codec::store_le<T>(max_value_->data(), mx);
-    sum_bits_ = std::bit_cast<std::uint64_t>(s);
+    sum_bits_ = codec::bit_cast<std::uint64_t>(s);
   }
 
   format::Datatype type_;
@@ -399,8 +399,8 @@ inline format::FieldMinMaxSumNullCount fold_stats(const format::Attribute& a, co
     if (sm && !std::is_same_v<T, char>) {
       sum_type<K> s{};
       for (const auto& t : tiles)
-        if (counted(t) && !add_sum(s, std::bit_cast<sum_type<K>>(t.sum))) break;
-      out.sum = std::bit_cast<std::uint64_t>(s);
+        if (counted(t) && !add_sum(s, codec::bit_cast<sum_type<K>>(t.sum))) break;
+      out.sum = codec::bit_cast<std::uint64_t>(s);
     }
   });
   return out;
@@ -414,8 +414,8 @@ inline std::uint64_t fold_dimension_sum(format::Datatype type, const std::vector
   with_metadata_type(type, [&]<class T, sum_kind K>() {
     sum_type<K> s{};
     for (const auto& t : tiles)
-      if (!add_sum(s, std::bit_cast<sum_type<K>>(t.sum))) break;
-    out = std::bit_cast<std::uint64_t>(s);
+      if (!add_sum(s, codec::bit_cast<sum_type<K>>(t.sum))) break;
+    out = codec::bit_cast<std::uint64_t>(s);
   });
   return out;
 }

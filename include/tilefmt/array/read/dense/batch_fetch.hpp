@@ -123,8 +123,9 @@ inline void for_each_fetched_batch(
     for_each_tile_batch(*fb.grids[k], boxes, opt.threads, [&](const std::vector<tile_work>& batch) {
       auto& p = ahead.emplace_back(pending{k, batch, {}});
       // async|deferred: where no thread can be started, the fetch runs
-      // when its batch is decoded.
-      p.fetched = std::async(std::launch::async | std::launch::deferred,
+      // when its batch is decoded (and always without threads, where
+      // std::async would wait for a thread that never starts).
+      p.fetched = std::async(threads_available ? std::launch::async | std::launch::deferred : std::launch::deferred,
                              [&plan, &frags, &fb, &boxes, &order, names, per_batch, &p] {
                                return fetch_batch(plan, frags[p.k], fb, p.k, p.batch, boxes, order, names, per_batch);
                              });

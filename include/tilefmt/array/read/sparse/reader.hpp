@@ -459,7 +459,8 @@ private:  using hit = sparse_hit;
       width[d] = std::bit_width(key[*mx] - lo[d]);
       key_bits += width[d];
     }
-    if constexpr (std::is_same_v<std::size_t, std::uint64_t>) {
+#if SIZE_MAX == UINT64_MAX  // keys packed beside indices in 64 bits (not on wasm32)
+    {
       if (index_bits + key_bits <= 64 && std::is_sorted(idx.begin(), idx.end())) {
         for (auto& i : idx) {
           std::uint64_t packed = 0;
@@ -475,6 +476,7 @@ private:  using hit = sparse_hit;
         return;
       }
     }
+#endif
     parallel_stable_sort(idx.begin(), idx.end(), less, threads());  // not in order: checked above
   }
 
