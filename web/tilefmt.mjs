@@ -8,6 +8,7 @@
 //   const schema = await a.schema();
 //   const r = await a.query({ ranges: [[1, 100], [[5, 9], [20, 30]]], attributes: ['v'], where: ['v', '>', 3] });
 //   r.fields.v.values  // Int32Array
+//   for await (const part of a.batches({ attributes: ['v'] }, 16 << 20)) ...   // parts of about 16 MiB
 //
 // In a browser an object is read over HTTP range requests, its files known
 // from the listing document beside it (`<url>.tilefmt-listing`, written by
@@ -56,6 +57,16 @@ function localObject(obj) {
   const out = { type: obj.objectType, url: obj.url };
   for (const m of methods) out[m] = async (...args) => obj[m](...args);
   if (obj.objectType === 'group') out.open = async (name) => localObject(obj.open(name));
+  if (obj.objectType === 'array') {
+    out.batches = async function* batches(q, bytes) {
+      const b = obj.startBatches(q, bytes);
+      try {
+        for (let r = b.next(); r !== null; r = b.next()) yield r;
+      } finally {
+        b.close();
+      }
+    };
+  }
   out.close = async () => obj.close();
   out.requests = async () => obj.source.requests || 0;
   return out;
@@ -93,6 +104,16 @@ function remoteObject({ handle, type, url }) {
   const out = { type, url };
   for (const m of methods) out[m] = (...args) => call(m, ...args);
   if (type === 'group') out.open = async (name) => remoteObject(await call('open', name));
+  if (type === 'array') {
+    out.batches = async function* batches(q, bytes) {
+      const b = await call('startBatches', q, bytes);
+      try {
+        for (let r = await ask('call', b.handle, 'next', []); r !== null; r = await ask('call', b.handle, 'next', [])) yield r;
+      } finally {
+        await ask('close', b.handle);
+      }
+    };
+  }
   out.close = () => ask('close', handle);
   out.requests = () => call('requests');
   return out;

@@ -178,15 +178,19 @@
   const encodePath = (p) => p.split('/').map(encodeURIComponent).join('/');
 
   /// Files served over HTTP(S) by a static host: those of the listing
-  /// document beside the object.
+  /// document beside the object, or beside a folder holding it (a group's
+  /// listing serves its members' URLs too).
   function httpSource(url, headers = {}) {
-    const base = url.replace(/\/+$/, '');
-    const doc = request('GET', `${base}.tilefmt-listing`, headers);
-    if (doc.status !== 200) {
-      throw new Error(`tilefmt: ${base}.tilefmt-listing: HTTP ${doc.status} (write it with tilefmt.web.write_listing)`);
+    const wanted = url.replace(/\/+$/, '');
+    const origin = new URL(wanted).origin;
+    for (let base = wanted; base.length > origin.length; base = base.slice(0, base.lastIndexOf('/'))) {
+      const doc = request('GET', `${base}.tilefmt-listing`, headers);
+      if (doc.status === 404 || doc.status === 403) continue;
+      if (doc.status !== 200) throw new Error(`tilefmt: ${base}.tilefmt-listing: HTTP ${doc.status}`);
+      const files = parseListing(decoder.decode(new Uint8Array(doc.response)));
+      return rangedSource(base, files, (rel) => `${base}/${encodePath(rel)}`, headers);
     }
-    const files = parseListing(decoder.decode(new Uint8Array(doc.response)));
-    return rangedSource(base, files, (rel) => `${base}/${encodePath(rel)}`, headers);
+    throw new Error(`tilefmt: no listing document for ${wanted} (write ${wanted}.tilefmt-listing with tilefmt.web.write_listing)`);
   }
 
   const unxml = (s) => s.replace(/&(lt|gt|quot|apos|amp);/g, (_, e) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[e]);
@@ -341,10 +345,26 @@
     /// data, offsets?, validity?}}}: `values` a typed array (strings for text),
     /// `data` the bytes as stored, `offsets` byte offsets of var-size cells.
     query(q = {}) {
-      const r = this._a.read(this._spec(q));
+      return this._typed(this._a.read(this._spec(q)));
+    }
+
+    _typed(r) {
       const fields = {};
       for (const name of r.names) fields[name] = typedField(this._fields.get(name), r.fields[name], r.cells);
       return { cells: r.cells, names: r.names, fields };
+    }
+
+    /// The same query in parts of about `bytes` (default 64 MiB), in the
+    /// layout's order: next() gives each part as query() gives a result,
+    /// then null.
+    startBatches(q = {}, bytes = 64 * 1024 * 1024) {
+      const b = this._a.batches(this._spec(q), bytes);
+      const array = this;
+      return {
+        objectType: 'batches',
+        next() { const r = b.next(); return r === null ? null : array._typed(r); },
+        close() { b.delete(); },
+      };
     }
 
     /// Aggregates over the same selection: what = [[op, field], ...], op one

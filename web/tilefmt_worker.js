@@ -30,7 +30,7 @@ const ops = {
   call(core, handle, method, args) {
     const obj = objects.get(handle);
     if (!obj) throw new Error('tilefmt: the object was closed');
-    if (method === 'open') return keep(obj.open(...args));
+    if (method === 'open' || method === 'startBatches') return keep(obj[method](...args));
     if (method === 'requests') return obj.source.requests;
     return obj[method](...args);
   },

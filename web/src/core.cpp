@@ -114,6 +114,44 @@ ta::condition condition_of(const val& t) {
   throw std::invalid_argument("tilefmt: unknown condition node \"" + kind + "\"");
 }
 
+/// A query result as the JavaScript API takes it: {cells, names, fields:
+/// {name: {values, offsets?, validity?}}}, each buffer a Uint8Array copy.
+val result_to_js(const ta::query_result& r) {
+  val fields = val::object();
+  val names = val::array();
+  for (const auto& name : r.names()) {
+    val f = val::object();
+    const auto& values = r.bytes(name);
+    f.set("values", to_js({values.data(), values.size()}));
+    if (r.var_size(name)) f.set("offsets", to_js(std::as_bytes(std::span(r.byte_offsets(name)))));
+    if (r.nullable(name)) f.set("validity", to_js(std::as_bytes(std::span(r.validity(name)))));
+    fields.set(name, f);
+    names.call<void>("push", val(name));
+  }
+  val out = val::object();
+  out.set("cells", val(static_cast<double>(r.cell_num())));
+  out.set("names", names);
+  out.set("fields", fields);
+  return out;
+}
+
+/// A query read in parts: next() gives each part, then null.
+class web_batches {
+public:
+  web_batches(std::shared_ptr<const ta::array_reader> arr, ta::query_batches b)
+      : arr_(std::move(arr)), batches_(std::make_shared<ta::query_batches>(std::move(b))) {}
+  val next() {
+    return guarded([&] {
+      auto part = batches_->next();
+      return part ? result_to_js(*part) : val::null();
+    });
+  }
+
+private:
+  std::shared_ptr<const ta::array_reader> arr_;  // the batches read from it
+  std::shared_ptr<ta::query_batches> batches_;
+};
+
 class web_array {
 public:
   web_array(val source, const std::string& uri, const std::string& key, double t0, double t1) {
@@ -176,33 +214,12 @@ public:
   /// Bounds: numbers for float dimensions, decimal strings for integer ones
   /// (int64 exceeds a double), strings or Uint8Arrays for string ones.
   val read(val spec) const {
-    return guarded([&] {
-      auto q = query_of(spec);
-      const auto r = q.read();
-      val fields = val::object();
-      val names = val::array();
-      for (const auto& name : r.names()) {
-        val f = val::object();
-        const auto& values = r.bytes(name);
-        f.set("values", to_js({values.data(), values.size()}));
-        if (r.var_size(name)) {
-          const auto& offsets = r.byte_offsets(name);
-          f.set("offsets", to_js(std::as_bytes(std::span(offsets))));
-        }
-        if (r.nullable(name)) {
-          const auto& validity = r.validity(name);
-          f.set("validity", to_js(std::as_bytes(std::span(validity))));
-        }
-        fields.set(name, f);
-        names.call<void>("push", val(name));
-      }
-      val out = val::object();
-      out.set("cells", val(static_cast<double>(r.cell_num())));
-      out.set("names", names);
-      out.set("fields", fields);
-      return out;
-    });
+    return guarded([&] { return result_to_js(query_of(spec).read()); });
   }
+
+  /// The same query's result in parts of about `bytes` each, in its
+  /// layout's order (web_batches::next gives them).
+  web_batches batches(val spec, double bytes) const;
 
   /// spec as read's, with what: [[op, field], ...]. Each answer: null, a
   /// number, a string, or {int: "decimal"} for a 64-bit integer.
@@ -281,6 +298,12 @@ private:
   std::shared_ptr<const ta::array_reader> arr_;
 };
 
+web_batches web_array::batches(val spec, double bytes) const {
+  return guarded([&] {
+    return web_batches(arr_, query_of(spec).batches(static_cast<std::uint64_t>(bytes)));
+  });
+}
+
 std::string type_name(tf::ObjectType t) {
   return t == tf::ObjectType::ARRAY ? "array" : t == tf::ObjectType::GROUP ? "group" : "";
 }
@@ -342,7 +365,9 @@ EMSCRIPTEN_BINDINGS(tilefmt_core) {
       .function("fragmentsJSON", &web_array::fragments_json)
       .function("metadataJSON", &web_array::metadata_json)
       .function("read", &web_array::read)
+      .function("batches", &web_array::batches)
       .function("aggregate", &web_array::aggregate);
+  emscripten::class_<web_batches>("Batches").function("next", &web_batches::next);
   emscripten::class_<web_group>("Group")
       .constructor<val, std::string, std::string>()
       .function("membersJSON", &web_group::members_json)

@@ -76,3 +76,26 @@ test('an encrypted array is refused, saying why', async () => {
   await assert.rejects(tilefmt.open(path.join(DATA, 'tiledb', 'encrypted_dense', 'array'), { key: '0123456789abcdeF0123456789abcdeF' }),
     /AES-256-GCM is not available in this build/);
 });
+
+test('batches: recorded queries read in small parts, put together, are the whole result', async () => {
+  const records = parseRecords(fs.readFileSync(path.join(DATA, 'queries', 'sparse.txt'), 'utf8'))
+    .filter((q) => !q.error && q.order !== 'A' && q.order !== 'U' && !q.path.includes('encrypted'));
+  let checked = 0, split = 0;
+  for (const q of records.slice(0, 120)) {
+    const a = await tilefmt.open(path.join(DATA, q.path));
+    const { apiQuery } = await import('./recorded.mjs');
+    const spec = apiQuery(q, await a.schema());
+    const whole = await a.query(spec);
+    const parts = [];
+    for await (const part of a.batches(spec, 512)) parts.push(part);
+    if (parts.length > 1) ++split;
+    assert.equal(parts.reduce((n, p) => n + p.cells, 0), whole.cells, q.path);
+    for (const name of whole.names) {
+      const joined = parts.flatMap((p) => Array.from(p.fields[name].values, String));
+      assert.deepEqual(joined, Array.from(whole.fields[name].values, String), `${q.path} ${name}`);
+    }
+    await a.close();
+    ++checked;
+  }
+  assert.ok(checked >= 100 && split >= 20, `${checked} checked, ${split} in several parts`);
+});

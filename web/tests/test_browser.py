@@ -185,6 +185,14 @@ def test_one_array_values_and_requests(browser, site):
     assert any(p.endswith(".tilefmt-listing") for _, p, _ in seen)
 
 
+def test_batches_through_the_worker(browser, site):
+    """A 48 x 64 float64 array read in parts of 4 KiB through the page's
+    Worker: the parts, put together, are the whole query's result."""
+    r = run_suite(browser, site, "batches", array="groups/experiment/image", bytes="4096",
+                  query=json.dumps({"attributes": ["v"], "layout": "C"}))
+    assert r["parts"] >= 6 and r["cells"] == r["whole"] == 48 * 64 and r["same"], r
+
+
 def test_damaged_array_error(browser, site):
     """A fragment metadata file cut short: the error Node's run of the module
     gives for the same bytes, naming the file and the field."""
