@@ -109,7 +109,7 @@ TEST_CASE("the names of the test arrays parse") {
     const std::string name = e.path().filename().string();
     if (name.rfind("__", 0) != 0 || name.find(".tdb") != std::string::npos || name == "__lock.tdb") continue;
     if (name == "__schema" || name == "__fragments" || name == "__commits" || name == "__meta" ||
-        name == "__fragment_meta" || name == "__labels" || name == "__enumerations")
+        name == "__fragment_meta" || name == "__labels" || name == "__enumerations" || name == "__group")
       continue;
     CAPTURE(e.path().string());
     auto parsed = parse_timestamped_name(name);
