@@ -51,14 +51,16 @@ import numpy as np
 import tiledb
 dense, sparse = sys.argv[1], sys.argv[2]
 z = tiledb.FilterList([tiledb.ZstdFilter()])
-dom = tiledb.Domain(tiledb.Dim("y", (0, 2047), 256, np.int64), tiledb.Dim("x", (0, 2047), 256, np.int64))
-tiledb.Array.create(dense, tiledb.ArraySchema(domain=dom, attrs=[tiledb.Attr("a", np.float64, filters=z)]))
+dom = tiledb.Domain(tiledb.Dim(name="y", domain=(0, 2047), tile=256, dtype=np.int64),
+                    tiledb.Dim(name="x", domain=(0, 2047), tile=256, dtype=np.int64))
+tiledb.Array.create(dense, tiledb.ArraySchema(domain=dom, attrs=[tiledb.Attr(name="a", dtype=np.float64, filters=z)]))
 rng = np.random.default_rng(7)
 with tiledb.open(dense, "w") as A:
     A[:] = {"a": np.round(rng.normal(size=(2048, 2048)), 3)}
-dom = tiledb.Domain(tiledb.Dim("y", (0, 1023), 128, np.int64), tiledb.Dim("x", (0, 1023), 128, np.int64))
+dom = tiledb.Domain(tiledb.Dim(name="y", domain=(0, 1023), tile=128, dtype=np.int64),
+                    tiledb.Dim(name="x", domain=(0, 1023), tile=128, dtype=np.int64))
 tiledb.Array.create(sparse, tiledb.ArraySchema(domain=dom, sparse=True, capacity=10000,
-                                               attrs=[tiledb.Attr("v", np.int32, filters=z)]))
+                                               attrs=[tiledb.Attr(name="v", dtype=np.int32, filters=z)]))
 cells = np.sort(rng.choice(1024 * 1024, size=1024 * 1024 // 20, replace=False))
 with tiledb.open(sparse, "w") as A:
     A[cells // 1024, cells % 1024] = {"v": rng.integers(0, 1000, size=cells.size).astype(np.int32)}
