@@ -11,6 +11,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 BUILD="${1:-$TILEFMT_ROOT/build}"
 scripts/wasm.sh "$BUILD/wasm"
 export TILEFMT_WEB_DIST="$BUILD/wasm/dist"
+# The native reader, to compare errors with, where scripts/python_test.sh made it.
+if [ -x "$BUILD/python/venv/bin/python" ]; then export TILEFMT_NATIVE_PYTHON="$BUILD/python/venv/bin/python"; fi
 
 venv="$BUILD/web/venv"
 if [ ! -x "$venv/bin/python" ] || ! cmp -s web/tests/requirements.txt "$venv/requirements.txt"; then

@@ -206,10 +206,20 @@ def test_damaged_array_error(browser, site):
          "console.log('null'); } catch (e) { console.log(JSON.stringify({name: e.name, message: e.message})); }",
          os.path.join(DIST, "tilefmt.mjs"), str(site["root"] / "data" / "damaged" / "array")],
         capture_output=True, text=True, check=True)
-    native = json.loads(node.stdout)
+    in_node = json.loads(node.stdout)
     local_prefix = str(site["root"] / "data")
-    assert err["name"] == native["name"]
-    assert err["message"].replace(f"{site['url']}/data", "") == native["message"].replace(local_prefix, "")
+    assert err["name"] == in_node["name"]
+    message = err["message"].replace(f"{site['url']}/data", "")
+    assert message == in_node["message"].replace(local_prefix, "")
+    # The native reader (the Python package, where scripts/web_test.sh finds
+    # its venv) says the same of the same bytes.
+    native_python = os.environ.get("TILEFMT_NATIVE_PYTHON")
+    if native_python:
+        native = subprocess.run(
+            [native_python, "-c", "import sys, tilefmt\ntry:\n    tilefmt.open(sys.argv[1])[:]\nexcept Exception as e:\n"
+             "    print(e)", str(site["root"] / "data" / "damaged" / "array")],
+            capture_output=True, text=True, check=True)
+        assert message == native.stdout.strip().replace(local_prefix, "")
 
 
 def open_inspector(browser, site, **params):
