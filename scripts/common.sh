@@ -14,7 +14,7 @@ DEB_PACKAGES=(meson ninja-build pkg-config cmake g++ clang libclang-rt-14-dev
   libboost1.81-dev libxsimd-dev libzstd-dev liblz4-dev zlib1g-dev libbz2-dev
   libssl-dev libmd-dev libwebp-dev libcurl4-openssl-dev doctest-dev libbenchmark-dev python3 python3-venv python3-dev)
 # The WebAssembly build and the browser tests (scripts/wasm.sh, web/tests).
-WEB_PACKAGES=(emscripten chromium chromium-driver)
+WEB_PACKAGES=(emscripten chromium chromium-driver bzip2 xz-utils)
 
 # install_packages [PACKAGE...]: those missing of the list (default: DEB_PACKAGES).
 
