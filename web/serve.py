@@ -4,7 +4,7 @@ inspector and the JavaScript API on this computer (Python's own
 ``http.server`` ignores ``Range``, which the reader needs). Any static host
 that answers range requests serves the same files.
 
-    python3 web/serve.py [--port 8000] [FOLDER]     (default: the current folder)
+    python3 web/serve.py [--port 8000] [--cert PEM --key PEM] [FOLDER]     (default: the current folder)
 
 then open http://127.0.0.1:8000/build/wasm/dist/index.html?url=/path/to/array
 (after ``scripts/wasm.sh``, and ``python -m tilefmt.web listing path/to/array``).
@@ -72,10 +72,20 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("folder", nargs="?", default=".")
     p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--cert", help="HTTPS with this certificate (PEM) ...")
+    p.add_argument("--key", help="... and its private key (PEM)")
     args = p.parse_args()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port),
                                              functools.partial(RangeHandler, directory=os.path.abspath(args.folder)))
-    print(f"Serving {os.path.abspath(args.folder)} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
+    scheme = "http"
+    if args.cert:
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.cert, args.key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        scheme = "https"
+    print(f"Serving {os.path.abspath(args.folder)} at {scheme}://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)",
+          flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -13,6 +13,7 @@
 #include <nanobind/nanobind.h>
 
 #include "tilefmt/array/write/options.hpp"
+#include "tilefmt/storage/http.hpp"
 #include "tilefmt/storage/s3.hpp"
 
 namespace tilefmt_python {
@@ -20,6 +21,31 @@ namespace tilefmt_python {
 /// Storage options from Python: names of s3_options fields to their values
 /// as text (tilefmt/_array.py translates TileDB's "vfs.s3.*" names).
 using config_map = std::map<std::string, std::string>;
+
+/// The backend of http:// and https:// URLs (a static web host, read-only)
+/// for `config` (verify_tls, ca_file, ca_path, retries); one per
+/// configuration for the process, so that its connections and the listing
+/// documents it read serve every object opened with it.
+inline std::shared_ptr<tilefmt::storage::backend> web_storage(const config_map& config) {
+  namespace st = tilefmt::storage;
+  st::http_options o;
+  for (const auto& [k, v] : config) {
+    if (k == "threads" || k == "io_concurrency") continue;  // the reader's
+    if (k == "verify_tls") o.verify_tls = v == "true" || v == "1";
+    else if (k == "ca_file") o.ca_file = v;
+    else if (k == "ca_path") o.ca_path = v;
+    else if (k == "retries") o.retries = static_cast<unsigned>(std::stoul(v));
+    else throw std::invalid_argument("tilefmt: option \"" + k + "\" does not apply to http(s):// URLs");
+  }
+  const std::string id = std::string(1, char('0' + o.verify_tls)) + '\n' + o.ca_file + '\n' + o.ca_path + '\n' +
+                         std::to_string(o.retries);
+  static std::mutex m;
+  static std::map<std::string, std::shared_ptr<st::http>> backends;
+  std::lock_guard lock(m);
+  auto& b = backends[id];
+  if (!b) b = std::make_shared<st::http>(std::move(o));
+  return b;
+}
 
 /// The backend for `path`: null (the local file system) unless it is an
 /// s3:// path, then an S3 backend set up from the AWS environment variables
@@ -30,9 +56,10 @@ inline std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string&
   namespace st = tilefmt::storage;
   auto readers = [](const std::string& k) { return k == "threads" || k == "io_concurrency"; };  // the reader's, not the storage's
   const bool storage_options = std::any_of(config.begin(), config.end(), [&](const auto& kv) { return !readers(kv.first); });
+  if (path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0) return web_storage(config);
   if (path.rfind("s3://", 0) != 0) {
     if (storage_options && path.find("://") != std::string::npos)
-      throw std::invalid_argument("tilefmt: only local paths and s3:// URIs are supported, not " + path);
+      throw std::invalid_argument("tilefmt: only local paths, s3:// and http(s):// URIs are supported, not " + path);
     return {};
   }
   // A profile named in the config chooses the shared AWS files' profile.

@@ -7,60 +7,15 @@ check only when told (`verify_tls` false); TileDB-Py reads what tilefmt
 wrote through the same server and authority.
 """
 
-import datetime
-import ipaddress
-
 import numpy as np
 import pytest
 
 import tilefmt
-from conftest import TEST_AWS, environment, moto_server
+from conftest import TEST_AWS, certificates, environment, moto_server
 
 pytest.importorskip("moto")
 boto3 = pytest.importorskip("boto3")
 x509 = pytest.importorskip("cryptography.x509")
-
-
-def certificates(folder):
-    """A CA and a server certificate for 127.0.0.1 that it signs, as PEM files."""
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    now = datetime.datetime.now(datetime.timezone.utc)
-
-    def key_pem(key):
-        return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
-                                 serialization.NoEncryption())
-
-    ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "tilefmt test CA")])
-    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
-          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
-          .not_valid_after(now + datetime.timedelta(days=1))
-          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-          .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
-                                       content_commitment=False, key_encipherment=False, data_encipherment=False,
-                                       key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
-          .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
-          .sign(ca_key, hashes.SHA256()))
-    key = ec.generate_private_key(ec.SECP256R1())
-    cert = (x509.CertificateBuilder()
-            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]))
-            .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
-            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
-            .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-            .sign(ca_key, hashes.SHA256()))
-    paths = {}
-    for name, data in (("ca.pem", ca.public_bytes(serialization.Encoding.PEM)),
-                       ("server.pem", cert.public_bytes(serialization.Encoding.PEM)), ("server.key", key_pem(key))):
-        paths[name] = str(folder / name)
-        with open(paths[name], "wb") as f:
-            f.write(data)
-    return paths
 
 
 @pytest.fixture(scope="module")

@@ -16,27 +16,24 @@
 // is gathered in memory and sent as one PUT at its commit (the backend's
 // default); a multipart upload, which would stream it, is not used.
 //
-// Requests that fail for reasons that pass (HTTP 5xx, 429 SlowDown,
-// connection failures and timeouts) are retried with exponential backoff.
-// Every const member may be called from many threads at once: each request
-// takes a libcurl handle from a pool, so connections are kept alive and
-// reused without being shared by two requests.
+// Requests go through detail::http_client (http_client.hpp): those that
+// fail for reasons that pass (HTTP 5xx, 429 SlowDown, connection failures
+// and timeouts) are retried with exponential backoff, and each takes a
+// libcurl handle from a pool, so connections are kept alive and reused
+// without being shared by two requests. Every const member may be called
+// from many threads at once.
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <random>
 #include <span>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include <curl/curl.h>
@@ -44,6 +41,7 @@
 
 #include "tilefmt/storage/aws_profile.hpp"
 #include "tilefmt/storage/backend.hpp"
+#include "tilefmt/storage/http_client.hpp"
 #include "tilefmt/storage/s3_request.hpp"
 
 namespace tilefmt::storage {
@@ -107,32 +105,15 @@ struct s3_options {
     return o;
   }
 
-  /// The certificate bundle of the system: the first that exists of where
-  /// Debian and Ubuntu, Fedora and RHEL, openSUSE and Alpine keep theirs;
-  /// empty when none does.
-  static std::string system_ca_file() {
-    for (const char* f : {"/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
-                          "/etc/ssl/ca-bundle.pem", "/etc/pki/tls/cacert.pem", "/etc/ssl/cert.pem"}) {
-      std::error_code ec;
-      if (fs::is_regular_file(f, ec)) return f;
-    }
-    return {};
-  }
+  /// The certificate bundle of the system (detail::system_ca_file).
+  static std::string system_ca_file() { return detail::system_ca_file(); }
 };
 
 class s3 final : public backend {
 public:
-  explicit s3(s3_options o = s3_options::from_environment()) : o_(std::move(o)) {
-    static std::once_flag init;
-    std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-    while (!o_.endpoint.empty() && o_.endpoint.back() == '/') o_.endpoint.pop_back();
-    ca_file_ = o_.ca_file.empty() && o_.ca_path.empty() && !builtin_ca_exists() ? s3_options::system_ca_file() : o_.ca_file;
-  }
+  explicit s3(s3_options o = s3_options::from_environment()) : o_(trimmed(std::move(o))), client_(client_options(o_), "S3") {}
   s3(const s3&) = delete;
   s3& operator=(const s3&) = delete;
-  ~s3() override {
-    for (CURL* h : pool_) curl_easy_cleanup(h);
-  }
 
   const s3_options& options() const noexcept { return o_; }
 
@@ -141,7 +122,7 @@ public:
   struct statistics {
     std::uint64_t requests = 0, bytes_received = 0;
   };
-  statistics stats() const noexcept { return {requests_.load(), received_.load()}; }
+  statistics stats() const noexcept { return {client_.requests(), client_.bytes_received()}; }
 
   /// Creates `bucket` (for tests and scratch stores; arrays live in buckets
   /// made by whoever owns the account).
@@ -313,176 +294,39 @@ private:
     return u;
   }
 
-  /// A handle from the pool (or a new one), returned by the guard.
-  struct handle {
-    const s3* owner;
-    CURL* h;
-    ~handle() {
-      curl_easy_reset(h);
-      std::lock_guard lock(owner->pool_mutex_);
-      owner->pool_.push_back(h);
-    }
-  };
-  handle take() const {
-    {
-      std::lock_guard lock(pool_mutex_);
-      if (!pool_.empty()) {
-        CURL* h = pool_.back();
-        pool_.pop_back();
-        return {this, h};
-      }
-    }
-    CURL* h = curl_easy_init();
-    if (!h) throw std::runtime_error("tilefmt: s3: curl_easy_init failed");
-    return {this, h};
-  }
-
-  struct transfer {
-    detail::http_response* r;
-    std::uint64_t limit;
-    CURL* h;
-  };
-  /// The most bytes of an error's answer kept (its XML names the error).
-  static constexpr std::uint64_t error_body_limit = 64 * 1024;
-  static std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
-    auto* t = static_cast<transfer*>(user);
-    const std::size_t bytes = size * n;
-    long status = 0;
-    curl_easy_getinfo(t->h, CURLINFO_RESPONSE_CODE, &status);
-    const bool success = status >= 200 && status < 300;
-    if (t->r->body.size() + bytes > (success ? t->limit : error_body_limit)) {
-      t->r->too_large = success;
-      return 0;  // ends the transfer
-    }
-    // The whole object at once when its length is known (and allowed).
-    if (t->r->body.empty() && t->r->content_length && *t->r->content_length <= t->limit)
-      t->r->body.reserve(static_cast<std::size_t>(*t->r->content_length));
-    const auto* b = reinterpret_cast<const std::byte*>(data);
-    t->r->body.insert(t->r->body.end(), b, b + bytes);
-    return bytes;
-  }
-  static std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
-    auto* t = static_cast<transfer*>(user);
-    const std::string_view line(data, size * n);
-    constexpr std::string_view name = "content-length:";
-    if (line.size() > name.size()) {
-      bool match = true;
-      for (std::size_t i = 0; i < name.size() && match; ++i)
-        match = std::tolower(static_cast<unsigned char>(line[i])) == name[i];
-      if (match) {
-        std::uint64_t v = 0;
-        bool digits = false;
-        for (char c : line.substr(name.size())) {
-          if (c >= '0' && c <= '9') {
-            if (v > (unlimited - 9) / 10) return 0;  // no object is that large: a broken answer
-            v = v * 10 + static_cast<std::uint64_t>(c - '0');
-            digits = true;
-          }
-        }
-        if (digits) t->r->content_length = v;
-      }
-    }
-    return size * n;
-  }
-  /// One request, tried again while it fails for a passing reason.
+  /// One request, tried again while it fails for a passing reason
+  /// (detail::http_client), signed unless the options say not to.
   detail::http_response request(const std::string& method, const std::string& bucket, const std::string& key,
                                 const std::string& query, std::span<const std::byte> payload,
                                 const std::vector<std::string>& headers, std::uint64_t limit,
                                 const fs::path& p) const {
-    const std::string address = url(bucket, key, query);
-    const std::string payload_hash = detail::sha256_hex(payload);
-    std::mt19937 jitter(std::random_device{}());
-    for (unsigned attempt = 0;; ++attempt) {
-      detail::http_response r;
-      CURLcode rc = CURLE_OK;
-      {
-        auto h = take();
-        transfer t{&r, limit, h.h};
-        curl_slist* list = nullptr;
-        for (const auto& line : headers) list = curl_slist_append(list, line.c_str());
-        // Signed with the request (libcurl signs the x-amz-* headers given
-        // and takes this one as the payload's hash).
-        list = curl_slist_append(list, ("x-amz-content-sha256: " + payload_hash).c_str());
-        if (!o_.session_token.empty() && !o_.no_sign_request) list = curl_slist_append(list, ("x-amz-security-token: " + o_.session_token).c_str());
-        const std::string sigv4 = "aws:amz:" + o_.region + ":s3";
-        const std::string user = o_.access_key_id + ":" + o_.secret_access_key;
-        curl_easy_setopt(h.h, CURLOPT_URL, address.c_str());
-        curl_easy_setopt(h.h, CURLOPT_HTTPHEADER, list);
-        if (!o_.access_key_id.empty() && !o_.no_sign_request) {
-          curl_easy_setopt(h.h, CURLOPT_AWS_SIGV4, sigv4.c_str());
-          curl_easy_setopt(h.h, CURLOPT_USERPWD, user.c_str());
-        }
-        curl_easy_setopt(h.h, CURLOPT_WRITEFUNCTION, &s3::on_body);
-        curl_easy_setopt(h.h, CURLOPT_WRITEDATA, &t);
-        curl_easy_setopt(h.h, CURLOPT_HEADERFUNCTION, &s3::on_header);
-        curl_easy_setopt(h.h, CURLOPT_HEADERDATA, &t);
-        curl_easy_setopt(h.h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout.count()));
-        curl_easy_setopt(h.h, CURLOPT_TIMEOUT_MS, static_cast<long>(o_.request_timeout.count()));
-        curl_easy_setopt(h.h, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM: safe in threads
-        curl_easy_setopt(h.h, CURLOPT_SSL_VERIFYPEER, o_.verify_tls ? 1L : 0L);
-        curl_easy_setopt(h.h, CURLOPT_SSL_VERIFYHOST, o_.verify_tls ? 2L : 0L);
-        if (!ca_file_.empty()) curl_easy_setopt(h.h, CURLOPT_CAINFO, ca_file_.c_str());
-        if (!o_.ca_path.empty()) curl_easy_setopt(h.h, CURLOPT_CAPATH, o_.ca_path.c_str());
-        curl_easy_setopt(h.h, CURLOPT_PROTOCOLS_STR, "http,https");
-        if (method == "HEAD") {
-          curl_easy_setopt(h.h, CURLOPT_NOBODY, 1L);
-        } else if (method == "PUT") {
-          // The body as POST fields sent with PUT, not an upload callback:
-          // libcurl's signature hashes the POST fields as the payload. (A
-          // header removed with "Name:" breaks libcurl 7.88's signature, so
-          // the form Content-Type it adds is replaced, not removed.)
-          list = curl_slist_append(list, "Content-Type: application/octet-stream");
-          curl_easy_setopt(h.h, CURLOPT_HTTPHEADER, list);
-          curl_easy_setopt(h.h, CURLOPT_CUSTOMREQUEST, "PUT");
-          curl_easy_setopt(h.h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload.size()));
-          curl_easy_setopt(h.h, CURLOPT_POSTFIELDS, payload.empty() ? "" : reinterpret_cast<const char*>(payload.data()));
-        } else if (method != "GET") {
-          curl_easy_setopt(h.h, CURLOPT_CUSTOMREQUEST, method.c_str());
-        }
-        rc = curl_easy_perform(h.h);
-        requests_.fetch_add(1, std::memory_order_relaxed);
-        received_.fetch_add(r.body.size(), std::memory_order_relaxed);
-        curl_easy_getinfo(h.h, CURLINFO_RESPONSE_CODE, &r.status);
-        curl_slist_free_all(list);
-      }
-      if (r.too_large) return r;  // the caller's limit, not the network: nothing to try again
-      const bool passing = rc == CURLE_OPERATION_TIMEDOUT || rc == CURLE_COULDNT_CONNECT || rc == CURLE_SEND_ERROR ||
-                           rc == CURLE_RECV_ERROR || rc == CURLE_GOT_NOTHING || rc == CURLE_PARTIAL_FILE ||
-                           (rc == CURLE_OK && (r.status >= 500 || r.status == 429));
-      if (!passing || attempt >= o_.retries) {
-        if (rc != CURLE_OK) throw io_error(p, "S3 " + method + ": " + curl_easy_strerror(rc));
-        return r;
-      }
-      // Exponential backoff with jitter, so that many clients do not come back together.
-      const auto base = o_.first_backoff * (1LL << std::min(attempt, 10u));
-      const auto wait = std::min<std::chrono::milliseconds>(base + std::chrono::milliseconds(jitter() % 100),
-                                                            std::chrono::milliseconds(20'000));
-      std::this_thread::sleep_for(wait);
+    detail::http_request q;
+    q.method = method;
+    q.url = url(bucket, key, query);
+    q.headers = headers;
+    // Signed with the request (libcurl signs the x-amz-* headers given and
+    // takes this one as the payload's hash).
+    q.headers.push_back("x-amz-content-sha256: " + detail::sha256_hex(payload));
+    if (!o_.session_token.empty() && !o_.no_sign_request) q.headers.push_back("x-amz-security-token: " + o_.session_token);
+    if (!o_.access_key_id.empty() && !o_.no_sign_request) {
+      q.aws_sigv4 = "aws:amz:" + o_.region + ":s3";
+      q.userpwd = o_.access_key_id + ":" + o_.secret_access_key;
     }
+    q.payload = payload;
+    q.limit = limit;
+    return client_.perform(q, p);
   }
 
-  /// Whether libcurl's compiled-in bundle is on this machine (it names
-  /// its own distribution's path; a library copied elsewhere may miss it).
-  static bool builtin_ca_exists() {
-#if LIBCURL_VERSION_NUM >= 0x075400  // CURLINFO_CAINFO: curl 7.84
-    CURL* h = curl_easy_init();
-    if (h == nullptr) return true;
-    char* path = nullptr;
-    const bool known = curl_easy_getinfo(h, CURLINFO_CAINFO, &path) == CURLE_OK && path != nullptr;
-    std::error_code ec;
-    const bool exists = !known || fs::exists(path, ec);
-    curl_easy_cleanup(h);
-    return exists;
-#else
-    return true;
-#endif
+  static s3_options trimmed(s3_options o) {
+    while (!o.endpoint.empty() && o.endpoint.back() == '/') o.endpoint.pop_back();
+    return o;
+  }
+  static detail::http_client_options client_options(const s3_options& o) {
+    return {o.retries, o.first_backoff, o.connect_timeout, o.request_timeout, o.verify_tls, o.ca_file, o.ca_path};
   }
 
   s3_options o_;
-  std::string ca_file_;  // the bundle requests verify against; empty: libcurl's
-  mutable std::atomic<std::uint64_t> requests_{0}, received_{0};
-  mutable std::mutex pool_mutex_;
-  mutable std::vector<CURL*> pool_;
+  detail::http_client client_;
 };
 
 } // namespace tilefmt::storage

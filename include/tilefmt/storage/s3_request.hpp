@@ -23,6 +23,22 @@ namespace detail {
 
 /// Bucket and key of an `s3://bucket/key` path; "." and ".." refused, empty
 /// components dropped.
+/// The non-empty segments of `s` from byte `at` on, split at '/'; an
+/// io_error naming `p` on a "." or ".." segment, so that no path leaves the
+/// place it names.
+inline std::vector<std::string_view> path_segments(const std::string& s, std::size_t at, const fs::path& p) {
+  std::vector<std::string_view> out;
+  while (at <= s.size()) {
+    const std::size_t end = std::min(s.find('/', at), s.size());
+    const std::string_view part(s.data() + at, end - at);
+    at = end + 1;
+    if (part.empty()) continue;
+    if (part == "." || part == "..") throw io_error(p, "has a \".\" or \"..\" component");
+    out.push_back(part);
+  }
+  return out;
+}
+
 struct s3_location {
   std::string bucket, key;
 
@@ -31,24 +47,14 @@ struct s3_location {
     // and libstdc++'s generic form): either names the bucket next.
     const std::string& s = p.native();
     if (s.rfind("s3:/", 0) != 0) throw io_error(p, "is not an s3://bucket/key path");
+    const auto parts = path_segments(s, 4, p);
+    if (parts.empty()) throw io_error(p, "names no bucket");
     s3_location out;
-    std::size_t at = 4;
-    bool first = true;
-    while (at <= s.size()) {
-      const std::size_t end = std::min(s.find('/', at), s.size());
-      const std::string_view part(s.data() + at, end - at);
-      at = end + 1;
-      if (part.empty()) continue;
-      if (part == "." || part == "..") throw io_error(p, "has a \".\" or \"..\" component");
-      if (first) {
-        out.bucket = part;
-        first = false;
-      } else {
-        if (!out.key.empty()) out.key += '/';
-        out.key += part;
-      }
+    out.bucket = parts.front();
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+      if (i > 1) out.key += '/';
+      out.key += parts[i];
     }
-    if (out.bucket.empty()) throw io_error(p, "names no bucket");
     return out;
   }
 };
