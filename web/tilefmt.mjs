@@ -46,7 +46,7 @@ async function workerCore() {
   }
   const core = await globalThis.createTilefmtCore({ locateFile: (f) => new URL(f, import.meta.url).href });
   const impl = globalThis.tilefmtImpl;
-  return { core, impl, source: (url, options) => impl.urlSource(url, options) };
+  return { core, impl, source: (url, options) => impl.urlSource(url, options, core) };
 }
 
 /// An object of this thread behind the promise-answering interface.
@@ -121,7 +121,9 @@ function remoteObject({ handle, type, url }) {
 
 /// Opens the array or group at `url` (Node: a path). options: key (AES-256-GCM
 /// key: refused, this build has no AES), timestamp (t or [t0, t1], ms),
-/// headers (sent with every request: a presigned or bearer authorization).
+/// headers (sent with every request), and for s3:// URLs endpoint, region and
+/// credentials ({accessKeyId, secretAccessKey, sessionToken}: requests signed
+/// with AWS Signature V4; prefer short-lived credentials in a page).
 export async function open(url, options = {}) {
   if (onMainThread) return remoteObject(await ask('open', String(url), options, null));
   const { core, impl, source } = await localCore();

@@ -156,11 +156,30 @@
     return xhr;
   }
 
-  /// A tree of `files` whose bytes are ranged GETs of urlOf(relative path).
-  function rangedSource(base, files, urlOf, headers) {
+  /// An Error named as the module names its I/O errors.
+  function ioError(message) {
+    const err = new Error(message);
+    err.name = 'tilefmt.IOError';
+    return err;
+  }
+
+  /// request(), a failure to send (no server, or a CORS rule that does not
+  /// let this page read) thrown as tilefmt's I/O error naming `what`.
+  function fetchListing(target, headers, what) {
+    try {
+      return request('GET', target, headers);
+    } catch (e) {
+      throw ioError(`tilefmt: ${what}: request failed (no answer, or the server's CORS rules do not let this page read it): ${e.message}`);
+    }
+  }
+
+  /// A tree of `files` whose bytes are ranged GETs of urlOf(relative path),
+  /// sent with headersOf(url).
+  function rangedSource(base, files, urlOf, headersOf) {
     const source = treeSource(base, files, (rel, offset, n) => {
       try {
-        const xhr = request('GET', urlOf(rel), headers, [offset, n]);
+        const url = urlOf(rel);
+        const xhr = request('GET', url, headersOf(url), [offset, n]);
         source.requests += 1;
         if (xhr.status !== 206 && xhr.status !== 200) return `HTTP ${xhr.status}`;
         let bytes = new Uint8Array(xhr.response);
@@ -175,7 +194,10 @@
     return source;
   }
 
-  const encodePath = (p) => p.split('/').map(encodeURIComponent).join('/');
+  // Percent-encoding as SigV4 signs it (RFC 3986: all but A-Z a-z 0-9 - _ . ~),
+  // used for every URL so that what is sent is what was signed.
+  const encodeStrict = (s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encodePath = (p) => p.split('/').map(encodeStrict).join('/');
 
   /// Files served over HTTP(S) by a static host: those of the listing
   /// document beside the object, or beside a folder holding it (a group's
@@ -184,36 +206,61 @@
     const wanted = url.replace(/\/+$/, '');
     const origin = new URL(wanted).origin;
     for (let base = wanted; base.length > origin.length; base = base.slice(0, base.lastIndexOf('/'))) {
-      const doc = request('GET', `${base}.tilefmt-listing`, headers);
+      const doc = fetchListing(`${base}.tilefmt-listing`, headers, `${base}.tilefmt-listing`);
       if (doc.status === 404 || doc.status === 403) continue;
-      if (doc.status !== 200) throw new Error(`tilefmt: ${base}.tilefmt-listing: HTTP ${doc.status}`);
+      if (doc.status !== 200) throw ioError(`tilefmt: ${base}.tilefmt-listing: HTTP ${doc.status}`);
       const files = parseListing(decoder.decode(new Uint8Array(doc.response)));
-      return rangedSource(base, files, (rel) => `${base}/${encodePath(rel)}`, headers);
+      return rangedSource(base, files, (rel) => `${base}/${encodePath(rel)}`, () => headers);
     }
-    throw new Error(`tilefmt: no listing document for ${wanted} (write ${wanted}.tilefmt-listing with tilefmt.web.write_listing)`);
+    throw ioError(`tilefmt: no listing document for ${wanted} (write ${wanted}.tilefmt-listing with tilefmt.web.write_listing)`);
   }
 
   const unxml = (s) => s.replace(/&(lt|gt|quot|apos|amp);/g, (_, e) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[e]);
 
+  /// The headers of a request to S3 at `url`: options.headers, and with
+  /// options.credentials ({accessKeyId, secretAccessKey, sessionToken}) an
+  /// AWS Signature V4 the module computes (the browser's synchronous requests
+  /// cannot wait for WebCrypto).
+  function s3Headers(core, options) {
+    const c = options.credentials;
+    const fixed = options.headers || {};
+    if (!c) return () => fixed;
+    if (!c.accessKeyId || !c.secretAccessKey) throw new Error('tilefmt: credentials need accessKeyId and secretAccessKey');
+    if (!core || !core.s3Authorization) throw new Error('tilefmt: signing S3 requests needs the module');
+    const region = options.region || 'us-east-1';
+    return (url) => {
+      const u = new URL(url);
+      const date = new Date().toISOString().replace(/[-:]|\.\d+/g, '');  // YYYYMMDDTHHMMSSZ
+      const signed = { 'x-amz-date': date, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' };
+      if (c.sessionToken) signed['x-amz-security-token'] = c.sessionToken;
+      signed.Authorization = core.s3Authorization('GET', u.host, u.pathname, u.search.slice(1), date, c.sessionToken || '',
+        region, c.accessKeyId, c.secretAccessKey);
+      return { ...fixed, ...signed };
+    };
+  }
+
   /// An object in an S3 bucket (s3://bucket/key), its files listed with
-  /// ListObjectsV2 and read with ranged GETs, anonymously (a public bucket)
-  /// or with `headers` (a presigned or bearer authorization). options:
-  /// endpoint (path-style, e.g. a local S3 server; default: the bucket's
-  /// virtual-hosted address in `region`), region.
-  function s3Source(url, options = {}) {
+  /// ListObjectsV2 and read with ranged GETs: anonymously (a public bucket),
+  /// signed (options.credentials) or with options.headers (e.g. a bearer
+  /// authorization). options: endpoint (path-style, e.g. a local S3 server;
+  /// default: the bucket's virtual-hosted address in `region`), region.
+  function s3Source(url, options = {}, core = null) {
     const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(url);
     if (!m) throw new Error(`tilefmt: ${url}: not an s3:// URI`);
     const bucket = m[1], key = m[2].replace(/\/+$/, '');
     const pathStyle = Boolean(options.endpoint);
     const endpoint = (options.endpoint || `https://${bucket}.s3.${options.region || 'us-east-1'}.amazonaws.com`).replace(/\/+$/, '');
-    const root = pathStyle ? `${endpoint}/${encodeURIComponent(bucket)}` : endpoint;
+    const root = pathStyle ? `${endpoint}/${encodeStrict(bucket)}` : endpoint;
+    const headersOf = s3Headers(core, options);
     const files = {};
     let token = null;
     do {
-      const query = `list-type=2&prefix=${encodeURIComponent(`${key}/`)}${token ? `&continuation-token=${encodeURIComponent(token)}` : ''}`;
-      const xhr = request('GET', `${root}?${query}`, options.headers);
+      // Parameters in their sorted order: the query is also SigV4's canonical one.
+      const query = `${token ? `continuation-token=${encodeStrict(token)}&` : ''}list-type=2&prefix=${encodeStrict(`${key}/`)}`;
+      const target = `${root}?${query}`;
+      const xhr = fetchListing(target, headersOf(target), `${url}: listing the bucket`);
       const text = decoder.decode(new Uint8Array(xhr.response || new ArrayBuffer(0)));
-      if (xhr.status !== 200) throw new Error(`tilefmt: ${url}: listing the bucket: HTTP ${xhr.status} ${text.slice(0, 200)}`);
+      if (xhr.status !== 200) throw ioError(`tilefmt: ${url}: listing the bucket: HTTP ${xhr.status} ${text.slice(0, 200)}`);
       for (const c of text.match(/<Contents>[\s\S]*?<\/Contents>/g) || []) {
         const k = unxml((/<Key>([\s\S]*?)<\/Key>/.exec(c) || [])[1] || '');
         const size = Number((/<Size>(\d+)<\/Size>/.exec(c) || [])[1]);
@@ -221,12 +268,13 @@
       }
       token = /<IsTruncated>true<\/IsTruncated>/.test(text) ? unxml((/<NextContinuationToken>([\s\S]*?)<\/NextContinuationToken>/.exec(text) || [])[1] || '') : null;
     } while (token);
-    return rangedSource(`s3://${bucket}/${key}`, files, (rel) => `${root}/${encodePath(`${key}/${rel}`)}`, options.headers);
+    return rangedSource(`s3://${bucket}/${key}`, files, (rel) => `${root}/${encodePath(`${key}/${rel}`)}`, headersOf);
   }
 
-  /// The source for a URL: s3:// or http(s)://.
-  function urlSource(url, options = {}) {
-    return url.startsWith('s3://') ? s3Source(url, options) : httpSource(url, options.headers);
+  /// The source for a URL: s3:// or http(s)://. `core` (the module) signs
+  /// S3 requests when options.credentials are given.
+  function urlSource(url, options = {}, core = null) {
+    return url.startsWith('s3://') ? s3Source(url, options, core) : httpSource(url, options.headers);
   }
 
   /// Files a user picked (File objects with webkitRelativePath), read with

@@ -24,7 +24,7 @@ function buffersOf(x, out = new Set()) {
 
 const ops = {
   open(core, url, options, picked) {
-    const source = picked ? tilefmtImpl.pickedSource(picked.root, picked.files) : tilefmtImpl.urlSource(url, options);
+    const source = picked ? tilefmtImpl.pickedSource(picked.root, picked.files) : tilefmtImpl.urlSource(url, options, core);
     return keep(tilefmtImpl.openWith(core, source, picked ? picked.root : url.replace(/\/+$/, ''), options));
   },
   call(core, handle, method, args) {

@@ -29,6 +29,7 @@
 #include "tilefmt/format/print.hpp"
 #include "tilefmt/group/model/object.hpp"
 #include "tilefmt/group/read/group.hpp"
+#include "tilefmt/storage/s3_signature.hpp"
 
 #include "js_storage.hpp"
 
@@ -355,6 +356,21 @@ private:
   std::shared_ptr<const tilefmt::group::group_reader> g_;
 };
 
+/// The Authorization header of an S3 request the browser is about to send
+/// (tilefmt_impl.js's s3Source): host, x-amz-content-sha256, x-amz-date
+/// and, with a session token, x-amz-security-token are signed; the path and
+/// query come encoded as they are sent.
+std::string s3_authorization(std::string method, std::string host, std::string path, std::string query,
+                             std::string amz_date, std::string session_token, std::string region,
+                             std::string access_key_id, std::string secret_access_key) {
+  namespace d = tilefmt::storage::detail;
+  d::sigv4_request r{std::move(method), std::move(path), std::move(query),
+                     {{"host", std::move(host)}, {"x-amz-content-sha256", "UNSIGNED-PAYLOAD"}, {"x-amz-date", amz_date}},
+                     "UNSIGNED-PAYLOAD", amz_date};
+  if (!session_token.empty()) r.headers.emplace_back("x-amz-security-token", std::move(session_token));
+  return d::sigv4_authorization(std::move(r), {std::move(access_key_id), std::move(secret_access_key), std::move(region)});
+}
+
 } // namespace
 
 EMSCRIPTEN_BINDINGS(tilefmt_core) {
@@ -373,4 +389,5 @@ EMSCRIPTEN_BINDINGS(tilefmt_core) {
       .function("membersJSON", &web_group::members_json)
       .function("metadataJSON", &web_group::metadata_json);
   emscripten::function("objectType", &object_type);
+  emscripten::function("s3Authorization", &s3_authorization);
 }

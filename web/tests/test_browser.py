@@ -7,6 +7,7 @@ error as Node's run of the same module gives it, and the inspector page.
     TILEFMT_WEB_DIST=build/wasm/dist python -m pytest web/tests   (scripts/web_test.sh)
 """
 
+import contextlib
 import functools
 import math
 import http.server
@@ -87,17 +88,15 @@ def site(tmp_path_factory):
     server.server_close()
 
 
-@pytest.fixture(scope="module")
-def s3(site):
-    """A local S3 server (moto, on 127.0.0.1) whose public bucket "data" holds
-    the site's arrays, with a CORS rule that lets the site's pages read it."""
-    boto3 = pytest.importorskip("boto3")
+@contextlib.contextmanager
+def moto_server(**env):
+    """A local S3 server (moto, on 127.0.0.1) for the fixture's life; its endpoint."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     server = subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "moto_server"), "-H", "127.0.0.1",
-                               "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    endpoint = f"http://127.0.0.1:{port}"
+                               "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env={**os.environ, **env})
     try:
         for _ in range(100):
             try:
@@ -105,6 +104,34 @@ def s3(site):
                 break
             except OSError:
                 time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def allow_site(client, bucket, site):
+    """A CORS rule that lets the site's pages read `bucket`."""
+    client.put_bucket_cors(Bucket=bucket, CORSConfiguration={"CORSRules": [{
+        "AllowedOrigins": [site["url"]], "AllowedMethods": ["GET", "HEAD"], "AllowedHeaders": ["*"],
+        "ExposeHeaders": ["Content-Range", "Content-Length"]}]})
+
+
+def upload(client, bucket, site, parts):
+    data = site["root"] / "data"
+    for part in parts:
+        for folder, _, files in os.walk(data / part):
+            for f in files:
+                full = os.path.join(folder, f)
+                client.upload_file(full, bucket, os.path.relpath(full, data).replace(os.sep, "/"))
+
+
+@pytest.fixture(scope="module")
+def s3(site):
+    """A local S3 server whose public bucket "data" holds the site's arrays,
+    with a CORS rule that lets the site's pages read it."""
+    boto3 = pytest.importorskip("boto3")
+    with moto_server() as endpoint:
         c = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="test",
                          aws_secret_access_key="test")
         c.create_bucket(Bucket="data")
@@ -112,39 +139,143 @@ def s3(site):
         c.put_bucket_policy(Bucket="data", Policy=json.dumps({"Version": "2012-10-17", "Statement": [
             {"Effect": "Allow", "Principal": "*", "Action": ["s3:GetObject", "s3:ListBucket"],
              "Resource": ["arn:aws:s3:::data", "arn:aws:s3:::data/*"]}]}))
-        c.put_bucket_cors(Bucket="data", CORSConfiguration={"CORSRules": [{
-            "AllowedOrigins": [site["url"]], "AllowedMethods": ["GET", "HEAD"], "AllowedHeaders": ["*"],
-            "ExposeHeaders": ["Content-Range", "Content-Length"]}]})
-        data = site["root"] / "data"
-        for part in ("tiledb", "time_travel"):
-            for folder, _, files in os.walk(data / part):
-                for f in files:
-                    full = os.path.join(folder, f)
-                    c.upload_file(full, "data", os.path.relpath(full, data).replace(os.sep, "/"))
+        allow_site(c, "data", site)
+        upload(c, "data", site, ("tiledb", "time_travel"))
         yield endpoint
-    finally:
-        server.terminate()
-        server.wait()
+
+
+class PreflightProxy(http.server.BaseHTTPRequestHandler):
+    """Forwards requests to moto as they came (Host included, so signatures
+    stay valid) and answers CORS preflights itself: moto checks signatures on
+    OPTIONS too, which S3 does not, and a browser never signs a preflight."""
+
+    protocol_version = "HTTP/1.1"
+    upstream = None  # (host, port)
+
+    def log_message(self, *args):
+        pass
+
+    def do_OPTIONS(self):
+        self.send_response(200)
+        self.send_header("Access-Control-Allow-Origin", self.headers.get("Origin", "*"))
+        self.send_header("Access-Control-Allow-Methods", "GET, HEAD")
+        self.send_header("Access-Control-Allow-Headers", self.headers.get("Access-Control-Request-Headers", ""))
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self):
+        import http.client
+        conn = http.client.HTTPConnection(*self.upstream, timeout=30)
+        conn.request(self.command, self.path, headers=dict(self.headers.items()))
+        answer = conn.getresponse()
+        body = answer.read()
+        self.send_response(answer.status)
+        for k, v in answer.getheaders():
+            if k.lower() not in ("content-length", "connection", "transfer-encoding", "server", "date"):
+                self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        conn.close()
+
+    do_HEAD = do_GET
 
 
 @pytest.fixture(scope="module")
-def browser():
+def private_s3(site):
+    """A local S3 server that checks every request's AWS Signature V4 against
+    the credentials it made (moto: its first four requests, which make an
+    IAM user, a key and a policy, go unchecked), with a private bucket
+    "private" holding one array and a CORS rule for the site, reached through
+    PreflightProxy."""
+    boto3 = pytest.importorskip("boto3")
+    with moto_server(INITIAL_NO_AUTH_ACTION_COUNT="4") as endpoint:
+        kw = dict(endpoint_url=endpoint, region_name="us-east-1")
+        iam = boto3.client("iam", aws_access_key_id="setup", aws_secret_access_key="setup", **kw)
+        iam.create_user(UserName="reader")
+        key = iam.create_access_key(UserName="reader")["AccessKey"]
+        policy = iam.create_policy(PolicyName="s3", PolicyDocument=json.dumps(
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
+        iam.attach_user_policy(UserName="reader", PolicyArn=policy["Policy"]["Arn"])
+        c = boto3.client("s3", aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"], **kw)
+        c.create_bucket(Bucket="private")
+        allow_site(c, "private", site)
+        upload(c, "private", site, ("tiledb/dense_1d_int32",))
+        upstream = urllib.parse.urlsplit(endpoint)
+        handler = type("Proxy", (PreflightProxy,), {"upstream": (upstream.hostname, upstream.port)})
+        proxy = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=proxy.serve_forever, daemon=True).start()
+        try:
+            yield {"endpoint": f"http://127.0.0.1:{proxy.server_address[1]}",
+                   "credentials": {"accessKeyId": key["AccessKeyId"], "secretAccessKey": key["SecretAccessKey"]}}
+        finally:
+            proxy.shutdown()
+            proxy.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
     options = webdriver.ChromeOptions()
+    # Every request the browser sends, the page's Workers' included, is in
+    # its NetLog (read by requested_origins()).
+    netlog = tmp_path_factory.mktemp("netlog") / "net.json"
+    options.add_argument(f"--log-net-log={netlog}")
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,900",
                 # Nothing but the test's own server is reachable.
                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"):
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+    driver.netlog = {"path": netlog, "offset": 0, "types": None}
     yield driver
     driver.quit()
 
 
+def requested_origins(browser, site):
+    """The origins of the requests the site's pages and their Workers sent
+    since the last call: the URL_REQUEST_START_JOB events of Chromium's
+    NetLog whose initiator is the site (the browser's own requests, such as
+    its update checks, have none, and the host resolver rule fails them)."""
+    log = browser.netlog
+    with open(log["path"], "rb") as f:
+        f.seek(log["offset"])
+        text = f.read()
+    text = text[:text.rfind(b"\n") + 1]  # whole lines only: the log is being written
+    log["offset"] += len(text)
+    origins = set()
+    for line in text.decode().splitlines():
+        line = line.rstrip(",")
+        if line.startswith('{"constants":'):
+            log["types"] = json.loads(line[len('{"constants":'):])["logEventTypes"]
+            continue
+        if not line.startswith("{") or log["types"] is None:
+            continue
+        event = json.loads(line)
+        params = event.get("params", {})
+        if event["type"] == log["types"]["URL_REQUEST_START_JOB"] and params.get("initiator") == site["url"]:
+            u = urllib.parse.urlsplit(params["url"])
+            origins.add(f"{u.scheme}://{u.netloc}")
+    return origins
+
+
 def run_suite(browser, site, suite, timeout=300, **params):
     query = urllib.parse.urlencode({"suite": suite, **params})
+    requested_origins(browser, site)  # the log so far: dropped
     browser.get(f"{site['url']}/tests/browser.html?{query}")
     WebDriverWait(browser, timeout).until(lambda d: d.execute_script("return window.__result"))
     return browser.execute_script("return window.__result")
+
+
+def recorded_values(count):
+    """The first `count` values of attribute a of tiledb/dense_1d_int32, as
+    TileDB-Py read them (tests/data/queries/dense.txt)."""
+    with open(os.path.join(DATA, "queries", "dense.txt")) as f:
+        text = f.read()
+    want = re.search(r"^query tiledb/dense_1d_int32/array C 1:100\nattr a 100 ([0-9a-f]+)", text, re.M).group(1)
+    return [int.from_bytes(bytes.fromhex(want[8 * i:8 * i + 8]), "little", signed=True) for i in range(count)]
+
+
+BOX = json.dumps({"ranges": [[[1, 10]]], "attributes": ["a"]})
 
 
 def test_recorded_queries(browser, site):
@@ -163,26 +294,69 @@ def test_recorded_queries_from_s3(browser, site, s3):
     assert "error" not in r, r
     assert r["failed"] == []
     assert r["passed"] == r["total"] == 1083
+    assert requested_origins(browser, site) == {site["url"], s3}
 
 
 def test_one_array_values_and_requests(browser, site):
     """A box of a dense array: the values the native reader reads (the
-    recorded query of the same box), fetched in few range requests, none
-    outside the site."""
+    recorded query of the same box), fetched in few range requests, and no
+    request to any origin but the site's."""
     before = len(site["server"].requests)
-    r = run_suite(browser, site, "one", array="tiledb/dense_1d_int32/array",
-                  query=json.dumps({"ranges": [[[1, 10]]], "attributes": ["a"]}))
+    r = run_suite(browser, site, "one", array="tiledb/dense_1d_int32/array", query=BOX)
     assert r["cells"] == 10
-    with open(os.path.join(DATA, "queries", "dense.txt")) as f:
-        text = f.read()
-    want = re.search(r"^query tiledb/dense_1d_int32/array C 1:100\nattr a 100 ([0-9a-f]+)", text, re.M).group(1)
-    values = [int.from_bytes(bytes.fromhex(want[8 * i:8 * i + 8]), "little", signed=True) for i in range(10)]
-    assert r["fields"]["a"] == values
+    assert r["fields"]["a"] == recorded_values(10)
     assert "ArraySchema" in r["schema"] or "dense" in r["schema"].lower()
     seen = site["server"].requests[before:]
     ranged = [x for x in seen if x[2]]
     assert 0 < r["requests"] == len(ranged) <= 12, seen
     assert any(p.endswith(".tilefmt-listing") for _, p, _ in seen)
+    assert requested_origins(browser, site) == {site["url"]}
+
+
+def test_module_worker(browser, site):
+    """The API imported by a module Worker of the page's own: the module runs
+    in that Worker (fetched and started there) and answers as on the page."""
+    r = run_suite(browser, site, "moduleWorker", array="tiledb/dense_1d_int32/array", query=BOX)
+    assert "error" not in r, r
+    assert r["inWorker"] and r["cells"] == 10 and r["fields"]["a"] == recorded_values(10)
+    assert r["requests"] > 0
+    assert requested_origins(browser, site) == {site["url"]}
+
+
+def test_picked_folder(browser, site):
+    """A folder picked in a directory input (openFiles): read from the File
+    objects with no request for its bytes."""
+    query = urllib.parse.urlencode({"suite": "picked", "query": BOX})
+    before = len(site["server"].requests)
+    browser.get(f"{site['url']}/tests/browser.html?{query}")
+    WebDriverWait(browser, 60).until(lambda d: d.execute_script("return document.getElementById('pick')"))
+    browser.find_element("id", "pick").send_keys(str(site["root"] / "data" / "tiledb" / "dense_1d_int32" / "array"))
+    WebDriverWait(browser, 120).until(lambda d: d.execute_script("return window.__result"))
+    r = browser.execute_script("return window.__result")
+    assert "error" not in r, r
+    assert (r["type"], r["url"]) == ("array", "array")
+    assert r["cells"] == 10 and r["fields"]["a"] == recorded_values(10)
+    assert not [p for _, p, _ in site["server"].requests[before:] if p.startswith("/data/")]
+
+
+def test_private_bucket(browser, site, private_s3):
+    """A private bucket read with credentials: every request (listing and
+    ranged GETs, across origins) signed by the module with AWS Signature V4
+    and checked by the server; a wrong secret and no credentials refused."""
+    s3 = dict(s3=private_s3["endpoint"], bucket="private", array="tiledb/dense_1d_int32/array")
+    creds = private_s3["credentials"]
+    r = run_suite(browser, site, "one", query=BOX, credentials=json.dumps(creds), **s3)
+    assert "error" not in r, r
+    assert r["cells"] == 10 and r["fields"]["a"] == recorded_values(10)
+    assert requested_origins(browser, site) == {site["url"], private_s3["endpoint"]}
+    wrong = run_suite(browser, site, "damaged", credentials=json.dumps({**creds, "secretAccessKey": "x" * 40}), **s3)
+    assert wrong["error"]["name"] == "tilefmt.IOError", wrong
+    assert "HTTP 403" in wrong["error"]["message"] and "SignatureDoesNotMatch" in wrong["error"]["message"], wrong
+    # Unsigned: refused (S3 answers 403; moto fails the request, which the
+    # browser reports as a network error without CORS headers).
+    anonymous = run_suite(browser, site, "damaged", **s3)
+    assert anonymous["error"]["name"] == "tilefmt.IOError", anonymous
+    assert "listing the bucket" in anonymous["error"]["message"], anonymous
 
 
 def test_batches_through_the_worker(browser, site):

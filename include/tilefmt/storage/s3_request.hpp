@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -13,7 +14,12 @@
 #include <string_view>
 #include <vector>
 
+#if defined(TILEFMT_NO_OPENSSL)
+#include <sys/types.h>
+#include <sha2.h>
+#else
 #include <openssl/sha.h>
+#endif
 
 #include "tilefmt/storage/backend.hpp"
 
@@ -139,17 +145,35 @@ inline std::vector<std::string> xml_texts(std::string_view xml, std::string_view
   return out;
 }
 
-inline std::string sha256_hex(std::span<const std::byte> bytes) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
+/// SHA-256 of `bytes`: OpenSSL's, or libmd's in a build without OpenSSL
+/// (TILEFMT_NO_OPENSSL: the WebAssembly module, which signs its requests).
+inline std::array<unsigned char, 32> sha256(std::span<const std::byte> bytes) {
+  std::array<unsigned char, 32> digest{};
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+#if defined(TILEFMT_NO_OPENSSL)
+  SHA2_CTX c;
+  SHA256Init(&c);
+  SHA256Update(&c, data, bytes.size());
+  SHA256Final(digest.data(), &c);
+#else
+  SHA256(data, bytes.size(), digest.data());
+#endif
+  return digest;
+}
+
+/// Bytes as lower-case hexadecimal, as SigV4 writes hashes and signatures.
+inline std::string hex_lower(std::span<const unsigned char> bytes) {
   static constexpr char hex[] = "0123456789abcdef";
   std::string out;
-  for (unsigned char c : digest) {
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
     out += hex[c >> 4];
     out += hex[c & 15];
   }
   return out;
 }
+
+inline std::string sha256_hex(std::span<const std::byte> bytes) { return hex_lower(sha256(bytes)); }
 
 /// One HTTP exchange's outcome.
 struct http_response {
