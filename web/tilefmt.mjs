@@ -12,7 +12,8 @@
 //
 // In a browser an object is read over HTTP range requests, its files known
 // from the listing document beside it (`<url>.tilefmt-listing`, written by
-// tilefmt.web.write_listing). In Node, `open` takes a path of the file system.
+// tilefmt.web.write_listing). In Node, `open` takes such URLs or a path of the
+// file system.
 // Errors are Error objects named tilefmt.FormatError, tilefmt.IOError or
 // tilefmt.Error, with tilefmt's messages (file, field and byte offset).
 
@@ -35,7 +36,14 @@ async function nodeCore() {
   // Given the bytes, the module does not try fetch() on a file path.
   const wasmBinary = fs.readFileSync(new URL('./tilefmt_core.wasm', import.meta.url));
   const core = await createCore({ wasmBinary });
-  return { core, impl, source: () => impl.fileSource(fs) };
+  // URLs through synchronous requests of a helper thread, made when first needed.
+  let transportSet = false;
+  const remote = (url, options) => {
+    if (!transportSet) impl.setTransport(require('./tilefmt_node_request.js').syncTransport());
+    transportSet = true;
+    return impl.urlSource(url, options, core);
+  };
+  return { core, impl, source: (url, options) => (/^(https?|s3):\/\//.test(url) ? remote(url, options) : impl.fileSource(fs)) };
 }
 
 async function workerCore() {

@@ -145,16 +145,25 @@
   }
 
   /// A synchronous request (a Worker may block; the page's main thread never
-  /// runs this): `range` [offset, length] asks for those bytes only.
+  /// runs this): `range` [offset, length] asks for those bytes only. The
+  /// answer has `status` and `response` (an ArrayBuffer).
   function request(method, target, headers, range) {
+    const all = { ...(headers || {}) };
+    if (range) all.Range = `bytes=${range[0]}-${range[0] + range[1] - 1}`;
+    return transport(method, target, all);
+  }
+
+  /// Where there is XMLHttpRequest (a Worker), requests go through it; Node
+  /// has none and sets its own (setTransport: web/tilefmt_node_request.js).
+  let transport = (method, target, headers) => {
     const xhr = new XMLHttpRequest();
     xhr.open(method, target, false);
-    for (const [k, v] of Object.entries(headers || {})) xhr.setRequestHeader(k, v);
-    if (range) xhr.setRequestHeader('Range', `bytes=${range[0]}-${range[0] + range[1] - 1}`);
+    for (const [k, v] of Object.entries(headers)) xhr.setRequestHeader(k, v);
     xhr.responseType = 'arraybuffer';
     xhr.send();
     return xhr;
-  }
+  };
+  function setTransport(fn) { transport = fn; }
 
   /// An Error named as the module names its I/O errors.
   function ioError(message) {
@@ -460,7 +469,7 @@
     throw new Error(`tilefmt: ${url}: neither an array nor a group`);
   }
 
-  const api = { openWith, fileSource, httpSource, s3Source, urlSource, pickedSource, treeSource, parseListing, encodeValue, typedArrayOf, TArray, TGroup };
+  const api = { openWith, setTransport, fileSource, httpSource, s3Source, urlSource, pickedSource, treeSource, parseListing, encodeValue, typedArrayOf, TArray, TGroup };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.tilefmtImpl = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -396,6 +396,39 @@ def test_damaged_array_error(browser, site):
         assert message == native.stdout.strip().replace(local_prefix, "")
 
 
+def node(*args):
+    """A Node process with the built module (TILEFMT_WEB_DIST); its output."""
+    done = subprocess.run(["node", *args], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "TILEFMT_WEB_DIST": DIST})
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_node_over_http(site):
+    """Node reads URLs too (synchronous requests through a helper thread):
+    every recorded query on the site's arrays, over HTTP range requests."""
+    before = len(site["server"].requests)
+    r = json.loads(node(os.path.join(HERE, "recorded_node.mjs"), f"{site['url']}/data"))
+    assert r["failed"] == [] and r["passed"] == r["total"] == 1083, r["failed"][:5]
+    assert any(x[2] for x in site["server"].requests[before:])  # ranged reads, not local files
+
+
+def test_node_private_bucket(private_s3):
+    """Node signs its S3 requests as the browser does: a private bucket read
+    with credentials, refused with a wrong secret."""
+    script = ("const t = await import(process.argv[1]); const o = JSON.parse(process.argv[2]); "
+              "try { const a = await t.open('s3://private/tiledb/dense_1d_int32/array', o); "
+              "const r = await a.query(JSON.parse(process.argv[3])); console.log(JSON.stringify(Array.from(r.fields.a.values))); "
+              "} catch (e) { console.log(JSON.stringify({name: e.name, message: e.message})); }")
+    creds = private_s3["credentials"]
+    options = {"endpoint": private_s3["endpoint"], "credentials": creds}
+    got = json.loads(node("--input-type=module", "-e", script, os.path.join(DIST, "tilefmt.mjs"), json.dumps(options), BOX))
+    assert got == recorded_values(10)
+    options["credentials"] = {**creds, "secretAccessKey": "x" * 40}
+    wrong = json.loads(node("--input-type=module", "-e", script, os.path.join(DIST, "tilefmt.mjs"), json.dumps(options), BOX))
+    assert wrong["name"] == "tilefmt.IOError" and "SignatureDoesNotMatch" in wrong["message"], wrong
+
+
 def open_inspector(browser, site, **params):
     browser.get(f"{site['url']}/dist/index.html?{urllib.parse.urlencode(params)}")
     WebDriverWait(browser, 120).until(lambda d: d.execute_script(
