@@ -85,14 +85,26 @@ inline std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string&
     else if (k == "ca_path") o.ca_path = v;
     else if (k == "profile") continue;  // above
     else if (k == "retries") o.retries = static_cast<unsigned>(std::stoul(v));
+    else if (k == "requester_pays") o.requester_pays = flag(k, v);
+    else if (k == "sse") o.sse = v;
+    else if (k == "sse_kms_key_id") o.sse_kms_key_id = v;
+    else if (k == "role_arn") o.role_arn = v;
+    else if (k == "role_session_name") o.role_session_name = v.empty() ? o.role_session_name : v;
+    else if (k == "role_external_id") o.role_external_id = v;
+    else if (k == "role_duration") o.role_duration = std::chrono::seconds(v.empty() ? 3600 : std::stol(v));
+    else if (k == "sts_endpoint") o.sts_endpoint = v;
     else throw std::invalid_argument("tilefmt: unknown S3 option \"" + k + "\"");
   }
   // As from_environment does: a service other than AWS is addressed by path.
   if (!path_style_given) o.path_style = !o.endpoint.empty();
-  const std::string id = o.endpoint + '\n' + o.region + '\n' + o.access_key_id + '\n' + o.secret_access_key + '\n' +
-                         o.session_token + '\n' + char('0' + o.path_style) + char('0' + o.verify_tls) +
-                         char('0' + o.no_sign_request) + '\n' + o.ca_file + '\n' + o.ca_path + '\n' +
-                         std::to_string(o.retries);
+  std::string id;
+  for (const std::string* field : {&o.endpoint, &o.region, &o.access_key_id, &o.secret_access_key, &o.session_token,
+                                   &o.ca_file, &o.ca_path, &o.sse, &o.sse_kms_key_id, &o.role_arn, &o.role_session_name,
+                                   &o.role_external_id, &o.sts_endpoint})
+    id += *field + '\n';
+  id += std::string{char('0' + o.path_style), char('0' + o.verify_tls), char('0' + o.no_sign_request),
+                    char('0' + o.requester_pays)} +
+        '\n' + std::to_string(o.retries) + '\n' + std::to_string(o.role_duration.count());
   static std::mutex m;
   static std::map<std::string, std::shared_ptr<st::s3>> backends;
   std::lock_guard lock(m);

@@ -5,7 +5,9 @@ retries (test_s3.cpp, run by s3_check.sh):
     s3_flaky.py PORT_FILE
 
 GET /bucket/<n>-fails/key answers HTTP 503 SlowDown n times per path, then
-200 with the path as the body; every other request is a 404. It writes the
+200 with the path as the body; GET /bucket/headers/<name> answers with the
+value of the request's header <name> (404 without one), for the headers
+options add; every other request is a 404. It writes the
 port it listens on to PORT_FILE.
 """
 import sys
@@ -18,6 +20,10 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         path = self.path.split("?")[0]
         parts = path.split("/")
+        if len(parts) == 4 and parts[2] == "headers":
+            value = self.headers.get(parts[3])
+            self.answer(200, value.encode()) if value is not None else self.answer(404, b"<Error><Code>NoSuchKey</Code></Error>")
+            return
         if len(parts) < 3 or not parts[2].endswith("-fails"):
             self.answer(404, b"<Error><Code>NoSuchKey</Code></Error>")
             return

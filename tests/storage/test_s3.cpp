@@ -220,6 +220,81 @@ TEST_CASE("s3: requests that fail for a passing reason are tried again") {
   CHECK_THROWS_WITH_AS(st.read("s3://b/none"), doctest::Contains("no such object"), storage::io_error);
 }
 
+TEST_CASE("s3: requester_pays says so in every request") {
+  const std::string endpoint = env("TILEFMT_S3_FLAKY_ENDPOINT");
+  if (endpoint.empty()) return;  // s3_flaky.py echoes request headers
+  storage::s3_options o;
+  o.endpoint = endpoint;
+  o.path_style = true;
+  o.retries = 0;
+  storage::s3 plain(o);
+  CHECK_THROWS_WITH_AS(plain.read("s3://b/headers/x-amz-request-payer"), doctest::Contains("no such object"),
+                       storage::io_error);
+  o.requester_pays = true;
+  storage::s3 paying(o);
+  CHECK(paying.read("s3://b/headers/x-amz-request-payer") == testing::text_bytes("requester"));
+  CHECK(paying.read_range("s3://b/headers/x-amz-request-payer", 0, 9) == testing::text_bytes("requester"));
+}
+
+TEST_CASE("s3: server-side encryption of what is written") {
+  // s3_check.sh reads back how the server keeps these three objects.
+  auto o = storage::s3_options::from_environment();
+  storage::s3 none(o);
+  none.write(at("sse/none"), testing::text_bytes("plain"));
+  o.sse = "aes256";  // TileDB's name for AES256
+  storage::s3 aes(o);
+  aes.write(at("sse/aes256"), testing::text_bytes("aes"));
+  CHECK(aes.read(at("sse/aes256")) == testing::text_bytes("aes"));
+  if (const auto key = env("TILEFMT_S3_KMS_KEY"); !key.empty()) {
+    o.sse = "kms";
+    o.sse_kms_key_id = key;
+    storage::s3 kms(o);
+    kms.write(at("sse/kms"), testing::text_bytes("kms"));
+    CHECK(kms.read(at("sse/kms")) == testing::text_bytes("kms"));
+  }
+  o.sse = "rot13";
+  CHECK_THROWS_WITH_AS(storage::s3{o}, doctest::Contains("sse must be"), std::invalid_argument);
+  o.sse = "AES256";
+  o.sse_kms_key_id = "k";
+  CHECK_THROWS_WITH_AS(storage::s3{o}, doctest::Contains("sse_kms_key_id is for"), std::invalid_argument);
+}
+
+TEST_CASE("s3: a role assumed through STS signs the requests") {
+  const std::string role = env("TILEFMT_S3_ROLE_ARN");
+  if (role.empty()) return;  // s3_check.sh makes the role and a user who may only assume it
+  auto o = storage::s3_options::from_environment();
+  o.access_key_id = env("TILEFMT_S3_LIMITED_KEY");
+  o.secret_access_key = env("TILEFMT_S3_LIMITED_SECRET");
+  o.retries = 0;
+  storage::s3 alone(o);  // the user's own rights: none on S3
+  CHECK_THROWS_WITH_AS(alone.write(at("role/x"), testing::text_bytes("x")), doctest::Contains("AccessDenied"),
+                       storage::io_error);
+  o.role_arn = role;
+  o.role_session_name = "test-s3";
+  storage::s3 as_role(o);
+  as_role.write(at("role/x"), testing::text_bytes("written as the role"));
+  CHECK(as_role.read(at("role/x")) == testing::text_bytes("written as the role"));
+  CHECK(as_role.list(at("role")).size() == 1);
+  const auto before = as_role.stats().requests;
+  CHECK(as_role.file_size(at("role/x")) == 19u);  // the credentials kept: one request, no second AssumeRole
+  CHECK(as_role.stats().requests == before + 1);
+  as_role.remove(at("role"));
+  o.role_arn = "arn:aws:iam::123456789012:role/nobody";
+  storage::s3 nobody(o);
+  CHECK_THROWS_WITH_AS(nobody.read(at("role/x")), doctest::Contains("STS AssumeRole of arn:aws:iam::123456789012:role/nobody"),
+                       storage::io_error);
+}
+
+TEST_CASE("s3: STS's expiration times") {
+  using storage::detail::parse_utc;
+  const auto t = parse_utc("2026-11-30T06:00:05Z");
+  REQUIRE(t.has_value());
+  CHECK(std::chrono::duration_cast<std::chrono::seconds>(t->time_since_epoch()).count() == 1796018405);
+  CHECK_FALSE(parse_utc("2026-11-30 06:00:05Z").has_value());
+  CHECK_FALSE(parse_utc("2026-11-3").has_value());
+  CHECK_FALSE(parse_utc("").has_value());
+}
+
 TEST_CASE("s3: a listing of more than one page") {
   storage::s3& st = *store();
   // ListObjectsV2 answers 1000 keys a page; 1,003 need two.

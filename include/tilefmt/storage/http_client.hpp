@@ -46,10 +46,10 @@ struct http_client_options {
 
 /// One request.
 struct http_request {
-  std::string method = "GET";  ///< GET, HEAD, PUT, DELETE, ...
+  std::string method = "GET";  ///< GET, HEAD, PUT, POST, DELETE, ...
   std::string url;
   std::vector<std::string> headers{};  ///< "Name: value" lines
-  std::span<const std::byte> payload{};  ///< PUT's body
+  std::span<const std::byte> payload{};  ///< PUT's or POST's body
   std::uint64_t limit = unlimited;       ///< the most body bytes kept (too_large past it)
   /// libcurl signs the request with these when set (S3's Signature V4).
   std::string aws_sigv4{}, userpwd{};
@@ -178,8 +178,8 @@ private:
     curl_easy_setopt(h.h, CURLOPT_PROTOCOLS_STR, "http,https");
     if (q.method == "HEAD") {
       curl_easy_setopt(h.h, CURLOPT_NOBODY, 1L);
-    } else if (q.method == "PUT") {
-      curl_easy_setopt(h.h, CURLOPT_CUSTOMREQUEST, "PUT");
+    } else if (q.method == "PUT" || q.method == "POST") {
+      if (q.method == "PUT") curl_easy_setopt(h.h, CURLOPT_CUSTOMREQUEST, "PUT");
       curl_easy_setopt(h.h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(q.payload.size()));
       curl_easy_setopt(h.h, CURLOPT_POSTFIELDS, q.payload.empty() ? "" : reinterpret_cast<const char*>(q.payload.data()));
     } else if (q.method != "GET") {

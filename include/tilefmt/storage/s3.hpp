@@ -25,6 +25,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cctype>
+#include <stdexcept>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -43,6 +45,8 @@
 #include "tilefmt/storage/backend.hpp"
 #include "tilefmt/storage/http_client.hpp"
 #include "tilefmt/storage/s3_request.hpp"
+#include "tilefmt/storage/s3_signature.hpp"
+#include "tilefmt/storage/s3_sts.hpp"
 
 namespace tilefmt::storage {
 
@@ -72,6 +76,23 @@ struct s3_options {
   /// Sends requests unsigned, whatever credentials are at hand: public
   /// buckets read anonymously (TileDB's vfs.s3.no_sign_request).
   bool no_sign_request = false;
+  /// Says in every request that the requester pays for it, which buckets
+  /// whose owner has the readers pay require (TileDB's vfs.s3.requester_pays).
+  bool requester_pays = false;
+  /// Server-side encryption of the objects written: empty (the bucket's
+  /// default), "AES256" (SSE-S3) or "aws:kms" (SSE-KMS with the key
+  /// `sse_kms_key_id`, else the account's default key). TileDB's vfs.s3.sse
+  /// ("aes256", "kms") and vfs.s3.sse_kms_key_id; its names are taken too.
+  std::string sse{}, sse_kms_key_id{};
+  /// A role to assume through STS (AssumeRole) with the credentials above:
+  /// its temporary credentials sign the requests, renewed before they
+  /// expire (TileDB's vfs.s3.aws_role_arn, aws_session_name, aws_external_id,
+  /// aws_load_frequency in seconds).
+  std::string role_arn{}, role_session_name = "tilefmt", role_external_id{};
+  std::chrono::seconds role_duration{3600};
+  /// STS's address; empty: the endpoint above when one is given (local
+  /// servers answer both), else https://sts.<region>.amazonaws.com.
+  std::string sts_endpoint{};
 
   /// The usual AWS variables: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
   /// AWS_SESSION_TOKEN, AWS_REGION (else AWS_DEFAULT_REGION) and
@@ -92,6 +113,7 @@ struct s3_options {
     else if (auto d = env("AWS_DEFAULT_REGION"); !d.empty()) o.region = d;
     o.endpoint = env("AWS_ENDPOINT_URL_S3");
     if (o.endpoint.empty()) o.endpoint = env("AWS_ENDPOINT_URL");
+    o.sts_endpoint = env("AWS_ENDPOINT_URL_STS");
     o.path_style = !o.endpoint.empty();
     // The variables' keys win over the files', unless a profile is named.
     const auto p = aws_profile::from_files(profile);
@@ -111,7 +133,8 @@ struct s3_options {
 
 class s3 final : public backend {
 public:
-  explicit s3(s3_options o = s3_options::from_environment()) : o_(trimmed(std::move(o))), client_(client_options(o_), "S3") {}
+  explicit s3(s3_options o = s3_options::from_environment())
+      : o_(checked(std::move(o))), client_(client_options(o_), "S3"), role_(role_of(o_), client_) {}
   s3(const s3&) = delete;
   s3& operator=(const s3&) = delete;
 
@@ -304,22 +327,69 @@ private:
     q.method = method;
     q.url = url(bucket, key, query);
     q.headers = headers;
-    // Signed with the request (libcurl signs the x-amz-* headers given and
-    // takes this one as the payload's hash).
+    // Signed with the request, as the payload's hash.
     q.headers.push_back("x-amz-content-sha256: " + detail::sha256_hex(payload));
-    if (!o_.session_token.empty() && !o_.no_sign_request) q.headers.push_back("x-amz-security-token: " + o_.session_token);
-    if (!o_.access_key_id.empty() && !o_.no_sign_request) {
-      q.aws_sigv4 = "aws:amz:" + o_.region + ":s3";
-      q.userpwd = o_.access_key_id + ":" + o_.secret_access_key;
+    if (o_.requester_pays) q.headers.push_back("x-amz-request-payer: requester");
+    if (method == "PUT" && !key.empty() && !o_.sse.empty()) {
+      q.headers.push_back("x-amz-server-side-encryption: " + o_.sse);
+      if (!o_.sse_kms_key_id.empty()) q.headers.push_back("x-amz-server-side-encryption-aws-kms-key-id: " + o_.sse_kms_key_id);
+    }
+    if (!o_.no_sign_request) {
+      const detail::aws_credentials own{o_.access_key_id, o_.secret_access_key, o_.session_token};
+      const auto c = o_.role_arn.empty() ? own : role_.current(own, p);
+      if (!c.session_token.empty()) q.headers.push_back("x-amz-security-token: " + c.session_token);
+      if (!c.access_key_id.empty()) sign(q, query, payload, c);
     }
     q.payload = payload;
     q.limit = limit;
     return client_.perform(q, p);
   }
 
-  static s3_options trimmed(s3_options o) {
-    while (!o.endpoint.empty() && o.endpoint.back() == '/') o.endpoint.pop_back();
+  /// Signs `q` (AWS Signature V4, s3_signature.hpp): every x-amz-* header
+  /// it has and the host. (libcurl's own signing orders headers by whole
+  /// line, not by name, so a header whose name extends another's, as
+  /// SSE-KMS's key id extends SSE's, breaks its signature.)
+  void sign(detail::http_request& q, const std::string& query, std::span<const std::byte> payload,
+            const detail::aws_credentials& c) const {
+    const std::string date = detail::amz_date(std::chrono::system_clock::now());
+    q.headers.push_back("x-amz-date: " + date);
+    const std::size_t scheme = q.url.find("://") + 3;
+    const std::size_t path = q.url.find('/', scheme);
+    std::string host = q.url.substr(scheme, path - scheme);
+    // The Host header libcurl sends: the port only when it is not the scheme's.
+    const bool https = q.url.rfind("https", 0) == 0;
+    if (const std::string dflt = https ? ":443" : ":80"; host.ends_with(dflt)) host.resize(host.size() - dflt.size());
+    const std::size_t question = q.url.find('?', path);
+    detail::sigv4_request r{q.method, q.url.substr(path, question == std::string::npos ? std::string::npos : question - path),
+                            query, {{"host", host}}, detail::sha256_hex(payload), date};
+    for (const auto& line : q.headers) {
+      if (line.rfind("x-amz-", 0) != 0) continue;
+      const std::size_t colon = line.find(':');
+      std::size_t v = colon + 1;
+      while (v < line.size() && line[v] == ' ') ++v;
+      r.headers.emplace_back(line.substr(0, colon), line.substr(v));
+    }
+    q.headers.push_back("Authorization: " + detail::sigv4_authorization(std::move(r), {c.access_key_id, c.secret_access_key, o_.region, "s3"}));
+  }
+
+  /// The options as used: endpoints without a trailing '/', TileDB's names
+  /// of the encryptions taken.
+  static s3_options checked(s3_options o) {
+    for (auto* e : {&o.endpoint, &o.sts_endpoint})
+      while (!e->empty() && e->back() == '/') e->pop_back();
+    std::string sse = o.sse;
+    std::transform(sse.begin(), sse.end(), sse.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (sse == "aes256") o.sse = "AES256";
+    else if (sse == "kms" || sse == "aws:kms") o.sse = "aws:kms";
+    else if (!sse.empty()) throw std::invalid_argument("tilefmt: S3 sse must be AES256 (aes256), aws:kms (kms) or empty, not \"" + o.sse + "\"");
+    if (!o.sse_kms_key_id.empty() && o.sse != "aws:kms")
+      throw std::invalid_argument("tilefmt: S3 sse_kms_key_id is for sse aws:kms");
     return o;
+  }
+  static detail::sts_role role_of(const s3_options& o) {
+    std::string endpoint = o.sts_endpoint;
+    if (endpoint.empty()) endpoint = o.endpoint.empty() ? "https://sts." + o.region + ".amazonaws.com" : o.endpoint;
+    return {o.role_arn, o.role_session_name, o.role_external_id, o.role_duration, endpoint, o.region};
   }
   static detail::http_client_options client_options(const s3_options& o) {
     return {o.retries, o.first_backoff, o.connect_timeout, o.request_timeout, o.verify_tls, o.ca_file, o.ca_path};
@@ -327,6 +397,7 @@ private:
 
   s3_options o_;
   detail::http_client client_;
+  detail::sts_session role_;  // used when o_.role_arn is set
 };
 
 } // namespace tilefmt::storage

@@ -1,13 +1,14 @@
-// tilefmt — AWS Signature Version 4, computed here. Native requests are
-// signed by libcurl (CURLOPT_AWS_SIGV4, s3.hpp); the WebAssembly module has
-// no libcurl, and a browser's synchronous XMLHttpRequest cannot wait for
-// WebCrypto's promises, so the module signs the browser's requests with
-// this. HMAC-SHA256 (RFC 2104) is written out over detail::sha256 because
+// tilefmt — AWS Signature Version 4, computed here: the S3 backend signs
+// its requests with it (libcurl's CURLOPT_AWS_SIGV4 orders some headers
+// wrong, s3.hpp), and so does the WebAssembly module, which has no libcurl
+// and whose synchronous requests cannot wait for WebCrypto's promises. HMAC-SHA256 (RFC 2104) is written out over detail::sha256 because
 // the library under it there is libmd, which has SHA-256 but no HMAC.
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <ctime>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,6 +41,16 @@ inline std::array<unsigned char, 32> hmac_sha256(std::span<const std::byte> key,
   std::transform(inner_hash.begin(), inner_hash.end(), outer.begin() + block.size(),
                  [](unsigned char c) { return static_cast<std::byte>(c); });
   return sha256(outer);
+}
+
+/// `t` as SigV4 writes dates: YYYYMMDDTHHMMSSZ, in UTC.
+inline std::string amz_date(std::chrono::system_clock::time_point t) {
+  const std::time_t secs = std::chrono::system_clock::to_time_t(t);
+  std::tm utc{};
+  gmtime_r(&secs, &utc);
+  char text[17];
+  std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &utc);
+  return text;
 }
 
 /// Who signs, and for which region and service.

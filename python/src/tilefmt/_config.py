@@ -13,14 +13,21 @@ AWS_SESSION_TOKEN, AWS_REGION or AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3 or
 AWS_ENDPOINT_URL), read when the array is opened, and then from the shared
 AWS files' profile (``~/.aws/credentials`` and ``~/.aws/config``; the
 profile AWS_PROFILE names, or the config's ``profile``).
-``no_sign_request`` sends requests unsigned (public buckets). ``ca_file`` /
+``no_sign_request`` sends requests unsigned (public buckets);
+``requester_pays`` says the requester pays; ``sse`` ("aes256" or "kms",
+with ``sse_kms_key_id``) encrypts what is written on the server;
+``role_arn`` (with ``role_session_name``, ``role_external_id``,
+``role_duration`` in seconds, ``sts_endpoint``) assumes a role through STS
+and signs with its temporary credentials. ``ca_file`` /
 ``ca_path``: the certificate authorities of a service whose certificate a
 private authority signed (else AWS_CA_BUNDLE, SSL_CERT_FILE, CURL_CA_BUNDLE,
 SSL_CERT_DIR, then the system's bundle).
 """
 
 _SHORT = ("endpoint", "region", "access_key_id", "secret_access_key", "session_token", "path_style",
-          "verify_tls", "retries", "threads", "io_concurrency", "no_sign_request", "profile", "ca_file", "ca_path")
+          "verify_tls", "retries", "threads", "io_concurrency", "no_sign_request", "profile", "ca_file", "ca_path",
+          "requester_pays", "sse", "sse_kms_key_id", "role_arn", "role_session_name", "role_external_id",
+          "role_duration", "sts_endpoint")
 
 # TileDB's names for the same settings.
 _TILEDB = {
@@ -35,6 +42,15 @@ _TILEDB = {
     # Unsigned requests: public buckets (the CELLxGENE Census is read so).
     "vfs.s3.no_sign_request": "no_sign_request",
     "vfs.s3.connect_max_tries": "retries",
+    # Buckets whose readers pay; server-side encryption ("aes256", "kms").
+    "vfs.s3.requester_pays": "requester_pays",
+    "vfs.s3.sse": "sse",
+    "vfs.s3.sse_kms_key_id": "sse_kms_key_id",
+    # A role assumed through STS with the credentials at hand.
+    "vfs.s3.aws_role_arn": "role_arn",
+    "vfs.s3.aws_session_name": "role_session_name",
+    "vfs.s3.aws_external_id": "role_external_id",
+    "vfs.s3.aws_load_frequency": "role_duration",
     # The threads that decode tiles (0: one per core), as TileDB's compute pool.
     "sm.compute_concurrency_level": "threads",
     # Requests in flight while opening an array and fetching tiles (0: 16 on S3).
