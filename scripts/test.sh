@@ -34,12 +34,15 @@ if [ -x scripts/interop.sh ]; then
   interop_pid=$!
 fi
 INTEROP_START=$(date +%s)
-# The S3 tests' local server (moto, from the package index) likewise.
+# The S3 and GCS tests' local servers (moto, gcp-storage-emulator, from the
+# package index) likewise.
 tests/storage/s3_check.sh --prepare "$TILEFMT_ROOT/build/s3" >/dev/null 2>&1 &
 moto_pid=$!
+tests/storage/gcs_check.sh --prepare "$TILEFMT_ROOT/build/gcs" >/dev/null 2>&1 &
+gcs_pid=$!
 wait_interop() {
   if [ -n "$moto_pid" ]; then
-    wait "$moto_pid" || true  # without it, the S3 test says it is skipped
+    wait "$moto_pid" "$gcs_pid" || true  # without them, the S3 and GCS tests say they are skipped
     moto_pid=""
   fi
   [ -n "$interop_pid" ] || return 0

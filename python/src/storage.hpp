@@ -13,6 +13,7 @@
 #include <nanobind/nanobind.h>
 
 #include "tilefmt/array/write/options.hpp"
+#include "tilefmt/storage/gcs.hpp"
 #include "tilefmt/storage/http.hpp"
 #include "tilefmt/storage/s3.hpp"
 
@@ -47,6 +48,45 @@ inline std::shared_ptr<tilefmt::storage::backend> web_storage(const config_map& 
   return b;
 }
 
+/// The backend of gs:// and gcs:// URIs for `config` (endpoint, project,
+/// token, service_account_key, anonymous, retries, verify_tls, ca_file,
+/// ca_path) over what the environment says (gcs_options::from_environment);
+/// one per configuration for the process.
+inline std::shared_ptr<tilefmt::storage::backend> gcs_storage(const config_map& config) {
+  namespace st = tilefmt::storage;
+  auto o = st::gcs_options::from_environment();
+  bool signer_given = false, anonymous_given = false;
+  for (const auto& [k, v] : config) {
+    if (k == "threads" || k == "io_concurrency") continue;  // the reader's
+    const bool on = v == "true" || v == "1";
+    if (k == "endpoint") o.endpoint = v;
+    else if (k == "project") o.project = v;
+    else if (k == "token") o.token = v, signer_given = !v.empty() || signer_given;
+    else if (k == "service_account_key") o.service_account_key = v, signer_given = !v.empty() || signer_given;
+    else if (k == "anonymous") o.anonymous = on, anonymous_given = true;
+    else if (k == "verify_tls") o.verify_tls = on;
+    else if (k == "ca_file") o.ca_file = v;
+    else if (k == "ca_path") o.ca_path = v;
+    else if (k == "retries") o.retries = static_cast<unsigned>(std::stoul(v));
+    else throw std::invalid_argument("tilefmt: option \"" + k + "\" does not apply to gs:// URIs");
+  }
+  // As TileDB does: an endpoint of one's own (an emulator) is spoken to
+  // unsigned unless a signer is given.
+  if (!anonymous_given)
+    o.anonymous = !signer_given && o.token.empty() && o.service_account_key.empty() &&
+                  o.endpoint.find("storage.googleapis.com") == std::string::npos && !o.endpoint.empty();
+  std::string id;
+  for (const std::string* field : {&o.endpoint, &o.project, &o.token, &o.service_account_key, &o.ca_file, &o.ca_path})
+    id += *field + '\n';
+  id += std::string{char('0' + o.anonymous), char('0' + o.verify_tls)} + std::to_string(o.retries);
+  static std::mutex m;
+  static std::map<std::string, std::shared_ptr<st::gcs>> backends;
+  std::lock_guard lock(m);
+  auto& b = backends[id];
+  if (!b) b = std::make_shared<st::gcs>(std::move(o));
+  return b;
+}
+
 /// The backend for `path`: null (the local file system) unless it is an
 /// s3:// path, then an S3 backend set up from the AWS environment variables
 /// with `config` over them. One backend per configuration is kept for the
@@ -57,9 +97,10 @@ inline std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string&
   auto readers = [](const std::string& k) { return k == "threads" || k == "io_concurrency"; };  // the reader's, not the storage's
   const bool storage_options = std::any_of(config.begin(), config.end(), [&](const auto& kv) { return !readers(kv.first); });
   if (path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0) return web_storage(config);
+  if (path.rfind("gs://", 0) == 0 || path.rfind("gcs://", 0) == 0) return gcs_storage(config);
   if (path.rfind("s3://", 0) != 0) {
     if (storage_options && path.find("://") != std::string::npos)
-      throw std::invalid_argument("tilefmt: only local paths, s3:// and http(s):// URIs are supported, not " + path);
+      throw std::invalid_argument("tilefmt: only local paths, s3://, gs:// and http(s):// URIs are supported, not " + path);
     return {};
   }
   // A profile named in the config chooses the shared AWS files' profile.

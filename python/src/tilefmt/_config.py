@@ -18,7 +18,11 @@ profile AWS_PROFILE names, or the config's ``profile``).
 with ``sse_kms_key_id``) encrypts what is written on the server;
 ``role_arn`` (with ``role_session_name``, ``role_external_id``,
 ``role_duration`` in seconds, ``sts_endpoint``) assumes a role through STS
-and signs with its temporary credentials. ``ca_file`` /
+and signs with its temporary credentials. For gs:// URIs: ``endpoint``,
+``project``, ``token`` (an OAuth access token), ``service_account_key``
+(a key's JSON text; else GOOGLE_APPLICATION_CREDENTIALS' file),
+``anonymous`` (public buckets; an emulator's endpoint is spoken to
+unsigned unless a token or key is given). ``ca_file`` /
 ``ca_path``: the certificate authorities of a service whose certificate a
 private authority signed (else AWS_CA_BUNDLE, SSL_CERT_FILE, CURL_CA_BUNDLE,
 SSL_CERT_DIR, then the system's bundle).
@@ -27,7 +31,7 @@ SSL_CERT_DIR, then the system's bundle).
 _SHORT = ("endpoint", "region", "access_key_id", "secret_access_key", "session_token", "path_style",
           "verify_tls", "retries", "threads", "io_concurrency", "no_sign_request", "profile", "ca_file", "ca_path",
           "requester_pays", "sse", "sse_kms_key_id", "role_arn", "role_session_name", "role_external_id",
-          "role_duration", "sts_endpoint")
+          "role_duration", "sts_endpoint", "project", "token", "service_account_key", "anonymous")
 
 # TileDB's names for the same settings.
 _TILEDB = {
@@ -51,6 +55,12 @@ _TILEDB = {
     "vfs.s3.aws_session_name": "role_session_name",
     "vfs.s3.aws_external_id": "role_external_id",
     "vfs.s3.aws_load_frequency": "role_duration",
+    # Google Cloud Storage (gs:// URIs): the endpoint (with its scheme), the
+    # project new buckets go to, a service account's key (the JSON text).
+    "vfs.gcs.endpoint": "endpoint",
+    "vfs.gcs.project_id": "project",
+    "vfs.gcs.service_account_key": "service_account_key",
+    "vfs.gcs.max_parallel_ops": "io_concurrency",
     # The threads that decode tiles (0: one per core), as TileDB's compute pool.
     "sm.compute_concurrency_level": "threads",
     # Requests in flight while opening an array and fetching tiles (0: 16 on S3).
