@@ -161,6 +161,9 @@ inline tilefmt::array::write_options writing(const std::string& path, const nano
   opt.storage = storage_for(path, config);
   opt.encryption_key.assign(reinterpret_cast<const std::uint8_t*>(key.c_str()),
                             reinterpret_cast<const std::uint8_t*>(key.c_str()) + key.size());
+  // Uploads in flight while a fragment is committed, as requests while reading.
+  if (const auto it = config.find("io_concurrency"); it != config.end())
+    opt.io_concurrency = static_cast<unsigned>(std::stoul(it->second));
   return opt;
 }
 

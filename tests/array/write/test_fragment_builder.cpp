@@ -2,10 +2,14 @@
 // which they reach storage (data files, fragment metadata, then the commit
 // marker, so that a reader never sees a committed fragment with a file
 // missing), and the checks on what set() is given.
+#include "tilefmt/array/read/query.hpp"
 #include "tilefmt/array/write.hpp"
 #include "tilefmt/array/write/fragment_builder.hpp"
 
+#include <atomic>
+#include <chrono>
 #include <mutex>
+#include <thread>
 
 #include "../../support/forwarding_backend.hpp"
 #include "../../support/testing.hpp"
@@ -52,6 +56,74 @@ TEST_CASE("fragment_builder: data files, then fragment metadata, then the commit
                                           "__fragment_metadata.tdb", name + ".wrt"};
   CHECK(st->writes == expected);
   CHECK_THROWS_AS(f.commit(), std::logic_error);  // a fragment commits once
+}
+
+namespace {
+/// An object store's latency: every write takes 20 ms; how many were under
+/// way at once, and the order they ended in, are kept.
+class slow_store final : public testing::forwarding_backend<storage::memory> {
+public:
+  std::atomic<int> now{0}, most{0};
+  std::mutex m;
+  std::vector<std::string> started, ended;
+
+private:
+  bool do_prefers_merged_reads() const override { return true; }
+  void on_change(change c, const fs::path& p) override {
+    if (c != change::write) return;
+    {
+      std::lock_guard lock(m);
+      started.push_back(p.filename().string());
+    }
+    const int n = ++now;
+    for (int seen = most; n > seen && !most.compare_exchange_weak(seen, n);) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    --now;
+    std::lock_guard lock(m);
+    ended.push_back(p.filename().string());
+  }
+};
+} // namespace
+
+TEST_CASE("fragment_builder: on an object store the files go up together, the commit marker alone and last") {
+  auto st = std::make_shared<slow_store>();
+  auto schema = format::make_array_schema(
+      {.type = format::ArrayType::SPARSE,
+       .dimensions = {format::make_dimension<std::int32_t>("x", 0, 99, 10)},
+       .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32}),
+                      format::make_attribute({.name = "b", .type = format::Datatype::FLOAT64}),
+                      format::make_attribute({.name = "s",
+                                              .type = format::Datatype::STRING_ASCII,
+                                              .cell_val_num = format::var_num,
+                                              .nullable = true})}});
+  array::create("arr", schema, {.storage = st});
+  array::sparse_writer f("arr", st);
+  f.set_coords<std::int32_t>("x", std::vector<std::int32_t>{3, 1, 2});
+  f.set("a", std::vector<std::int32_t>{30, 10, 20});
+  f.set("b", std::vector<double>{3, 1, 2});
+  f.set_var("s", std::vector<std::string>{"c", "", "bb"}, std::vector<std::uint8_t>{1, 0, 1});
+  st->started.clear();
+  st->ended.clear();
+  st->most = 0;
+  const std::string name = f.commit({.timestamp = 5});
+  // Six data files and the metadata under way together (each write waits
+  // 20 ms, long enough for the others to start), then the marker.
+  CHECK(st->most >= 4);
+  REQUIRE(st->ended.size() == 8);
+  CHECK(st->started.back() == name + ".wrt");
+  CHECK(st->ended.back() == name + ".wrt");
+  auto read = array::open("arr", {.storage = st});
+  CHECK(read.query().read().cell_num() == 3);
+  // One at a time when asked.
+  array::sparse_writer g("arr", st);
+  g.set_coords<std::int32_t>("x", std::vector<std::int32_t>{5});
+  g.set("a", std::vector<std::int32_t>{50});
+  g.set("b", std::vector<double>{5});
+  g.set_var("s", std::vector<std::string>{"e"}, std::vector<std::uint8_t>{1});
+  st->most = 0;
+  g.commit({.timestamp = 6, .io_concurrency = 1});
+  CHECK(st->most == 1);
 }
 
 TEST_CASE("fragment_builder: set() checks names, types, counts and validity") {

@@ -371,23 +371,31 @@ public:
     std::vector<std::byte> meta = fragment_metadata_file(
         {schema_, schema_name_, version_, key_, tile_cells_, attrs_, dims_, specials_, special_specs_}, shape);
     if (!stream_) storage_->make_folder(dir);
+    // Every data file and the metadata are uploads of their own, run
+    // together on an object store (write_options::io_concurrency); the
+    // commit marker goes after all of them, so that a fragment is seen
+    // only whole.
+    std::vector<std::function<void()>> uploads;
     auto write_field = [&](const field_info& f, const field_tiles& t) {
       if (t.stream) {
-        t.stream->file->commit();
-        if (t.stream->var_file) t.stream->var_file->commit();
-        if (t.stream->validity_file) t.stream->validity_file->commit();
+        for (auto* file : {&t.stream->file, &t.stream->var_file, &t.stream->validity_file})
+          if (*file) uploads.emplace_back([file] { (*file)->commit(); });
         return;
       }
-      storage_->write(dir / f.file_name(version_, format::DataFile::fixed), t.file);
-      if (f.var()) storage_->write(dir / f.file_name(version_, format::DataFile::var), t.var_file);
-      if (f.nullable)
-        storage_->write(dir / f.file_name(version_, format::DataFile::validity), t.validity_file);
+      auto upload = [&](format::DataFile kind, std::span<const std::byte> bytes) {
+        uploads.emplace_back([this, path = dir / f.file_name(version_, kind), bytes] { storage_->write(path, bytes); });
+      };
+      upload(format::DataFile::fixed, t.file);
+      if (f.var()) upload(format::DataFile::var, t.var_file);
+      if (f.nullable) upload(format::DataFile::validity, t.validity_file);
     };
     for (std::size_t i = 0; i < attrs_.size(); ++i) write_field(attribute_spec(i), attrs_[i]);
     if (!shape.dense)
       for (std::size_t d = 0; d < dims_.size(); ++d) write_field(dimension_spec(d), dims_[d]);
     for (std::size_t k = 0; k < specials_.size(); ++k) write_field(special_specs_[k], specials_[k]);
-    storage_->write(dir / "__fragment_metadata.tdb", meta);
+    uploads.emplace_back([&] { storage_->write(dir / "__fragment_metadata.tdb", meta); });
+    const unsigned in_flight = opt.io_concurrency ? opt.io_concurrency : storage_->prefers_merged_reads() ? 16u : 1u;
+    parallel_for(uploads.size(), in_flight, [&](std::size_t i) { uploads[i](); });
     if (folders) {
       storage_->make_folder(root_ / "__commits");
       storage_->write(root_ / "__commits" / (name + ".wrt"), std::span<const std::byte>{});

@@ -47,6 +47,11 @@ struct write_options {
   /// the same key (writers read its schema with it); a key for an array
   /// that is not encrypted is refused, as TileDB refuses it.
   std::vector<std::uint8_t> encryption_key{};
+  /// Uploads in flight at once while a fragment is committed: its data
+  /// files and their pieces, then its metadata, then (alone, last) the
+  /// commit marker. 0: 16 where the storage is an object store, whose
+  /// latency sets the time, else one at a time.
+  unsigned io_concurrency = 0;
 };
 
 } // namespace tilefmt::array
