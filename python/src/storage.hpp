@@ -134,6 +134,7 @@ inline std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string&
     else if (k == "role_external_id") o.role_external_id = v;
     else if (k == "role_duration") o.role_duration = std::chrono::seconds(v.empty() ? 3600 : std::stol(v));
     else if (k == "sts_endpoint") o.sts_endpoint = v;
+    else if (k == "multipart_part_size") o.multipart_part_size = std::stoull(v);
     else throw std::invalid_argument("tilefmt: unknown S3 option \"" + k + "\"");
   }
   // As from_environment does: a service other than AWS is addressed by path.
@@ -145,7 +146,8 @@ inline std::shared_ptr<tilefmt::storage::backend> storage_for(const std::string&
     id += *field + '\n';
   id += std::string{char('0' + o.path_style), char('0' + o.verify_tls), char('0' + o.no_sign_request),
                     char('0' + o.requester_pays)} +
-        '\n' + std::to_string(o.retries) + '\n' + std::to_string(o.role_duration.count());
+        '\n' + std::to_string(o.retries) + '\n' + std::to_string(o.role_duration.count()) + '\n' +
+        std::to_string(o.multipart_part_size);
   static std::mutex m;
   static std::map<std::string, std::shared_ptr<st::s3>> backends;
   std::lock_guard lock(m);

@@ -84,9 +84,10 @@ def test_no_sign_request_reads_unsigned(store):
 
 
 def test_s3_settings_by_tileDB_names(store):
-    """TileDB's names for server-side encryption, requester pays and a role
-    assumed through STS: an array written with them is encrypted with the
-    KMS key named (every object, as the server keeps it) and reads back.
+    """TileDB's names for server-side encryption, requester pays, a role
+    assumed through STS and the multipart part size: an array written with
+    them (its data file in three parts) is encrypted with the KMS key named
+    (every object, as the server keeps it) and reads back.
     (tests/storage/test_s3.cpp checks the role's credentials against a
     server that enforces them, and the requester-pays header.)"""
     import boto3
@@ -100,14 +101,17 @@ def test_s3_settings_by_tileDB_names(store):
         cfg = {"vfs.s3.endpoint_override": "127.0.0.1:%d" % moto_port, "vfs.s3.scheme": "http",
                "vfs.s3.use_virtual_addressing": "false", "vfs.s3.sse": "kms", "vfs.s3.sse_kms_key_id": kms_key,
                "vfs.s3.requester_pays": "true", "vfs.s3.aws_role_arn": role, "vfs.s3.aws_session_name": "settings",
-               "vfs.s3.aws_load_frequency": "900"}
-        data = np.arange(100, dtype=np.int32).reshape(10, 10)
+               "vfs.s3.aws_load_frequency": "900", "vfs.s3.multipart_part_size": str(5 << 20)}
+        # 12 MB of attribute data: a file of three parts, a multipart upload.
+        data = np.arange(3_000_000, dtype=np.int32).reshape(1000, 3000)
         tilefmt.from_numpy("s3://trips/settings", data, config=cfg)
         with tilefmt.open("s3://trips/settings", config=cfg) as A:
             np.testing.assert_array_equal(A[:], data)
         s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
         keys = [o["Key"] for o in s3.list_objects_v2(Bucket="trips", Prefix="settings/")["Contents"]]
         assert len(keys) >= 3
+        sizes = {o["Key"]: o["Size"] for o in s3.list_objects_v2(Bucket="trips", Prefix="settings/")["Contents"]}
+        assert max(sizes.values()) > 2 * (5 << 20)  # three parts
         for k in keys:
             head = s3.head_object(Bucket="trips", Key=k)
             assert head.get("ServerSideEncryption") == "aws:kms" and head.get("SSEKMSKeyId") == kms_key, (k, head)

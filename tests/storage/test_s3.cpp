@@ -285,6 +285,47 @@ TEST_CASE("s3: a role assumed through STS signs the requests") {
                        storage::io_error);
 }
 
+TEST_CASE("s3: large files go up in parts, several at once") {
+  auto o = storage::s3_options::from_environment();
+  o.multipart_part_size = std::uint64_t{5} << 20;  // S3's smallest
+  o.multipart_in_flight = 2;
+  o.sse = "AES256";  // asked for at the start, not on the parts (S3 refuses it there)
+  storage::s3 st(o);
+  std::vector<std::byte> big((std::size_t{12} << 20) + 3);
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<std::byte>((i * 2654435761u) >> 13);
+  const auto before = st.stats().requests;
+  st.write(at("parts/whole"), big);
+  CHECK(st.stats().requests - before == 5);  // start, 3 parts, complete
+  CHECK(st.file_size(at("parts/whole")) == big.size());
+  CHECK(st.read(at("parts/whole")) == big);
+  CHECK(st.read_range(at("parts/whole"), (std::size_t{5} << 20) - 2, 4) ==
+        std::vector<std::byte>(big.begin() + (5 << 20) - 2, big.begin() + (5 << 20) + 2));
+  // In pieces: parts go up as they fill; a file that fits in one part is one PUT.
+  auto w = st.open_write(at("parts/pieces"));
+  for (std::size_t at_byte = 0; at_byte < big.size(); at_byte += 1'000'003)
+    w->append(std::span(big).subspan(at_byte, std::min<std::size_t>(1'000'003, big.size() - at_byte)));
+  CHECK_FALSE(st.file_size(at("parts/pieces")).has_value());  // nothing seen before the commit
+  w->commit();
+  CHECK(st.read(at("parts/pieces")) == big);
+  auto exact = st.open_write(at("parts/exact"));  // exactly two parts, the second appended alone
+  exact->append(std::span(big).first(5 << 20));
+  exact->append(std::span(big).subspan(5 << 20, 5 << 20));
+  exact->commit();
+  CHECK(st.read(at("parts/exact")) == std::vector<std::byte>(big.begin(), big.begin() + (10 << 20)));
+  auto small = st.open_write(at("parts/small"));
+  small->append(testing::text_bytes("small"));
+  small->commit();
+  CHECK(st.read(at("parts/small")) == testing::text_bytes("small"));
+  {  // A writer dropped before its commit leaves nothing.
+    auto dropped = st.open_write(at("parts/dropped"));
+    dropped->append(big);
+  }
+  CHECK_FALSE(st.file_size(at("parts/dropped")).has_value());
+  st.remove(at("parts"));
+  o.multipart_part_size = 1 << 20;
+  CHECK_THROWS_WITH_AS(storage::s3{o}, doctest::Contains("at least 5 MiB"), std::invalid_argument);
+}
+
 TEST_CASE("s3: STS's expiration times") {
   using storage::detail::parse_utc;
   const auto t = parse_utc("2026-11-30T06:00:05Z");

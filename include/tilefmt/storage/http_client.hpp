@@ -213,6 +213,12 @@ private:
   static std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
     auto* t = static_cast<transfer*>(user);
     const std::string_view line(data, size * n);
+    if (line.size() > 5 && (line.substr(0, 5) == "ETag:" || line.substr(0, 5) == "etag:")) {
+      std::string_view v = line.substr(5);
+      while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+      while (!v.empty() && (v.back() == '\r' || v.back() == '\n' || v.back() == ' ')) v.remove_suffix(1);
+      t->r->etag = v;
+    }
     constexpr std::string_view name = "content-length:";
     if (line.size() > name.size()) {
       bool match = true;

@@ -44,6 +44,7 @@
 #include "tilefmt/storage/aws_profile.hpp"
 #include "tilefmt/storage/backend.hpp"
 #include "tilefmt/storage/http_client.hpp"
+#include "tilefmt/storage/s3_multipart.hpp"
 #include "tilefmt/storage/s3_request.hpp"
 #include "tilefmt/storage/s3_signature.hpp"
 #include "tilefmt/storage/s3_sts.hpp"
@@ -93,6 +94,12 @@ struct s3_options {
   /// STS's address; empty: the endpoint above when one is given (local
   /// servers answer both), else https://sts.<region>.amazonaws.com.
   std::string sts_endpoint{};
+  /// A file larger than this goes up in a multipart upload, in parts of
+  /// this size (at least S3's 5 MiB), `multipart_in_flight` at once; so do
+  /// files written in pieces, a part as each fills (TileDB's
+  /// vfs.s3.multipart_part_size).
+  std::uint64_t multipart_part_size = std::uint64_t{8} << 20;
+  unsigned multipart_in_flight = 8;
 
   /// The usual AWS variables: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
   /// AWS_SESSION_TOKEN, AWS_REGION (else AWS_DEFAULT_REGION) and
@@ -229,8 +236,67 @@ private:
   void do_write(const fs::path& p, std::span<const std::byte> bytes) override {
     const auto at = detail::s3_location::of(p);
     if (at.key.empty()) throw io_error(p, "is a bucket, not an object");
+    if (bytes.size() > o_.multipart_part_size) {
+      detail::s3_multipart upload(sender(at, p), p, o_.multipart_in_flight);
+      for (std::uint64_t at_byte = 0; at_byte < bytes.size(); at_byte += o_.multipart_part_size)
+        upload.add(bytes.subspan(at_byte, std::min<std::uint64_t>(o_.multipart_part_size, bytes.size() - at_byte)));
+      upload.complete();
+      return;
+    }
     const auto r = request("PUT", at.bucket, at.key, "", bytes, {}, unlimited, p);
     if (r.status != 200) fail(p, "PUT", r);
+  }
+
+  /// A file written in pieces: one PUT at commit while it fits in a part,
+  /// else a multipart upload whose parts go up as they fill.
+  class piece_writer final : public file_writer {
+  public:
+    piece_writer(const s3& b, fs::path p) : b_(b), p_(std::move(p)), at_(detail::s3_location::of(p_)) {
+      if (at_.key.empty()) throw io_error(p_, "is a bucket, not an object");
+    }
+
+  private:
+    void do_append(std::span<const std::byte> bytes) override {
+      const std::uint64_t part = b_.o_.multipart_part_size;
+      while (!bytes.empty()) {
+        if (buffer_.size() == part) send_part();  // full, and more is coming: not the last part
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(part - buffer_.size(), bytes.size()));
+        buffer_.insert(buffer_.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+        bytes = bytes.subspan(n);
+      }
+    }
+    void do_commit() override {
+      if (!upload_) {
+        const auto r = b_.request("PUT", at_.bucket, at_.key, "", buffer_, {}, unlimited, p_);
+        if (r.status != 200) fail(p_, "PUT", r);
+      } else {
+        if (!buffer_.empty()) send_part();
+        upload_->complete();
+      }
+      buffer_ = {};
+    }
+    void send_part() {
+      if (!upload_) upload_ = std::make_unique<detail::s3_multipart>(b_.sender(at_, p_), p_, b_.o_.multipart_in_flight);
+      auto part = std::make_shared<const std::vector<std::byte>>(std::move(buffer_));
+      buffer_ = {};
+      upload_->add(*part, part);
+    }
+
+    const s3& b_;
+    fs::path p_;
+    detail::s3_location at_;
+    std::vector<std::byte> buffer_;
+    std::unique_ptr<detail::s3_multipart> upload_;
+  };
+
+  std::unique_ptr<file_writer> do_open_write(const fs::path& p) override { return std::make_unique<piece_writer>(*this, p); }
+
+  /// Requests about the object `at` for a multipart upload.
+  detail::s3_send sender(const detail::s3_location& at, const fs::path& p) const {
+    return [this, at, p](const std::string& method, const std::string& query, std::span<const std::byte> payload,
+                         const std::vector<std::string>& headers) {
+      return request(method, at.bucket, at.key, query, payload, headers, 1 << 20, p);
+    };
   }
 
   void do_make_folder(const fs::path& p) override { (void)detail::s3_location::of(p); }
@@ -330,7 +396,9 @@ private:
     // Signed with the request, as the payload's hash.
     q.headers.push_back("x-amz-content-sha256: " + detail::sha256_hex(payload));
     if (o_.requester_pays) q.headers.push_back("x-amz-request-payer: requester");
-    if (method == "PUT" && !key.empty() && !o_.sse.empty()) {
+    // Encryption is asked for where an object is made: a PUT of the whole,
+    // or the start of a multipart upload (its parts take no such header).
+    if (!key.empty() && !o_.sse.empty() && ((method == "PUT" && query.empty()) || (method == "POST" && query == "uploads="))) {
       q.headers.push_back("x-amz-server-side-encryption: " + o_.sse);
       if (!o_.sse_kms_key_id.empty()) q.headers.push_back("x-amz-server-side-encryption-aws-kms-key-id: " + o_.sse_kms_key_id);
     }
@@ -382,6 +450,8 @@ private:
     if (sse == "aes256") o.sse = "AES256";
     else if (sse == "kms" || sse == "aws:kms") o.sse = "aws:kms";
     else if (!sse.empty()) throw std::invalid_argument("tilefmt: S3 sse must be AES256 (aes256), aws:kms (kms) or empty, not \"" + o.sse + "\"");
+    if (o.multipart_part_size < (std::uint64_t{5} << 20))
+      throw std::invalid_argument("tilefmt: S3 multipart_part_size must be at least 5 MiB (S3's smallest part)");
     if (!o.sse_kms_key_id.empty() && o.sse != "aws:kms")
       throw std::invalid_argument("tilefmt: S3 sse_kms_key_id is for sse aws:kms");
     return o;

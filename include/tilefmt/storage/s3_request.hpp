@@ -180,6 +180,7 @@ struct http_response {
   long status = 0;
   std::vector<std::byte> body;
   std::optional<std::uint64_t> content_length;  // from the headers
+  std::string etag;                             // the ETag header's value, quotes kept (S3's parts)
   bool too_large = false;                       // the body passed the caller's limit: not kept
 };
 

@@ -31,7 +31,7 @@ SSL_CERT_DIR, then the system's bundle).
 _SHORT = ("endpoint", "region", "access_key_id", "secret_access_key", "session_token", "path_style",
           "verify_tls", "retries", "threads", "io_concurrency", "no_sign_request", "profile", "ca_file", "ca_path",
           "requester_pays", "sse", "sse_kms_key_id", "role_arn", "role_session_name", "role_external_id",
-          "role_duration", "sts_endpoint", "project", "token", "service_account_key", "anonymous")
+          "role_duration", "sts_endpoint", "multipart_part_size", "project", "token", "service_account_key", "anonymous")
 
 # TileDB's names for the same settings.
 _TILEDB = {
@@ -50,6 +50,8 @@ _TILEDB = {
     "vfs.s3.requester_pays": "requester_pays",
     "vfs.s3.sse": "sse",
     "vfs.s3.sse_kms_key_id": "sse_kms_key_id",
+    # Files larger than a part go up in parts of this many bytes (>= 5 MiB).
+    "vfs.s3.multipart_part_size": "multipart_part_size",
     # A role assumed through STS with the credentials at hand.
     "vfs.s3.aws_role_arn": "role_arn",
     "vfs.s3.aws_session_name": "role_session_name",
