@@ -725,6 +725,26 @@ std::size_t make_seeds(const char* data_dir, const char* out_dir) {
     for (const auto& e : fs::directory_iterator(formats))
       if (const auto x = e.path().extension(); x == ".wav" || x == ".png" || x == ".zip" || x == ".elf")
         w.add("codec_formats", read_file(e.path()));
+  // What servers answer, the shapes the storage backends read (the first
+  // byte picks the parser: harness_storage.cpp).
+  auto answer = [&](unsigned parser, std::string_view text) {
+    std::vector<std::byte> seed{static_cast<std::byte>(parser)};
+    for (const char c : text) seed.push_back(static_cast<std::byte>(c));
+    w.add("storage_answers", seed);
+  };
+  answer(0, "<?xml version=\"1.0\"?><ListBucketResult><Prefix>a/</Prefix><Contents><Key>a/x &amp; y</Key>"
+            "<Size>3</Size></Contents><CommonPrefixes><Prefix>a/b/</Prefix></CommonPrefixes><IsTruncated>true"
+            "</IsTruncated><NextContinuationToken>t+1</NextContinuationToken></ListBucketResult>");
+  answer(0, "<AssumeRoleResponse><AssumeRoleResult><Credentials><AccessKeyId>K</AccessKeyId><SecretAccessKey>S"
+            "</SecretAccessKey><SessionToken>T</SessionToken><Expiration>2026-11-30T06:00:00Z</Expiration>"
+            "</Credentials></AssumeRoleResult></AssumeRoleResponse>");
+  answer(0, "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>");
+  answer(1, R"({"kind": "storage#objects", "prefixes": ["a/b/"], "items": [{"name": "a/x", "size": "3"}],)"
+            R"( "nextPageToken": "p"})");
+  answer(2, R"({"type": "service_account", "client_email": "a@b.iam.gserviceaccount.com",)"
+            R"( "private_key": "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n", "token_uri": "https://t"})");
+  answer(3, "# tilefmt listing 1\n181 __schema/__1_1_0123456789abcdef0123456789abcdef\n0 __commits/x.wrt\n");
+  answer(4, "2026-11-30T06:00:05Z");
   return w.count();
 }
 

@@ -28,7 +28,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 ALL_TARGETS=(schema fragment_metadata generic_tile array_metadata group_details consolidated_fragment_metadata commit_files
-  filter_pipeline array codec_formats)
+  filter_pipeline array codec_formats storage_answers)
 MODE="" SECONDS_PER_TARGET="" PARALLEL="$(jobs)" BUILD="" FAST=0
 TARGETS=()
 while [ $# -gt 0 ]; do

@@ -334,6 +334,8 @@ TEST_CASE("s3: STS's expiration times") {
   CHECK_FALSE(parse_utc("2026-11-30 06:00:05Z").has_value());
   CHECK_FALSE(parse_utc("2026-11-3").has_value());
   CHECK_FALSE(parse_utc("").has_value());
+  CHECK_FALSE(parse_utc("2826-11-30T06:00:05Z").has_value());  // past a nanosecond clock's end (found by fuzzing)
+  CHECK_FALSE(parse_utc("2026-13-30T06:00:05Z").has_value());
 }
 
 TEST_CASE("s3: a listing of more than one page") {

@@ -87,6 +87,31 @@ struct gcs_location {
     return out;
   }
 };
+/// One page of objects.list: the objects' names, the prefixes (folders)
+/// below, the next page's token (empty on the last).
+struct gcs_listing {
+  std::vector<std::string> keys, prefixes;
+  std::string next;
+  bool empty_page = true;
+};
+
+/// The page GCS answered with `text`; an io_error naming `p` when it is not
+/// such a page.
+inline gcs_listing gcs_listing_of(std::string_view text, const fs::path& p) {
+  const auto t = parse_json(text, p, "GCS listing");
+  gcs_listing out;
+  try {
+    if (const auto items = t.get_child_optional("items"))
+      for (const auto& [_, item] : *items) out.keys.push_back(item.get<std::string>("name", ""));
+    if (const auto prefixes = t.get_child_optional("prefixes"))
+      for (const auto& [_, f] : *prefixes) out.prefixes.push_back(f.get_value<std::string>());
+    out.next = t.get<std::string>("nextPageToken", "");
+  } catch (const boost::property_tree::ptree_error& e) {
+    throw io_error(p, std::string("GCS listing: ") + e.what());
+  }
+  out.empty_page = out.keys.empty() && out.prefixes.empty();
+  return out;
+}
 } // namespace detail
 
 class gcs final : public backend {
@@ -251,11 +276,7 @@ private:
     return {reinterpret_cast<const char*>(r.body.data()), r.body.size()};
   }
 
-  struct listing {
-    std::vector<std::string> keys, prefixes;
-    std::string next;  // nextPageToken; empty on the last page
-    bool empty_page = true;
-  };
+  using listing = detail::gcs_listing;
 
   /// One page of objects.list under `prefix`: direct children only when
   /// `one_level` (delimiter "/").
@@ -267,15 +288,7 @@ private:
     const auto r = request("GET", "/storage/v1/b/" + detail::uri_encode(at.bucket, false) + "/o" + query, {}, {},
                            64 << 20, p);
     if (r.status != 200) fail(p, "GET (list)", r);
-    const auto t = detail::parse_json(text_of(r), p, "GCS listing");
-    listing out;
-    if (const auto items = t.get_child_optional("items"))
-      for (const auto& [_, item] : *items) out.keys.push_back(item.get<std::string>("name", ""));
-    if (const auto prefixes = t.get_child_optional("prefixes"))
-      for (const auto& [_, f] : *prefixes) out.prefixes.push_back(f.get_value<std::string>());
-    out.empty_page = out.keys.empty() && out.prefixes.empty();
-    out.next = t.get<std::string>("nextPageToken", "");
-    return out;
+    return detail::gcs_listing_of(text_of(r), p);
   }
 
   [[noreturn]] static void fail(const fs::path& p, const std::string& what, const detail::http_response& r) {

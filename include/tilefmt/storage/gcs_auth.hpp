@@ -26,6 +26,23 @@ namespace tilefmt::storage::detail {
 /// A JSON text as a property tree; an io_error naming `p` and `what` when it
 /// is not JSON.
 inline boost::property_tree::ptree parse_json(std::string_view text, const fs::path& p, const std::string& what) {
+  // The parser recurses per level: a hostile answer nested deep enough
+  // would overflow the stack, and no answer read here nests past a few.
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > 32) throw io_error(p, what + ": nested more than 32 levels deep");
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
   boost::property_tree::ptree out;
   std::istringstream in{std::string(text)};
   try {
@@ -60,8 +77,13 @@ struct service_account_key {
 
   static service_account_key of(std::string_view json, const fs::path& p) {
     const auto t = parse_json(json, p, "service account key");
-    service_account_key k{t.get<std::string>("client_email", ""), t.get<std::string>("private_key", ""),
-                          t.get<std::string>("token_uri", "https://oauth2.googleapis.com/token")};
+    service_account_key k;
+    try {
+      k = {t.get<std::string>("client_email", ""), t.get<std::string>("private_key", ""),
+           t.get<std::string>("token_uri", "https://oauth2.googleapis.com/token")};
+    } catch (const boost::property_tree::ptree_error& e) {
+      throw io_error(p, std::string("service account key: ") + e.what());
+    }
     if (k.client_email.empty() || k.private_key.empty())
       throw io_error(p, "service account key: no client_email or private_key");
     return k;
@@ -131,9 +153,11 @@ private:
       throw io_error(p, "service account " + key_.client_email + ": token request to " + key_.token_uri + ": HTTP " +
                             std::to_string(r.status) + " " + std::string(body.substr(0, 200)));
     const auto t = parse_json(body, p, "token answer");
-    token_ = t.get<std::string>("access_token", "");
-    if (token_.empty()) throw io_error(p, "token answer: no access_token");
-    expires_ = now + std::chrono::seconds(t.get<long>("expires_in", 3600));
+    const auto token = t.get_optional<std::string>("access_token");
+    const auto lifetime = t.get_optional<long>("expires_in");
+    if (!token || token->empty()) throw io_error(p, "token answer: no access_token");
+    token_ = *token;
+    expires_ = now + std::chrono::seconds(lifetime && *lifetime > 0 && *lifetime < 86400 * 366 ? *lifetime : 300);
   }
 
   service_account_key key_;

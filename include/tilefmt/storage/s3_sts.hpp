@@ -48,6 +48,10 @@ inline std::optional<std::chrono::system_clock::time_point> parse_utc(std::strin
     at += widths[i];
     if (seps[i] && (at >= s.size() || s[at++] != seps[i])) return std::nullopt;
   }
+  // Within what a clock of nanoseconds holds (to 2262), and a real date and time.
+  if (fields[0] < 1970 || fields[0] > 2200 || fields[1] < 1 || fields[1] > 12 || fields[2] < 1 || fields[2] > 31 ||
+      fields[3] > 23 || fields[4] > 59 || fields[5] > 60)
+    return std::nullopt;
   t.tm_year = fields[0] - 1900, t.tm_mon = fields[1] - 1, t.tm_mday = fields[2];
   t.tm_hour = fields[3], t.tm_min = fields[4], t.tm_sec = fields[5];
   return std::chrono::system_clock::from_time_t(timegm(&t));
