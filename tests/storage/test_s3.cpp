@@ -16,6 +16,7 @@
 #include <fstream>
 #include <thread>
 
+#include "../support/committed_arrays.hpp"
 #include "../support/result_rows.hpp"
 #include "../support/testing.hpp"
 #include "tilefmt/array/read/query.hpp"
@@ -472,37 +473,8 @@ TEST_CASE("s3: a 1% query fetches the tiles it needs, not the array") {
 }
 
 TEST_CASE("s3: every committed TileDB array, copied there, reads as from disk") {
-  auto s3 = store();
-  const fs::path data = fs::path(TILEFMT_TEST_DATA) / "tiledb";
-  storage::local disk;
-  std::size_t arrays = 0;
-  for (const auto& e : fs::directory_iterator(data)) {
-    if (!fs::is_directory(e.path() / "array")) continue;
-    const std::string name = e.path().filename().string();
-    CAPTURE(name);
-    const fs::path remote = at("tiledb/" + name);
-    storage::copy_tree(disk, e.path() / "array", *s3, remote);
-    const auto key = testing::test_array_key(e.path() / "array");
-    auto a = array::open(remote, {.encryption_key = key, .storage = s3});
-    auto b = array::open(e.path() / "array", {.encryption_key = key});
-    REQUIRE(a.fragments().size() == b.fragments().size());
-    // What the disk array cannot answer (a filter this build lacks), the S3 one cannot either.
-    auto outcome = [](const array::array_reader& arr) {
-      try {
-        return testing::rows(arr.query().read());
-      } catch (const std::exception& x) {
-        return std::vector<std::string>{std::string("error: ") + x.what()};
-      }
-    };
-    const auto remote_rows = outcome(a), local_rows = outcome(b);
-    CHECK(remote_rows.size() == local_rows.size());
-    if (!local_rows.empty() && local_rows.front().starts_with("error: "))
-      CHECK(remote_rows.front().starts_with("error: "));
-    else
-      CHECK(remote_rows == local_rows);
-    ++arrays;
-  }
-  CHECK(arrays >= 15);
+  CHECK(testing::check_committed_arrays(store(), fs::path(TILEFMT_TEST_DATA) / "tiledb",
+                                        [](const std::string& name) { return at("tiledb/" + name); }) >= 15);
 }
 
 TEST_CASE("s3: an array TileDB-Py wrote there") {

@@ -18,6 +18,7 @@
 #include "tilefmt/storage/backend.hpp"
 #include "tilefmt/storage/gcs_auth.hpp"
 #include "tilefmt/storage/http_client.hpp"
+#include "tilefmt/storage/object_store.hpp"
 #include "tilefmt/storage/s3_request.hpp"
 
 namespace tilefmt::storage {
@@ -87,19 +88,12 @@ struct gcs_location {
     return out;
   }
 };
-/// One page of objects.list: the objects' names, the prefixes (folders)
-/// below, the next page's token (empty on the last).
-struct gcs_listing {
-  std::vector<std::string> keys, prefixes;
-  std::string next;
-  bool empty_page = true;
-};
 
-/// The page GCS answered with `text`; an io_error naming `p` when it is not
-/// such a page.
-inline gcs_listing gcs_listing_of(std::string_view text, const fs::path& p) {
+/// The page of objects.list GCS answered with `text`; an io_error naming
+/// `p` when it is not such a page.
+inline object_page gcs_listing_of(std::string_view text, const fs::path& p) {
   const auto t = parse_json(text, p, "GCS listing");
-  gcs_listing out;
+  object_page out;
   try {
     if (const auto items = t.get_child_optional("items"))
       for (const auto& [_, item] : *items) out.keys.push_back(item.get<std::string>("name", ""));
@@ -174,7 +168,7 @@ private:
 
   bool do_is_folder(const fs::path& p) const override {
     const auto at = detail::gcs_location::of(p);
-    return !list_page(p, at, prefix_of(at.key), true, 1, "").empty_page;
+    return !list_page(p, at, detail::prefix_of(at.key), true, 1, "").empty_page;
   }
 
   std::vector<std::byte> do_read(const fs::path& p, std::uint64_t max_bytes) const override {
@@ -190,41 +184,16 @@ private:
 
   std::vector<std::byte> do_read_range(const fs::path& p, std::uint64_t offset, std::uint64_t n) const override {
     const auto at = object_of(p);
-    if (n == 0) {
-      const auto size = do_file_size(p);
-      if (!size) throw io_error(p, "no such object");
-      if (offset > *size) throw io_error(p, "is shorter than " + std::to_string(offset) + " bytes");
-      return {};
-    }
-    if (offset > unlimited - n) throw io_error(p, "a byte range past 2^64");
-    const std::string range = "Range: bytes=" + std::to_string(offset) + "-" + std::to_string(offset + n - 1);
-    auto r = request("GET", object_path(at) + "?alt=media", {}, {range}, n, p);
-    if (r.status == 404) throw io_error(p, "no such object");
-    if (r.status == 416 || (r.status == 206 && r.body.size() != n))
-      throw io_error(p, "is shorter than " + std::to_string(offset + n) + " bytes");
-    if (r.status == 200 && offset == 0 && r.body.size() == n && !r.too_large) return std::move(r.body);
-    if (r.status != 206) fail(p, "GET (byte range)", r);
-    return std::move(r.body);
+    return detail::ranged_read(
+        p, offset, n, [&] { return do_file_size(p); },
+        [&](const std::string& range) { return request("GET", object_path(at) + "?alt=media", {}, {range}, n, p); },
+        [&](const std::string& what, const detail::http_response& r) { fail(p, what, r); });
   }
 
   std::vector<entry> do_list(const fs::path& p) const override {
     const auto at = detail::gcs_location::of(p);
-    const std::string prefix = prefix_of(at.key);
-    std::vector<entry> out;
-    std::string token;
-    do {
-      auto page = list_page(p, at, prefix, true, 1000, token);
-      for (auto& k : page.keys)
-        if (k.size() > prefix.size()) out.push_back({k.substr(prefix.size()), false});
-      for (auto& f : page.prefixes) {
-        std::string name = f.substr(std::min(prefix.size(), f.size()));
-        while (!name.empty() && name.back() == '/') name.pop_back();
-        if (!name.empty()) out.push_back({name, true});
-      }
-      token = std::move(page.next);
-    } while (!token.empty());
-    std::sort(out.begin(), out.end(), [](const entry& a, const entry& b) { return a.name < b.name; });
-    return out;
+    const std::string prefix = detail::prefix_of(at.key);
+    return detail::entries_of(prefix, [&](const std::string& token) { return list_page(p, at, prefix, true, 1000, token); });
   }
 
   void do_write(const fs::path& p, std::span<const std::byte> bytes) override {
@@ -257,26 +226,22 @@ private:
   void do_remove(const fs::path& p) override {
     const auto at = detail::gcs_location::of(p);
     if (at.key.empty()) throw io_error(p, "is a bucket: removing buckets is not this backend's job");
-    std::vector<std::string> keys;
-    if (do_file_size(p)) keys.push_back(at.key);
-    std::string token;
-    do {  // everything below the prefix, at any depth
-      auto page = list_page(p, at, prefix_of(at.key), false, 1000, token);
-      keys.insert(keys.end(), page.keys.begin(), page.keys.end());
-      token = std::move(page.next);
-    } while (!token.empty());
+    // The object, and everything below the prefix at any depth.
+    auto keys = detail::keys_of([&](const std::string& token) {
+      return list_page(p, at, detail::prefix_of(at.key), false, 1000, token);
+    });
+    if (do_file_size(p)) keys.insert(keys.begin(), at.key);
     for (const auto& k : keys) {
       const auto r = request("DELETE", object_path({at.bucket, k}), {}, {}, 1 << 20, p);
       if (r.status != 204 && r.status != 200 && r.status != 404) fail(fs::path("gs://" + at.bucket + "/" + k), "DELETE", r);
     }
   }
 
-  static std::string prefix_of(const std::string& key) { return key.empty() ? key : key + "/"; }
   static std::string_view text_of(const detail::http_response& r) {
     return {reinterpret_cast<const char*>(r.body.data()), r.body.size()};
   }
 
-  using listing = detail::gcs_listing;
+  using listing = detail::object_page;
 
   /// One page of objects.list under `prefix`: direct children only when
   /// `one_level` (delimiter "/").

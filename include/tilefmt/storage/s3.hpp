@@ -44,6 +44,7 @@
 #include "tilefmt/storage/aws_profile.hpp"
 #include "tilefmt/storage/backend.hpp"
 #include "tilefmt/storage/http_client.hpp"
+#include "tilefmt/storage/object_store.hpp"
 #include "tilefmt/storage/s3_multipart.hpp"
 #include "tilefmt/storage/s3_request.hpp"
 #include "tilefmt/storage/s3_signature.hpp"
@@ -174,7 +175,7 @@ private:
 
   bool do_is_folder(const fs::path& p) const override {
     const auto at = detail::s3_location::of(p);
-    return !list_page(p, at, prefix_of(at.key), true, 1, "").empty_page;
+    return !list_page(p, at, detail::prefix_of(at.key), true, 1, "").empty_page;
   }
 
   std::vector<std::byte> do_read(const fs::path& p, std::uint64_t max_bytes) const override {
@@ -194,43 +195,16 @@ private:
   std::vector<std::byte> do_read_range(const fs::path& p, std::uint64_t offset, std::uint64_t n) const override {
     const auto at = detail::s3_location::of(p);
     if (at.key.empty()) throw io_error(p, "is a bucket, not an object");
-    if (n == 0) {
-      const auto size = do_file_size(p);
-      if (!size) throw io_error(p, "no such object");
-      if (offset > *size) throw io_error(p, "is shorter than " + std::to_string(offset) + " bytes");
-      return {};
-    }
-    if (offset > unlimited - n) throw io_error(p, "a byte range past 2^64");
-    const std::string range = "Range: bytes=" + std::to_string(offset) + "-" + std::to_string(offset + n - 1);
-    auto r = request("GET", at.bucket, at.key, "", {}, {range}, n, p);
-    if (r.status == 404) throw io_error(p, "no such object");
-    if (r.status == 416 || (r.status == 206 && r.body.size() != n))
-      throw io_error(p, "is shorter than " + std::to_string(offset + n) + " bytes");
-    // A server that ignores ranges answers the whole object, which the
-    // limit of n bytes turned away unless it is just the range.
-    if (r.status == 200 && offset == 0 && r.body.size() == n && !r.too_large) return std::move(r.body);
-    if (r.status != 206) fail(p, "GET (byte range)", r);
-    return std::move(r.body);
+    return detail::ranged_read(
+        p, offset, n, [&] { return do_file_size(p); },
+        [&](const std::string& range) { return request("GET", at.bucket, at.key, "", {}, {range}, n, p); },
+        [&](const std::string& what, const detail::http_response& r) { fail(p, what, r); });
   }
 
   std::vector<entry> do_list(const fs::path& p) const override {
     const auto at = detail::s3_location::of(p);
-    const std::string prefix = prefix_of(at.key);
-    std::vector<entry> out;
-    std::string token;
-    do {
-      auto page = list_page(p, at, prefix, true, 1000, token);
-      for (auto& k : page.keys)
-        if (k.size() > prefix.size()) out.push_back({k.substr(prefix.size()), false});
-      for (auto& f : page.prefixes) {
-        std::string name = f.substr(prefix.size());
-        while (!name.empty() && name.back() == '/') name.pop_back();
-        if (!name.empty()) out.push_back({name, true});
-      }
-      token = std::move(page.next);
-    } while (!token.empty());
-    std::sort(out.begin(), out.end(), [](const entry& a, const entry& b) { return a.name < b.name; });
-    return out;
+    const std::string prefix = detail::prefix_of(at.key);
+    return detail::entries_of(prefix, [&](const std::string& token) { return list_page(p, at, prefix, true, 1000, token); });
   }
 
   void do_write(const fs::path& p, std::span<const std::byte> bytes) override {
@@ -304,27 +278,19 @@ private:
   void do_remove(const fs::path& p) override {
     const auto at = detail::s3_location::of(p);
     if (at.key.empty()) throw io_error(p, "is a bucket: removing buckets is not this backend's job");
-    std::vector<std::string> keys;
-    if (do_file_size(p)) keys.push_back(at.key);
-    std::string token;
-    do {  // everything below the prefix, at any depth
-      auto page = list_page(p, at, prefix_of(at.key), false, 1000, token);
-      keys.insert(keys.end(), page.keys.begin(), page.keys.end());
-      token = std::move(page.next);
-    } while (!token.empty());
+    // The object, and everything below the prefix at any depth.
+    auto keys = detail::keys_of([&](const std::string& token) {
+      return list_page(p, at, detail::prefix_of(at.key), false, 1000, token);
+    });
+    if (do_file_size(p)) keys.insert(keys.begin(), at.key);
     for (const auto& k : keys) {
       const auto r = request("DELETE", at.bucket, k, "", {}, {}, unlimited, p);
       if (r.status != 204 && r.status != 200 && r.status != 404) fail(fs::path("s3://" + at.bucket + "/" + k), "DELETE", r);
     }
   }
 
-  static std::string prefix_of(const std::string& key) { return key.empty() ? key : key + "/"; }
 
-  struct listing {
-    std::vector<std::string> keys, prefixes;
-    std::string next;  // continuation token; empty on the last page
-    bool empty_page = true;
-  };
+  using listing = detail::object_page;
 
   /// One page of ListObjectsV2 under `prefix`: direct children only when
   /// `one_level` (delimiter "/").
