@@ -77,15 +77,8 @@ struct gcs_location {
     // "gs:/" and "gcs:/": path operations may fold the double slash.
     const std::size_t at = s.rfind("gs:/", 0) == 0 ? 4 : s.rfind("gcs:/", 0) == 0 ? 5 : 0;
     if (at == 0) throw io_error(p, "is not a gs://bucket/key path");
-    const auto parts = path_segments(s, at, p);
-    if (parts.empty()) throw io_error(p, "names no bucket");
-    gcs_location out;
-    out.bucket = parts.front();
-    for (std::size_t i = 1; i < parts.size(); ++i) {
-      if (i > 1) out.key += '/';
-      out.key += parts[i];
-    }
-    return out;
+    auto [bucket, key] = s3_location::of_segments(s, at, p);
+    return {std::move(bucket), std::move(key)};
   }
 };
 
@@ -127,10 +120,8 @@ public:
   const gcs_options& options() const noexcept { return o_; }
 
   /// Requests sent (tries again included) and the bytes of their answers.
-  struct statistics {
-    std::uint64_t requests = 0, bytes_received = 0;
-  };
-  statistics stats() const noexcept { return {client_.requests(), client_.bytes_received()}; }
+  using statistics = detail::http_statistics;
+  statistics stats() const noexcept { return client_.stats(); }
 
   /// Creates `bucket` in the options' project (tests and scratch stores).
   void create_bucket(const std::string& bucket) {

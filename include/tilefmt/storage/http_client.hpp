@@ -45,6 +45,12 @@ struct http_client_options {
 };
 
 /// One request.
+/// What a backend has asked of its server so far: requests sent (tries
+/// again included) and the bytes of the answers' bodies.
+struct http_statistics {
+  std::uint64_t requests = 0, bytes_received = 0;
+};
+
 struct http_request {
   std::string method = "GET";  ///< GET, HEAD, PUT, POST, DELETE, ...
   std::string url;
@@ -85,6 +91,7 @@ public:
   /// Requests sent (tries again included) and the bytes of their answers.
   std::uint64_t requests() const noexcept { return requests_.load(); }
   std::uint64_t bytes_received() const noexcept { return received_.load(); }
+  http_statistics stats() const noexcept { return {requests(), bytes_received()}; }
 
   /// Sends `q`, again while it fails for a passing reason; an io_error
   /// naming `p` when it cannot be sent at all. The answer's status is the

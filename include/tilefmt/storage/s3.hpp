@@ -150,10 +150,8 @@ public:
 
   /// What this backend has asked of the server so far: requests sent
   /// (tries again included) and the bytes of the answers' bodies.
-  struct statistics {
-    std::uint64_t requests = 0, bytes_received = 0;
-  };
-  statistics stats() const noexcept { return {client_.requests(), client_.bytes_received()}; }
+  using statistics = detail::http_statistics;
+  statistics stats() const noexcept { return client_.stats(); }
 
   /// Creates `bucket` (for tests and scratch stores; arrays live in buckets
   /// made by whoever owns the account).

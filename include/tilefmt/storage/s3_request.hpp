@@ -53,7 +53,13 @@ struct s3_location {
     // and libstdc++'s generic form): either names the bucket next.
     const std::string& s = p.native();
     if (s.rfind("s3:/", 0) != 0) throw io_error(p, "is not an s3://bucket/key path");
-    const auto parts = path_segments(s, 4, p);
+    return of_segments(s, 4, p);
+  }
+
+  /// The bucket and key of `s` after its scheme's `at` bytes (object
+  /// stores' paths are all <scheme>://bucket/key).
+  static s3_location of_segments(const std::string& s, std::size_t at, const fs::path& p) {
+    const auto parts = path_segments(s, at, p);
     if (parts.empty()) throw io_error(p, "names no bucket");
     s3_location out;
     out.bucket = parts.front();
