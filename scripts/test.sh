@@ -149,7 +149,7 @@ step "WebAssembly + browser"
 say "Build: clang++ TSan (array and storage tests)"
 CXX=clang++ configure build/clang-tsan -Dbuildtype=plain -Db_ndebug=false -Db_sanitize=thread -Db_lundef=false -Dbench=false \
   -Dexamples=false -Dinterop=disabled "-Dcpp_args=-O0"
-TSAN_TARGETS=$(cd build/clang-tsan && ninja -t targets all | grep -E '^tests/(array|storage)/[a-z]+-tests?(_[a-z_]+)?: ' | cut -d: -f1)
+TSAN_TARGETS=$(cd build/clang-tsan && ninja -t targets all | grep -E '^tests/(array|storage)/[a-z]+-tests?(_[a-z0-9_]+)?: ' | cut -d: -f1)
 ninja -C build/clang-tsan -j "$(jobs)" $TSAN_TARGETS
 say "Test: clang++ TSan"
 set +e
