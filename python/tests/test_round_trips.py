@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 import tilefmt
-from conftest import TEST_AWS, environment, moto_server
+from conftest import TEST_AWS, environment, moto_server, tiledb_py
 
-tiledb = pytest.importorskip("tiledb")
+pytest.importorskip("tiledb")
 pytest.importorskip("moto")
 pytest.importorskip("boto3")
 
@@ -37,9 +37,17 @@ def store(tmp_path_factory):
     with environment(**TEST_AWS), moto_server(tmp_path_factory.mktemp("moto")) as endpoint:
         port = int(endpoint.rsplit(":", 1)[1])
         boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(Bucket="trips")
-        for kind in ("dense", "sparse"):
-            latency.make_array("s3://trips/" + kind, port, 8, kind == "sparse")
-        yield port, latency.DelayProxy(port)
+        tiledb_py("""
+import importlib.util
+spec = importlib.util.spec_from_file_location("compare_latency", bench)
+latency = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(latency)
+for kind in ("dense", "sparse"):
+    latency.make_array("s3://trips/" + kind, port, 8, kind == "sparse")
+""", bench=_BENCH, port=port)
+        proxy = latency.DelayProxy(port)
+        yield port, proxy
+        proxy.close()
 
 
 @pytest.mark.parametrize("kind", ["dense", "sparse"])
@@ -47,8 +55,10 @@ def store(tmp_path_factory):
 def test_open_and_query_in_at_most_six_round_trips(store, kind, box):
     moto_port, proxy = store
     uri = "s3://trips/" + kind
-    with tiledb.open(uri, ctx=tiledb.Ctx(tiledb.Config(latency.tiledb_config(moto_port)))) as T:
-        want = T[0:box, 0:box]["a"]
+    want = tiledb_py("""
+with tiledb.open(uri, ctx=tiledb.Ctx(tiledb.Config(config))) as T:
+    result = T[0:box, 0:box]["a"]
+""", uri=uri, box=box, config=latency.tiledb_config(moto_port))
     cfg = {"endpoint": "http://127.0.0.1:%d" % proxy.port, "region": "us-east-1", "access_key_id": "testing",
            "secret_access_key": "testing", "path_style": True}
     proxy.reset(0.25)
@@ -70,8 +80,10 @@ def test_no_sign_request_reads_unsigned(store):
     moto_port, proxy = store
     cfg = {"vfs.s3.endpoint_override": "127.0.0.1:%d" % proxy.port, "vfs.s3.scheme": "http",
            "vfs.s3.use_virtual_addressing": "false", "vfs.s3.region": "us-east-1", "vfs.s3.no_sign_request": "true"}
-    with tiledb.open("s3://trips/dense", ctx=tiledb.Ctx(tiledb.Config(latency.tiledb_config(moto_port)))) as T:
-        want = T[0:10, 0:10]["a"]
+    want = tiledb_py("""
+with tiledb.open("s3://trips/dense", ctx=tiledb.Ctx(tiledb.Config(config))) as T:
+    result = T[0:10, 0:10]["a"]
+""", config=latency.tiledb_config(moto_port))
     proxy.reset(0)
     with tilefmt.open("s3://trips/dense", config=cfg) as A:  # the environment's keys are set, and not used
         got = A[0:10, 0:10]["a"]
