@@ -1,7 +1,6 @@
 import contextlib
 import json
 import os
-import pickle
 import socket
 import subprocess
 import sys
@@ -59,39 +58,6 @@ def environment(**values):
         yield
     finally:
         put(saved.items())
-
-
-_TILEDB_PY = r"""
-import pickle, sys
-import numpy as np
-import tiledb
-with open(sys.argv[1], "rb") as f:
-    globals().update(pickle.load(f))
-result = None
-exec(compile(sys.argv[2], "<tiledb_py>", "exec"))
-with open(sys.argv[1], "wb") as f:
-    pickle.dump(result, f)
-"""
-
-
-def tiledb_py(code, **values):
-    """Runs `code` with TileDB-Py (`tiledb` and `np` imported, `values` as
-    its variables) in a Python process of its own and returns what it left
-    in `result`. For TileDB-Py on an object store: libtiledb's S3 and GCS
-    clients outlive the context that made them, and a test process that
-    made them crashed inside a later, local TileDB-Py query (in CI runs
-    beside a compiler; never alone), so they are not made in this one."""
-    import tempfile
-    with tempfile.NamedTemporaryFile(suffix=".pickle", delete=False) as f:
-        pickle.dump(values, f)
-    try:
-        done = subprocess.run([sys.executable, "-c", _TILEDB_PY, f.name, code], capture_output=True, text=True,
-                              timeout=600)
-        assert done.returncode == 0, "TileDB-Py (exit %d): %s" % (done.returncode, done.stderr[-3000:])
-        with open(f.name, "rb") as g:
-            return pickle.load(g)
-    finally:
-        os.unlink(f.name)
 
 
 def free_port():

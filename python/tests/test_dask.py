@@ -15,7 +15,7 @@ pd = pytest.importorskip("pandas")
 
 import tilefmt
 import tilefmt.dask as tdask
-from conftest import moto_server, tiledb_py
+from conftest import moto_server
 
 
 @pytest.fixture(scope="module")
@@ -303,29 +303,25 @@ def test_s3_python_writes_tiledb_py_reads(s3):
     with tilefmt.open(uri, config=config) as A:
         np.testing.assert_array_equal(A[1:51]["a"], np.arange(50.0))
         assert A.meta["unit"] == "m"
-    r, unit = tiledb_py("""
-with tiledb.open(uri, ctx=tiledb.Ctx(tiledb.Config(config))) as T:
-    result = dict(T[1:51]), T.meta["unit"]
-""", uri=uri, config=config)
-    np.testing.assert_array_equal(r["a"], np.arange(50.0))
-    assert list(r["s"]) == [f"s{i}" for i in range(50)]
-    assert unit == "m"
+    with tiledb.open(uri, ctx=tiledb.Ctx(tiledb.Config(config))) as T:
+        r = T[1:51]
+        np.testing.assert_array_equal(r["a"], np.arange(50.0))
+        assert list(r["s"]) == [f"s{i}" for i in range(50)]
+        assert T.meta["unit"] == "m"
 
 
 def test_s3_tiledb_py_writes_python_reads(s3, monkeypatch):
     config, bucket = s3
     uri = bucket + "/tiledb/sparse"
-    want = tiledb_py("""
-ctx = tiledb.Ctx(tiledb.Config(config))
-dom = tiledb.Domain(tiledb.Dim("x", domain=(0, 999), tile=100, dtype=np.int64, ctx=ctx), ctx=ctx)
-tiledb.Array.create(uri, tiledb.ArraySchema(domain=dom, sparse=True, ctx=ctx,
-                                            attrs=[tiledb.Attr("v", dtype=np.int32, ctx=ctx)]), ctx=ctx)
-for t, (xs, v) in enumerate([(np.arange(0, 500, 5), 1), (np.arange(0, 500, 10), 2)], start=1):
-    with tiledb.open(uri, "w", timestamp=t, ctx=ctx) as A:
-        A[xs] = {"v": np.full(len(xs), v, dtype=np.int32)}
-with tiledb.open(uri, ctx=ctx) as A:
-    result = dict(A.multi_index[:])
-""", uri=uri, config=config)
+    ctx = tiledb.Ctx(tiledb.Config(config))
+    dom = tiledb.Domain(tiledb.Dim("x", domain=(0, 999), tile=100, dtype=np.int64, ctx=ctx), ctx=ctx)
+    tiledb.Array.create(uri, tiledb.ArraySchema(domain=dom, sparse=True, ctx=ctx,
+                                                attrs=[tiledb.Attr("v", dtype=np.int32, ctx=ctx)]), ctx=ctx)
+    for t, (xs, v) in enumerate([(np.arange(0, 500, 5), 1), (np.arange(0, 500, 10), 2)], start=1):
+        with tiledb.open(uri, "w", timestamp=t, ctx=ctx) as A:
+            A[xs] = {"v": np.full(len(xs), v, dtype=np.int32)}
+    with tiledb.open(uri, ctx=ctx) as A:
+        want = A.multi_index[:]
     # Configured by the AWS environment variables alone.
     monkeypatch.setenv("AWS_ENDPOINT_URL", "http://" + config["vfs.s3.endpoint_override"])
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", config["vfs.s3.aws_access_key_id"])

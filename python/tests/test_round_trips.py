@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 import tilefmt
-from conftest import TEST_AWS, environment, moto_server, tiledb_py
+from conftest import TEST_AWS, environment, moto_server
 
-pytest.importorskip("tiledb")
+tiledb = pytest.importorskip("tiledb")
 pytest.importorskip("moto")
 pytest.importorskip("boto3")
 
@@ -37,17 +37,9 @@ def store(tmp_path_factory):
     with environment(**TEST_AWS), moto_server(tmp_path_factory.mktemp("moto")) as endpoint:
         port = int(endpoint.rsplit(":", 1)[1])
         boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(Bucket="trips")
-        tiledb_py("""
-import importlib.util
-spec = importlib.util.spec_from_file_location("compare_latency", bench)
-latency = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(latency)
-for kind in ("dense", "sparse"):
-    latency.make_array("s3://trips/" + kind, port, 8, kind == "sparse")
-""", bench=_BENCH, port=port)
-        proxy = latency.DelayProxy(port)
-        yield port, proxy
-        proxy.close()
+        for kind in ("dense", "sparse"):
+            latency.make_array("s3://trips/" + kind, port, 8, kind == "sparse")
+        yield port, latency.DelayProxy(port)
 
 
 @pytest.mark.parametrize("kind", ["dense", "sparse"])
@@ -55,10 +47,8 @@ for kind in ("dense", "sparse"):
 def test_open_and_query_in_at_most_six_round_trips(store, kind, box):
     moto_port, proxy = store
     uri = "s3://trips/" + kind
-    want = tiledb_py("""
-with tiledb.open(uri, ctx=tiledb.Ctx(tiledb.Config(config))) as T:
-    result = T[0:box, 0:box]["a"]
-""", uri=uri, box=box, config=latency.tiledb_config(moto_port))
+    with tiledb.open(uri, ctx=tiledb.Ctx(tiledb.Config(latency.tiledb_config(moto_port)))) as T:
+        want = T[0:box, 0:box]["a"]
     cfg = {"endpoint": "http://127.0.0.1:%d" % proxy.port, "region": "us-east-1", "access_key_id": "testing",
            "secret_access_key": "testing", "path_style": True}
     proxy.reset(0.25)
@@ -80,10 +70,8 @@ def test_no_sign_request_reads_unsigned(store):
     moto_port, proxy = store
     cfg = {"vfs.s3.endpoint_override": "127.0.0.1:%d" % proxy.port, "vfs.s3.scheme": "http",
            "vfs.s3.use_virtual_addressing": "false", "vfs.s3.region": "us-east-1", "vfs.s3.no_sign_request": "true"}
-    want = tiledb_py("""
-with tiledb.open("s3://trips/dense", ctx=tiledb.Ctx(tiledb.Config(config))) as T:
-    result = T[0:10, 0:10]["a"]
-""", config=latency.tiledb_config(moto_port))
+    with tiledb.open("s3://trips/dense", ctx=tiledb.Ctx(tiledb.Config(latency.tiledb_config(moto_port)))) as T:
+        want = T[0:10, 0:10]["a"]
     proxy.reset(0)
     with tilefmt.open("s3://trips/dense", config=cfg) as A:  # the environment's keys are set, and not used
         got = A[0:10, 0:10]["a"]

@@ -316,50 +316,6 @@ def test_errors(experiment, tmp_path):
         obs.read()
 
 
-BLOCKWISE = [
-    dict(coords=(), axis=0, size=64),
-    dict(coords=(slice(10, 200),), axis=0, size=50),
-    dict(coords=([5, 3, 300, 7, 120],), axis=0, size=2),
-    dict(coords=(None, slice(0, 59)), axis=1, size=16),
-    dict(coords=(np.arange(0, 350, 3), [1, 9, 4, 60]), axis=0, size=40),
-    dict(coords=(slice(0, 99),), axis=0, size=30, reindex_disable_on_axis=1),
-    dict(coords=(slice(0, 99),), axis=1, size=30, reindex_disable_on_axis=[0]),
-    dict(coords=(slice(0, 99),), axis=0, size=30, reindex_disable_on_axis=[0, 1]),
-    dict(coords=(), axis=0),
-]
-
-
-@pytest.mark.parametrize("spec", BLOCKWISE, ids=range(len(BLOCKWISE)))
-def test_blockwise_reads(experiment, spec):
-    spec = dict(spec)
-    coords = spec.pop("coords")
-    mine, theirs = both(experiment[0], "ms/RNA/X/data")
-    with mine, theirs:
-        a = list(mine.read(coords).blockwise(**spec).tables())
-        b = list(theirs.read(coords).blockwise(**spec).tables())
-        assert len(a) == len(b)
-        for (ta, ia), (tb, ib) in zip(a, b):
-            assert all(x.equals(y) for x, y in zip(ia, ib))
-            assert_same_table(ta, tb, ["soma_dim_0", "soma_dim_1"])
-        for compress in (True, False):
-            try:
-                b = list(theirs.read(coords).blockwise(**spec).scipy(compress=compress))
-            except tiledbsoma.SOMAError:  # CSR/CSC need the blocks' axis renumbered: an error in both
-                with pytest.raises(soma.SOMAError):
-                    list(mine.read(coords).blockwise(**spec).scipy(compress=compress))
-                continue
-            a = list(mine.read(coords).blockwise(**spec).scipy(compress=compress))
-            assert len(a) == len(b)
-            for (ma, ia), (mb, ib) in zip(a, b):
-                assert ma.format == mb.format and ma.shape == mb.shape and ma.dtype == mb.dtype
-                assert (ma != mb).nnz == 0
-                assert all(np.array_equal(x, y) for x, y in zip(ia, ib))
-        with pytest.raises(NotImplementedError):
-            mine.read(coords).blockwise(**spec).tables().concat()
-
-
-# Last in the file: tiledbsoma's S3 client, once made, outlives its context
-# (conftest.tiledb_py), and no local tiledbsoma read comes after it here.
 @pytest.fixture(scope="module")
 def census_on_s3(tmp_path_factory):
     boto3 = pytest.importorskip("boto3")
@@ -404,3 +360,45 @@ def test_census_shaped_experiment_on_s3(census_on_s3):
     with soma.open(local) as here:  # the bucket's copy reads as the local one
         q = here["census_data"]["homo_sapiens"].axis_query("RNA", obs_query=soma.AxisQuery(value_filter=obs_filter))
         assert q.n_obs == r.n_obs
+
+
+BLOCKWISE = [
+    dict(coords=(), axis=0, size=64),
+    dict(coords=(slice(10, 200),), axis=0, size=50),
+    dict(coords=([5, 3, 300, 7, 120],), axis=0, size=2),
+    dict(coords=(None, slice(0, 59)), axis=1, size=16),
+    dict(coords=(np.arange(0, 350, 3), [1, 9, 4, 60]), axis=0, size=40),
+    dict(coords=(slice(0, 99),), axis=0, size=30, reindex_disable_on_axis=1),
+    dict(coords=(slice(0, 99),), axis=1, size=30, reindex_disable_on_axis=[0]),
+    dict(coords=(slice(0, 99),), axis=0, size=30, reindex_disable_on_axis=[0, 1]),
+    dict(coords=(), axis=0),
+]
+
+
+@pytest.mark.parametrize("spec", BLOCKWISE, ids=range(len(BLOCKWISE)))
+def test_blockwise_reads(experiment, spec):
+    spec = dict(spec)
+    coords = spec.pop("coords")
+    mine, theirs = both(experiment[0], "ms/RNA/X/data")
+    with mine, theirs:
+        a = list(mine.read(coords).blockwise(**spec).tables())
+        b = list(theirs.read(coords).blockwise(**spec).tables())
+        assert len(a) == len(b)
+        for (ta, ia), (tb, ib) in zip(a, b):
+            assert all(x.equals(y) for x, y in zip(ia, ib))
+            assert_same_table(ta, tb, ["soma_dim_0", "soma_dim_1"])
+        for compress in (True, False):
+            try:
+                b = list(theirs.read(coords).blockwise(**spec).scipy(compress=compress))
+            except tiledbsoma.SOMAError:  # CSR/CSC need the blocks' axis renumbered: an error in both
+                with pytest.raises(soma.SOMAError):
+                    list(mine.read(coords).blockwise(**spec).scipy(compress=compress))
+                continue
+            a = list(mine.read(coords).blockwise(**spec).scipy(compress=compress))
+            assert len(a) == len(b)
+            for (ma, ia), (mb, ib) in zip(a, b):
+                assert ma.format == mb.format and ma.shape == mb.shape and ma.dtype == mb.dtype
+                assert (ma != mb).nnz == 0
+                assert all(np.array_equal(x, y) for x, y in zip(ia, ib))
+        with pytest.raises(NotImplementedError):
+            mine.read(coords).blockwise(**spec).tables().concat()
