@@ -65,9 +65,20 @@ class DelayProxy:
             self.delay, self.requests, self.bytes = delay, 0, 0
             self.wave_start, self.round_trips, self.signed = None, 0, 0
 
+    def close(self):
+        """Stops accepting; connections open stay until their ends close."""
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+
     def _accept(self):
         while True:
-            client, _ = self.sock.accept()
+            try:
+                client, _ = self.sock.accept()
+            except OSError:  # closed
+                return
             server = socket.create_connection(self.target)
             for s in (client, server):
                 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

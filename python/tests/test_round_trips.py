@@ -39,7 +39,9 @@ def store(tmp_path_factory):
         boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(Bucket="trips")
         for kind in ("dense", "sparse"):
             latency.make_array("s3://trips/" + kind, port, 8, kind == "sparse")
-        yield port, latency.DelayProxy(port)
+        proxy = latency.DelayProxy(port)
+        yield port, proxy
+        proxy.close()
 
 
 @pytest.mark.parametrize("kind", ["dense", "sparse"])

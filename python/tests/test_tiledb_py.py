@@ -236,10 +236,24 @@ MULTI = {
 }
 
 
+def several_ranges(sel):
+    """Whether a multi_index selection gives some dimension several ranges."""
+    return any(isinstance(s, list) and len(s) > 1 for s in (sel if isinstance(sel, tuple) else (sel,)))
+
+
 @pytest.mark.parametrize("name,sel", [(n, s) for n, ss in MULTI.items() for s in ss], ids=repr)
 @pytest.mark.parametrize("order", ["C", "F", "G"])
 def test_multi_index(name, sel, order):
     A, T = both(name)
+    if not A.schema.sparse and order == "G" and several_ranges(sel):
+        # TileDB refuses several ranges in a global-order dense read, but
+        # libtiledb 2.30 computes the tile overlap first from memory it does
+        # not own (AddressSanitizer: an allocation of ~2^61 bytes in
+        # Subarray::ndrange; mostly std::bad_alloc, at times a crash), so it
+        # is not asked here.
+        with pytest.raises(ValueError, match="several ranges per dimension cannot be read in global order"):
+            A.query(order=order).multi_index[sel]
+        return
     if A.schema.sparse:
         check_sparse(A, lambda: A.query(order=order).multi_index[sel], lambda: T.query(order=order).multi_index[sel],
                      "multi_index[%r] order %r" % (sel, order), order, True)
