@@ -18,8 +18,9 @@ count, R times (default 3; the first run and the best are printed):
 Threads: tilefmt's `threads` option and TileDB-Py's
 sm.compute_concurrency_level / sm.io_concurrency_level (default: 1 and the
 machine's cores). Ratios are TileDB-Py's best over tilefmt's (above 1:
-tilefmt faster); the peak memory each query adds (MB, getrusage's maximum
-resident set after the open) is printed beside the result's own size.
+tilefmt faster); the peak memory each query adds (MB, /proc's VmHWM less
+the resident set after the open) is printed beside the result's own size
+(frame MB: the DataFrame's columns and its distinct objects).
 JSON on the last line.
 """
 import argparse
@@ -59,16 +60,23 @@ def create(path, scale):
 
 
 RUN = r"""
-import json, resource, sys, time
+import json, sys, time
 reader, query, path, threads, repeat = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-def rss():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-times, rows = [], None
+def status_mb(field):
+    # /proc's figures of this program's own memory: getrusage's ru_maxrss
+    # keeps the parent's peak across fork and exec (the parent that just
+    # wrote the array is large).
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+times, rows, result_mb = [], None, None
 if reader == "tilefmt":
     import tilefmt
     A = tilefmt.open(path, config={"threads": threads})
     def q():
-        if query == "df": return len(A.df[:])
+        if query == "df":
+            return A.df[:]
         if query == "arrow":
             import pyarrow as pa
             return pa.table(A.query().arrow[:]).num_rows
@@ -93,12 +101,16 @@ else:
             return len(f.group_by(pl.col("n") % 100).agg(pl.col("a").sum()))
         import duckdb
         return len(duckdb.sql("select n % 100 as k, sum(a) from t group by k").fetchall())
-base = rss()
+base = status_mb("VmRSS")
 for _ in range(repeat):
     t0 = time.perf_counter()
     rows = q()
     times.append(time.perf_counter() - t0)
-print(json.dumps({"times": times, "rows": rows, "peak_mb": rss() - base}))
+    if not isinstance(rows, int):  # tilefmt's frame: its own memory, its columns and each distinct object once
+        objects = {id(o): o for c in rows.columns if rows[c].dtype == object for o in rows[c].to_numpy()}
+        result_mb = (rows.memory_usage(index=True).sum() + sum(map(sys.getsizeof, objects.values()))) / 2**20
+        rows = len(rows)
+print(json.dumps({"times": times, "rows": rows, "peak_mb": status_mb("VmHWM") - base, "result_mb": result_mb}))
 """
 
 
@@ -121,8 +133,9 @@ def main():
     print("machine: %s, %d cores, Python %s" % (platform.processor() or platform.machine(), os.cpu_count(),
                                                platform.python_version()))
     results = []
-    print("%-8s %7s %12s %12s %12s %12s %7s %9s %9s" % ("query", "threads", "tilefmt 1st", "tilefmt best",
-                                                        "TileDB 1st", "TileDB best", "ratio", "tf MB", "TDB MB"))
+    print("%-8s %7s %12s %12s %12s %12s %7s %9s %9s %9s" % ("query", "threads", "tilefmt 1st", "tilefmt best",
+                                                            "TileDB 1st", "TileDB best", "ratio", "tf MB", "TDB MB",
+                                                            "frame MB"))
     for threads in [int(t) for t in a.threads.split(",")]:
         for query in a.only.split(","):
             mine = run("tilefmt", query, path, threads, a.repeat)
@@ -130,9 +143,10 @@ def main():
             if mine["rows"] != theirs["rows"]:
                 raise SystemExit("%s: tilefmt %s rows, TileDB-Py %s" % (query, mine["rows"], theirs["rows"]))
             ratio = min(theirs["times"]) / min(mine["times"])
-            print("%-8s %7d %12.3f %12.3f %12.3f %12.3f %6.2fx %9.0f %9.0f" % (
+            frame = "%9.0f" % mine["result_mb"] if mine["result_mb"] else "%9s" % "-"
+            print("%-8s %7d %12.3f %12.3f %12.3f %12.3f %6.2fx %9.0f %9.0f %s" % (
                 query, threads, mine["times"][0], min(mine["times"]), theirs["times"][0], min(theirs["times"]),
-                ratio, mine["peak_mb"], theirs["peak_mb"]))
+                ratio, mine["peak_mb"], theirs["peak_mb"], frame))
             results.append({"query": query, "threads": threads, "tilefmt": mine, "tiledb": theirs, "ratio": ratio})
     print(json.dumps({"scale": a.scale, "results": results}))
 

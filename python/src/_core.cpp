@@ -198,9 +198,20 @@ public:
 
   /// A query read in batches of about `batch_bytes` as an Arrow C stream
   /// in a PyCapsule (arrow.hpp); the stream holds the array.
+  /// `coords`: a dense array's coordinates too (sparse results have them).
   nb::object arrow_stream(const nb::list& ranges, std::optional<std::vector<std::string>> attrs,
-                          const std::string& order, nb::object cond, std::uint64_t batch_bytes) const {
-    return tilefmt_python::arrow_stream_capsule(make_query(ranges, attrs, order, cond), batch_bytes, arr_);
+                          const std::string& order, nb::object cond, std::uint64_t batch_bytes, bool coords) const {
+    auto q = make_query(ranges, attrs, order, cond);
+    q.coordinates(coords);
+    return tilefmt_python::arrow_stream_capsule(q, batch_bytes, arr_);
+  }
+
+  /// At least the cells a read of `ranges` returns (query::max_cells): no tile is read.
+  std::uint64_t max_cells(const nb::list& ranges) const {
+    auto q = arr_->query();
+    add_ranges(q, *arr_, ranges);
+    nb::gil_scoped_release unlocked;
+    return q.max_cells();
   }
 
   /// Runs a query: a list of (name, var, values uint8, offsets uint64 or
@@ -444,7 +455,8 @@ NB_MODULE(_core, m) {
       .def("tile_bounds", &py_array::tile_bounds, "fragment"_a)
       .def("read", &py_array::read, "ranges"_a, "attrs"_a.none(), "order"_a, "cond"_a.none())
       .def("arrow_stream", &py_array::arrow_stream, "ranges"_a, "attrs"_a.none(), "order"_a, "cond"_a.none(),
-           "batch_bytes"_a)
+           "batch_bytes"_a, "coords"_a = false)
+      .def("max_cells", &py_array::max_cells, "ranges"_a)
       .def("aggregate", &py_array::aggregate, "ranges"_a, "cond"_a.none(), "what"_a);
   nb::class_<py_group>(m, "Group")
       .def("__init__",

@@ -81,11 +81,13 @@ def test_every_export_validates_and_holds_what_tilefmt_reads(name):
             assert field.metadata[b"tiledb.datatype"]
             w = want[field.name]
             if not A.schema.sparse:  # dense: shaped as the region, the stream in C order
-                w = w.reshape(table.num_rows, -1) if A.schema.attr(field.name).cell_val_num > 1 else w.ravel()
+                multi = A.schema.has_attr(field.name) and A.schema.attr(field.name).cell_val_num > 1
+                w = w.reshape(table.num_rows, -1) if multi else w.ravel()
             assert len(w) == table.num_rows
             column_equal(table.column(field.name), w, "%s.%s" % (name, field.name))
             checked += 1
-        assert checked == len(A.schema.attrs) + (A.schema.ndim if A.schema.sparse else 0)
+        # Dimensions too: a dense array's coordinates, as the query asks for them.
+        assert checked == len(A.schema.attrs) + A.schema.ndim
 
 
 CORPUS = os.environ.get("TILEFMT_INTEROP_CORPUS", "")
@@ -160,9 +162,14 @@ def tiledb_df(name, sel):
 
 
 @pytest.mark.skipif(tiledb is None, reason="TileDB-Py is not installed")
+@pytest.mark.parametrize("batch_bytes", [None, 64], ids=["batches of 64 MiB", "batches of a slab"])
 @pytest.mark.parametrize("name", ALL)
-def test_df_is_tiledb_pys(name):
+def test_df_is_tiledb_pys(name, batch_bytes, monkeypatch):
+    """`batch_bytes` 64: every slab a batch of its own (the smallest the
+    reader cuts), each converted into the frame's columns."""
     import pandas as pd
+    if batch_bytes:
+        monkeypatch.setattr(tilefmt._arrow, "DF_BATCH_BYTES", batch_bytes)
     with opened(name) as A:
         multi = [a.name for a in A.schema.attrs
                  if a.cell_val_num > 1 or (a.cell_val_num == 0 and np.dtype(a.dtype).kind not in "USO")]
@@ -221,3 +228,53 @@ def test_polars_and_duckdb_read_the_stream(without_pyarrow, tmp_path):
     out = subprocess.run([python, "-c", POLARS_DUCKDB, uri], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["ok", "False" if without_pyarrow else "True"]
+
+
+def test_df_columns_filled_batch_by_batch_equal_their_concatenation():
+    """_Columns (the frame a batched .df fills): NumPy, object, datetime,
+    categorical, masked integer and boolean, and string extension
+    columns, sized too small at first (grown twice), equal to pandas'
+    concatenation of the pieces."""
+    import pandas as pd
+    from tilefmt._arrow import _Columns
+    rng = np.random.default_rng(3)
+
+    def piece(n, start):
+        return pd.DataFrame({
+            "f": rng.random(n),
+            "i": np.arange(start, start + n, dtype=np.int16),
+            "s": np.array(["s%d" % (k % 7) for k in range(n)], dtype=object),
+            "t": np.arange(start, start + n).astype("datetime64[ms]"),
+            "c": pd.Categorical.from_codes(rng.integers(-1, 3, n), categories=["x", "y", "z"]),
+            "m": pd.array([None if k % 3 == 0 else k for k in range(n)], dtype="Int32"),
+            "b": pd.array([None if k % 4 == 0 else k % 2 == 0 for k in range(n)], dtype="boolean"),
+            "e": pd.array(["e%d" % k for k in range(n)], dtype="string"),
+        })
+    pieces = [piece(n, 100 * k) for k, n in enumerate([5, 1, 17, 0, 40])]
+    cols = _Columns(8)
+    for p in pieces:
+        cols.add(p)
+    got = cols.frame()
+    want = pd.concat(pieces, ignore_index=True)
+    pd.testing.assert_frame_equal(got, want, check_dtype=True)
+    assert cols.capacity >= 63
+
+
+@pytest.mark.skipif(tiledb is None, reason="TileDB-Py is not installed")
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_dense_coordinates_come_in_the_stream(order):
+    """A dense query with dimensions streams each cell's coordinates (made
+    by the C++ reader from the subarray), as TileDB-Py's coords=True."""
+    pa = pytest.importorskip("pyarrow")
+    name = "dense_2d_tilecol_cellcol"
+    sel = ([(1, 2), (5, 6)], slice(3, 9))
+    with opened(name) as A:
+        table = pa.table(A.query(dims=True, order=order).arrow[sel])
+        dims = [d.name for d in A.schema.domain.dims]
+        assert table.column_names[:len(dims)] == dims
+    with tiledb.open(path(name)) as B:
+        want = B.query(coords=True, order=order).multi_index[sel]
+    for n in want:
+        np.testing.assert_array_equal(table.column(n).to_numpy(), np.asarray(want[n]).ravel(), err_msg=n)
+    with opened(name) as A, pytest.raises(ValueError, match="row-major and column-major"):
+        pa.table(A.query(dims=True, order="G").arrow[sel])

@@ -15,6 +15,10 @@ except the conversions that return pyarrow or pandas objects.
 #: queries; the default of sm.memory_budget-like settings).
 DEFAULT_BATCH_BYTES = 256 << 20
 
+#: The batches a DataFrame is made from: each is converted and let go
+#: before the next is read, so the frame's memory is the peak's most.
+DF_BATCH_BYTES = 64 << 20
+
 
 class ArrowResult:
     """The cells a query selects, as Arrow: read when a consumer pulls the
@@ -29,8 +33,11 @@ class ArrowResult:
     def __arrow_c_stream__(self, requested_schema=None):
         # requested_schema is a request, not a demand (the interface lets a
         # producer keep its own); the types are those of the C++ export.
+        # A dense array's coordinates come when the query asks for dimensions.
         q = self._query
-        return q.array._reader().arrow_stream(self._ranges, list(q.attrs), q.order, q._tree, self._batch_bytes)
+        coords = not q.array.schema.sparse and bool(q.dims)
+        return q.array._reader().arrow_stream(self._ranges, list(q.attrs), q.order, q._tree, self._batch_bytes,
+                                              coords)
 
     def to_arrow(self):
         """A pyarrow Table (needs pyarrow)."""
@@ -51,43 +58,43 @@ def _to_pandas(query, ranges, result, index_col=True):
     uint8, nullable integers as pandas' nullable integer types, enumerated
     attributes categorical; then the dtypes and index that TileDB-Py's
     from_pandas recorded in the array's metadata (`__pandas_attribute_repr`,
-    `__pandas_index_dims`)."""
+    `__pandas_index_dims`).
+
+    The result is read in batches, each converted into the frame's columns
+    and let go before the next is read: at no time are the whole result's
+    Arrow buffers and the frame in memory together. The columns are sized
+    ahead by the query's bound on its cells (no tile read for it)."""
     import json
 
     import pandas as pd
     import pyarrow as pa
     schema = query.array.schema
     names = list(query.dims) + list(query.attrs)
-    table = result.to_arrow()
-    columns = {}
-    if not schema.sparse and query.dims:
-        coords = query._dense_coords(ranges, table.num_rows)
-        for d, c in zip(schema.domain.dims, coords):
-            if d.name in query.dims:
-                columns[d.name] = pa.array(c)
-    nullable_ints = []
-    for n in table.column_names:
-        if n not in names or n in columns:
-            continue
-        col = table.column(n)
-        if pa.types.is_boolean(col.type):
-            col = col.cast(pa.uint8())
-        elif schema.has_attr(n) and schema.attr(n).nullable and pa.types.is_integer(col.type):
-            nullable_ints.append(n)
-        columns[n] = col
-    table = pa.table({n: columns[n] for n in names if n in columns})
-    columns.clear()
-    frame = table.to_pandas()
+    stream = ArrowResult(query, ranges, min(result._batch_bytes, DF_BATCH_BYTES))
+    reader = pa.RecordBatchReader.from_stream(stream)
+    columns = None  # from the second batch on
+    first = None
+    for batch in reader:
+        if columns is not None:
+            columns.add_batch(schema, names, batch)
+        elif first is None:
+            first = _batch_frame(schema, names, pa.Table.from_batches([batch]))
+        else:
+            columns = _Columns(max(query.array._reader().max_cells(ranges), len(first) + batch.num_rows))
+            columns.add(first)
+            columns.add_batch(schema, names, batch)
+            first = None
+        del batch
+    if columns is not None:
+        frame = columns.frame()
+    elif first is not None:
+        frame = first  # one batch: its frame is the result
+    else:
+        frame = _batch_frame(schema, names, reader.schema.empty_table())
     for n in frame.columns:
         # TileDB-Py's frames hold an enumeration's labels unordered, ordered or not.
         if isinstance(frame[n].dtype, pd.CategoricalDtype) and frame[n].dtype.ordered:
             frame[n] = frame[n].cat.as_unordered()
-    if nullable_ints:
-        # pandas' nullable integers, not float64 with NaN (as TileDB-Py).
-        mapping = {getattr(pa, t)(): getattr(pd, t.capitalize().replace("Ui", "UI") + "Dtype")()
-                   for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")}
-        for n in nullable_ints:
-            frame[n] = table.column(n).to_pandas(types_mapper=mapping.get)
     meta = query.array.meta
     dtypes = {}
     for key in ("__pandas_attribute_repr", "__pandas_index_dims"):
@@ -103,6 +110,142 @@ def _to_pandas(query, ranges, result, index_col=True):
                 index[index.index("__tiledb_rows")] = None
                 frame.index = frame.index.rename(index[0] if len(index) == 1 else index)
     return frame
+
+
+def _batch_frame(schema, names, table):
+    """One batch's frame: the columns `names` (those there), booleans as
+    uint8, nullable integers as pandas' nullable integer arrays."""
+    import pandas as pd
+    import pyarrow as pa
+    columns = {}
+    nullable_ints = []
+    for n in names:
+        if n not in table.column_names:
+            continue
+        col = table.column(n)
+        if pa.types.is_boolean(col.type):
+            col = col.cast(pa.uint8())
+        elif schema.has_attr(n) and schema.attr(n).nullable and pa.types.is_integer(col.type):
+            nullable_ints.append(n)
+        columns[n] = col
+    table = pa.table(columns)
+    frame = table.to_pandas()
+    if nullable_ints:
+        # pandas' nullable integers, not float64 with NaN (as TileDB-Py).
+        mapping = {getattr(pa, t)(): getattr(pd, t.capitalize().replace("Ui", "UI") + "Dtype")()
+                   for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")}
+        for n in nullable_ints:
+            frame[n] = table.column(n).to_pandas(types_mapper=mapping.get)
+    return frame
+
+
+class _Columns:
+    """A frame's columns filled batch by batch, sized ahead for `capacity`
+    rows (grown if a batch goes past it): NumPy columns as arrays,
+    categoricals as their codes, pandas' masked arrays as data and mask;
+    other extension arrays are kept in pieces and put together at the end.
+    A batch's numbers without nulls are copied straight from its Arrow
+    buffers; its other columns go through pandas (`_batch_frame`)."""
+
+    def __init__(self, capacity):
+        self.capacity = int(capacity)
+        self.rows = 0
+        self.store = {}  # name -> (kind, parts)
+
+    def add(self, piece):
+        """A batch's frame (the first batch sets each column's kind)."""
+        at = self._reserve(len(piece))
+        for name in piece.columns:
+            self._put(name, piece[name], at)
+        self.rows = at.stop
+
+    def add_batch(self, schema, names, batch):
+        """A pyarrow RecordBatch of the columns `names` (those there)."""
+        import numpy as np
+        import pyarrow as pa
+        at = self._reserve(batch.num_rows)
+        slow = []
+        for name in names:
+            if name not in batch.schema.names:
+                continue
+            col = batch.column(name)
+            kind, parts = self.store.get(name, (None, None))
+            if kind in ("numpy", "masked") and col.null_count == 0 and \
+                    (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)) and \
+                    parts[0].dtype == np.dtype(col.type.to_pandas_dtype()):
+                dtype = parts[0].dtype
+                parts[0][at] = np.frombuffer(col.buffers()[1], dtype, count=len(col), offset=col.offset * dtype.itemsize)
+                if kind == "masked":
+                    parts[1][at] = False
+            else:
+                slow.append(name)
+        if slow:
+            piece = _batch_frame(schema, slow, pa.Table.from_batches([batch]).select(slow))
+            for name in piece.columns:
+                self._put(name, piece[name], at)
+        self.rows = at.stop
+
+    def _reserve(self, n):
+        if self.rows + n > self.capacity:
+            self._grow(max(2 * self.capacity, self.rows + n))
+        return slice(self.rows, self.rows + n)
+
+    def _put(self, name, series, at):
+        import numpy as np
+        import pandas as pd
+        values = series.array
+        kind, parts = self.store.get(name, (None, None))
+        if kind is None:
+            if isinstance(values, pd.Categorical):
+                kind, parts = "cat", [np.empty(self.capacity, values.codes.dtype), values.categories, values.ordered]
+            elif isinstance(values, (pd.arrays.IntegerArray, pd.arrays.BooleanArray, pd.arrays.FloatingArray)):
+                kind, parts = "masked", [np.empty(self.capacity, values._data.dtype),
+                                         np.empty(self.capacity, np.bool_), values.dtype]
+            elif isinstance(series.dtype, np.dtype):  # datetimes too
+                kind, parts = "numpy", [np.empty(self.capacity, series.dtype)]
+            else:
+                kind, parts = "pieces", []
+            self.store[name] = (kind, parts)
+        if kind == "cat":
+            if not values.categories.equals(parts[1]):
+                values = pd.Categorical(values, categories=parts[1], ordered=parts[2])
+            parts[0][at] = values.codes
+        elif kind == "masked":
+            parts[0][at] = values._data
+            parts[1][at] = values._mask
+        elif kind == "pieces":
+            parts.append(values)
+        else:
+            parts[0][at] = series.to_numpy()
+
+    def _grow(self, capacity):
+        import numpy as np
+        for kind, parts in self.store.values():
+            if kind == "pieces":
+                continue
+            for i, p in enumerate(parts):
+                if isinstance(p, np.ndarray):
+                    bigger = np.empty(capacity, p.dtype)
+                    bigger[:self.rows] = p[:self.rows]
+                    parts[i] = bigger
+        self.capacity = capacity
+
+    def frame(self):
+        import pandas as pd
+        out = {}
+        n = self.rows
+        for name, (kind, parts) in self.store.items():
+            if kind == "cat":
+                out[name] = pd.Categorical.from_codes(parts[0][:n], categories=parts[1], ordered=parts[2],
+                                                      validate=False)
+            elif kind == "masked":
+                out[name] = parts[2].construct_array_type()(parts[0][:n], parts[1][:n])
+            elif kind == "pieces":
+                out[name] = type(parts[0])._concat_same_type(parts)
+            else:
+                out[name] = parts[0][:n]
+        self.store.clear()
+        return pd.DataFrame(out, copy=False)
 
 
 class DataFrameIndexer:

@@ -7,7 +7,11 @@
 // for column-major, and for global order (and unordered reads of sparse
 // arrays, which TileDB returns in global order) the tile order's slowest,
 // with cuts on space tile boundaries (so a part of a global-order read
-// holds at least a row of space tiles, whatever the budget). Dense slabs are a number of rows
+// holds at least a row of space tiles, whatever the budget; a sparse row of
+// space tiles larger than the budget is cut again, across the next slowest
+// dimension on its space tile boundaries: a run of space tiles in the tile
+// order is a run of the global order, so the parts still follow each
+// other). Dense slabs are a number of rows
 // (positions along the dimension's ranges put end to end), sized from the
 // cells per row; sparse slabs are key intervals, sized from the cell counts
 // of the tiles whose bounding rectangles start in them (the R-tree: no tile
@@ -105,9 +109,10 @@ private:
     return sub_.with_ranges(dim_, std::move(pieces));
   }
 
-  /// A tile's extent along the slab dimension (keys) and its cells.
+  /// Where a tile's bounding rectangle starts along the slab dimension and
+  /// the next slowest (keys), and its cells.
   struct tile_span {
-    std::uint64_t lo, cells;
+    std::uint64_t lo, lo2, cells;
   };
 
   void plan_sparse(const array_reader& arr, bool global) {
@@ -123,22 +128,90 @@ private:
     lo_ = ranges.front().lo;
     hi_ = ranges.front().hi;
     for (const auto& r : ranges) lo_ = std::min(lo_, r.lo), hi_ = std::max(hi_, r.hi);
+    plan_second_cut(arr, global);
     for (const auto& f : arr.fragments()) {
       const auto mbrs = f.mbrs();
       for (std::size_t t = 0; t < mbrs.size() && t < f.tile_num(); ++t) {
-        if (mbrs[t].ranges.size() <= dim_) continue;
-        std::uint64_t lo = 0, hi = 0;
+        if (mbrs[t].ranges.size() <= std::max(dim_, dim2_)) continue;
+        std::uint64_t lo = 0, hi = 0, lo2 = 0;
         format::visit_coordinate_type(dim.type.value, [&]<class T>() {
           const auto [a, b] = mbrs[t].ranges[dim_].as<T>();
           lo = order_key(a), hi = order_key(b);
         });
         if (hi < lo_ || lo > hi_) continue;
-        tiles_.push_back({std::max(lo, lo_), f.tile_cells(t)});
+        if (extent2_ != 0)
+          format::visit_coordinate_type(arr.schema().domain.dimensions.value[dim2_].type.value, [&]<class T>() {
+            lo2 = std::max(order_key(mbrs[t].ranges[dim2_].as<T>().first), lo2_);
+          });
+        tiles_.push_back({std::max(lo, lo_), lo2, f.tile_cells(t)});
       }
     }
     std::sort(tiles_.begin(), tiles_.end(), [](const tile_span& a, const tile_span& b) { return a.lo < b.lo; });
     start_ = lo_;
     planned_ = true;
+  }
+
+  /// Global order: whether a row of space tiles may be cut across the next
+  /// slowest dimension (an integer one with a tile extent), and its keys.
+  void plan_second_cut(const array_reader& arr, bool global) {
+    const std::size_t nd = sub_.dim_num();
+    if (!global || nd < 2 || extent_ == 0) return;
+    dim2_ = arr.schema().tile_order == format::Layout::COL_MAJOR ? dim_ - 1 : dim_ + 1;
+    const auto& dim2 = arr.schema().domain.dimensions.value[dim2_];
+    if (sub_.dim(dim2_).string || !sub_.dim(dim2_).integral) return;
+    format::visit_integer_type(dim2.type.value, [&]<class T>() {
+      if (dim2.has_tile_extent()) extent2_ = static_cast<std::uint64_t>(*dim2.tile_extent_as<T>());
+    });
+    const auto& ranges = sub_.dim(dim2_).ranges;
+    lo2_ = ranges.front().lo;
+    hi2_ = ranges.front().hi;
+    for (const auto& r : ranges) lo2_ = std::min(lo2_, r.lo), hi2_ = std::max(hi2_, r.hi);
+  }
+
+  /// The space tile boundary at or below key `k` of dimension `d` (keys of
+  /// integers differ as the values).
+  std::uint64_t boundary(std::size_t d, std::uint64_t k, std::uint64_t extent) const {
+    const std::uint64_t base = sub_.dim(d).domain.lo;
+    return base + (k - base) / extent * extent;
+  }
+
+  /// `sub_` with dimension `d`'s ranges cut to the keys [lo, hi].
+  static subarray cut_to(const subarray& sub, std::size_t d, std::uint64_t lo, std::uint64_t hi) {
+    std::vector<key_range> pieces;
+    for (const auto& r : sub.dim(d).ranges) {
+      const std::uint64_t a = std::max(r.lo, lo), b = std::min(r.hi, hi);
+      if (a <= b) pieces.push_back({a, b});
+    }
+    return sub.with_ranges(d, std::move(pieces));
+  }
+
+  /// The next part of a row of space tiles larger than the budget: the
+  /// keys [start2_, cut - 1] of the next slowest dimension.
+  std::optional<subarray> next_in_band(std::uint64_t cells) {
+    std::uint64_t sum = 0, cut = 0;
+    bool found = false;
+    for (; next_band_tile_ < band_.size(); ++next_band_tile_) {
+      const auto& t = band_[next_band_tile_];
+      if (t.lo2 < start2_) continue;
+      if (sum >= cells) {
+        const std::uint64_t c = boundary(dim2_, t.lo2, extent2_);
+        if (c > start2_ && c <= hi2_) {
+          cut = c;
+          found = true;
+          break;
+        }
+      }
+      sum += t.cells;
+    }
+    auto out = cut_to(cut_to(sub_, dim_, band_lo_, band_hi_), dim2_, start2_, found ? cut - 1 : hi2_);
+    if (found) {
+      start2_ = cut;
+    } else {  // the row is done
+      band_.clear();
+      done_ = band_hi_ >= hi_;
+      start_ = band_hi_ + 1;
+    }
+    return out;
   }
 
   // Sparse: the keys [start_, cut - 1] of the slab dimension.
@@ -147,11 +220,13 @@ private:
       done_ = true;
       return sub_;
     }
+    if (!band_.empty()) return next_in_band(cells);
     std::uint64_t sum = 0, cut = 0;
     bool found = false;
     for (; next_tile_ < tiles_.size(); ++next_tile_) {
       const auto& t = tiles_[next_tile_];
       if (t.lo < start_) continue;
+      if (sum == 0 && extent2_ != 0 && start_band(cells)) return next_in_band(cells);
       if (sum >= cells) {
         std::uint64_t c = t.lo;
         if (extent_ != 0) {  // on a space tile boundary (keys of integers differ as the values)
@@ -177,10 +252,38 @@ private:
     return sub_.with_ranges(dim_, std::move(pieces));
   }
 
+  /// At the start of a part: when the row of space tiles at `start_` holds
+  /// more than `cells`, its tiles are set apart in band_ to be cut across.
+  bool start_band(std::uint64_t cells) {
+    const std::uint64_t first = boundary(dim_, start_, extent_);
+    const std::uint64_t end =  // the row's last key
+        first > std::numeric_limits<std::uint64_t>::max() - (extent_ - 1) ? std::numeric_limits<std::uint64_t>::max()
+                                                                          : first + (extent_ - 1);
+    std::uint64_t sum = 0;
+    std::size_t k = next_tile_;
+    for (; k < tiles_.size() && tiles_[k].lo <= end; ++k) sum += tiles_[k].cells;
+    if (sum <= cells) return false;
+    band_.assign(tiles_.begin() + static_cast<std::ptrdiff_t>(next_tile_), tiles_.begin() + static_cast<std::ptrdiff_t>(k));
+    std::sort(band_.begin(), band_.end(), [](const tile_span& a, const tile_span& b) { return a.lo2 < b.lo2; });
+    next_tile_ = k;
+    next_band_tile_ = 0;
+    band_lo_ = start_;
+    band_hi_ = std::min(end, hi_);
+    start2_ = lo2_;
+    return true;
+  }
+
   subarray sub_;
   bool sparse_;
   std::size_t dim_ = 0;
   std::uint64_t extent_ = 0;  // space tile extent along dim_ (global order), or 0
+  // Global order: the next slowest dimension, its space tile extent (0: no
+  // second cut) and the query's keys along it; the row of space tiles being
+  // cut across (band_: its tiles), from start2_ on.
+  std::size_t dim2_ = 0;
+  std::uint64_t extent2_ = 0, lo2_ = 0, hi2_ = 0, start2_ = 0, band_lo_ = 0, band_hi_ = 0;
+  std::vector<tile_span> band_;
+  std::size_t next_band_tile_ = 0;
   bool done_ = false;
   // Dense.
   std::uint64_t total_ = 0, row_cells_ = 1, at_ = 0;

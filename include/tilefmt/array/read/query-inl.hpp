@@ -17,15 +17,46 @@
 
 #include "tilefmt/array/read/array-inl.hpp"
 #include "tilefmt/array/read/dense/aggregate.hpp"
+#include "tilefmt/array/read/dense/coordinates.hpp"
 #include "tilefmt/array/read/dense/reader.hpp"
 #include "tilefmt/array/read/sparse/reader.hpp"
 #include "tilefmt/array/read/query.hpp"
 
 namespace tilefmt::array {
 
+namespace detail {
+
+/// A dense read's coordinates over `sub` put before `out`'s attributes.
+inline void add_dense_coordinates(const format::ArraySchema& schema, const subarray& sub, query_layout layout,
+                                  read_output& out) {
+  auto coords = dense_coordinates(schema, sub, layout, out.cells);
+  coords.insert(coords.end(), std::make_move_iterator(out.fields.begin()), std::make_move_iterator(out.fields.end()));
+  out.fields = std::move(coords);
+}
+
+} // namespace detail
+
 TILEFMT_FUNC query_result query::read() const {
-  auto out = run(selected(arr_->schema()));
+  const auto& schema = arr_->schema();
+  const detail::subarray sub(schema, ranges_);
+  auto out = run(selected(schema), sub);
+  if (coordinates_ && !schema.is_sparse()) detail::add_dense_coordinates(schema, sub, layout_, out);
   return query_result(std::move(out.fields), out.cells);
+}
+
+TILEFMT_FUNC std::uint64_t query::max_cells() const {
+  const auto& schema = arr_->schema();
+  const detail::subarray sub(schema, ranges_);
+  if (!schema.is_sparse()) return detail::dense_cell_count(sub);
+  const auto& dims = schema.domain.dimensions.value;
+  std::uint64_t cells = 0;
+  for (const auto& f : arr_->fragments()) {
+    if (f.tile_num() == 0 || !detail::meets_subarray(sub, dims, f.non_empty_domain())) continue;
+    const auto mbrs = f.mbrs();
+    for (std::size_t t = 0; t < f.tile_num(); ++t)
+      if (mbrs.size() <= t || detail::meets_subarray(sub, dims, mbrs[t])) cells += f.tile_cells(t);
+  }
+  return cells;
 }
 
 TILEFMT_FUNC std::vector<aggregate_value> query::aggregate(const std::vector<std::pair<aggregate_op, std::string>>& what) const {
@@ -290,6 +321,8 @@ TILEFMT_FUNC std::optional<query_result> query_batches::next() {
   while (auto slab = cutter_.next(std::max<std::uint64_t>(1, bytes_ / per_cell_))) {
     auto out = query_.run(names_, *slab);
     if (out.cells == 0) continue;
+    const auto& schema = query_.arr_->schema();
+    if (query_.coordinates_ && !schema.is_sparse()) detail::add_dense_coordinates(schema, *slab, query_.layout_, out);
     std::uint64_t size = 0;
     for (const auto& f : out.fields) size += f.values.size() + 8 * f.offsets.size() + f.validity.size();
     per_cell_ = std::max<std::uint64_t>(1, size / out.cells) + overhead_;
@@ -310,12 +343,13 @@ TILEFMT_FUNC query_batches::query_batches(query q, std::uint64_t bytes)
   // the cell's place; sparse: each cell's fragment, tile, position and
   // keys).
   const auto& schema = query_.arr_->schema();
+  if (query_.coordinates_ && !schema.is_sparse()) detail::check_coordinates_layout(query_.layout_);
   if (schema.is_sparse())
     overhead_ = 48 + 8 * schema.domain.dimensions.value.size();
   else
     overhead_ = (query_.where_ ? 1 : 0) + (query_.layout_ == query_layout::global_order ? 8 : 0);
   per_cell_ = overhead_;
-  if (schema.is_sparse())
+  if (schema.is_sparse() || query_.coordinates_)
     for (const auto& d : schema.domain.dimensions.value) per_cell_ += d.is_var() ? 24 : d.coord_size();
   for (const auto& name : names_)
     if (const auto* a = schema.attribute(name))

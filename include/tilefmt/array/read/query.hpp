@@ -115,6 +115,14 @@ public:
     layout_ = l;
     return *this;
   }
+  /// Dense arrays: whether the result holds each cell's coordinates too, a
+  /// column per dimension before the attributes, as a sparse array's
+  /// result does (row-major and column-major layouts; made from the
+  /// subarray, read/dense/coordinates.hpp). Sparse results always do.
+  query& coordinates(bool on) {
+    coordinates_ = on;
+    return *this;
+  }
   /// Whether dense aggregates take whole tiles from the metadata stored
   /// with them, as TileDB does (the default). false aggregates every cell
   /// instead: slower, independent of the stored metadata (for arrays whose
@@ -135,12 +143,13 @@ public:
   /// coordinates) in its layout.
   query_result read() const;
 
-  /// The fields read() returns, in its order: a sparse array's dimensions,
-  /// then the attributes asked for (all of them by default).
+  /// The fields read() returns, in its order: a sparse array's dimensions
+  /// (a dense array's with coordinates(true)), then the attributes asked
+  /// for (all of them by default).
   std::vector<std::string> fields() const {
     const auto& schema = arr_->schema();
     std::vector<std::string> out;
-    if (schema.is_sparse())
+    if (schema.is_sparse() || coordinates_)
       for (const auto& d : schema.domain.dimensions.value) out.push_back(d.name.value);
     for (auto& a : selected(schema)) out.push_back(std::move(a));
     return out;
@@ -171,6 +180,12 @@ public:
   }
   /// The number of cells the query selects.
   std::uint64_t count() const { return std::get<std::uint64_t>(aggregate(aggregate_op::count)); }
+  /// At least the number of cells read() returns, found without reading a
+  /// tile: a dense read's subarray cells; for sparse arrays the cells of
+  /// every tile whose bounding rectangle meets the subarray. (A cell inside
+  /// two overlapping ranges of a row- or column-major sparse read, which
+  /// TileDB returns twice, counts once.) For sizing buffers ahead.
+  std::uint64_t max_cells() const;
 
 private:
   friend class query_batches;
@@ -228,6 +243,7 @@ private:
   query_layout layout_ = query_layout::row_major;
   std::optional<condition> where_;
   bool tile_metadata_ = true;
+  bool coordinates_ = false;
 };
 
 /// A query read in parts (query::batches).
