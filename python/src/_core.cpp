@@ -153,8 +153,13 @@ public:
 
   nb::list fragments() const {
     nb::list out;
+    const auto consolidated = arr_->consolidated_fragment_names();
     for (const auto& f : arr_->fragments()) {
       nb::dict x;
+      x["has_consolidated_metadata"] = consolidated.count(f.name().str()) != 0;
+      // Before format 10 a footer names no schema: TileDB reports the legacy file's name.
+      const auto& schema_name = f.footer().array_schema_name.value.value;
+      x["array_schema_name"] = schema_name.empty() ? std::string("__array_schema.tdb") : schema_name;
       x["uri"] = f.path().string();
       x["name"] = f.name().stem();
       x["timestamp_range"] = nb::make_tuple(f.timestamp_start(), f.timestamp_end());
@@ -166,6 +171,13 @@ public:
       x["nonempty_domain"] = ned;
       out.append(x);
     }
+    return out;
+  }
+
+  /// The fragments a vacuum would remove (replaced by a consolidation), oldest first.
+  std::vector<std::string> to_vacuum() const {
+    std::vector<std::string> out;
+    for (const auto& f : arr_->files().to_vacuum) out.push_back(f.path.string());
     return out;
   }
 
@@ -450,6 +462,7 @@ NB_MODULE(_core, m) {
            "key"_a, "timestamp_start"_a, "timestamp_end"_a, "config"_a)
       .def("schema", &py_array::schema)
       .def("fragments", &py_array::fragments)
+      .def("to_vacuum", &py_array::to_vacuum)
       .def("metadata", &py_array::metadata)
       .def("enumeration", &py_array::enumeration)
       .def("tile_bounds", &py_array::tile_bounds, "fragment"_a)

@@ -60,9 +60,22 @@ def _read(uri):
         return {k: np.asarray(v)[order].tolist() for k, v in d.items()}, dict(T.meta)
 
 
+def _same_fragment_info(uri):
+    """tilefmt.array_fragments(uri) as tiledb.array_fragments(uri): what each
+    fragment is, which have their footers consolidated, what a vacuum would
+    remove."""
+    got, want = tilefmt.array_fragments(uri), tiledb.array_fragments(uri)
+    for prop in ("uri", "timestamp_range", "cell_num", "sparse", "array_schema_name", "has_consolidated_metadata",
+                 "unconsolidated_metadata_num", "to_vacuum"):
+        g, w = getattr(got, prop), getattr(want, prop)
+        assert (list(g) if isinstance(g, tuple) else g) == (list(w) if isinstance(w, (tuple, list)) else w), prop
+
+
 def _same(ours, theirs):
     assert _read(ours) == _read(theirs)
     assert _shape_of_files(ours) == _shape_of_files(theirs)
+    _same_fragment_info(ours)
+    _same_fragment_info(theirs)
     with tilefmt.open(ours) as A, tiledb.open(ours) as T:
         assert len(A.fragments) == len(tiledb.array_fragments(ours))
         assert A.df[:].sort_values(["r", "c"]).reset_index(drop=True).equals(
@@ -76,6 +89,10 @@ def test_consolidate_and_vacuum_each_mode(tmp_path, mode):
     assert tilefmt.consolidate(ours, config=cfg) == ours
     tiledb.consolidate(theirs, config=tiledb.Config(cfg))
     _same(ours, theirs)
+    if mode == "fragments":  # consolidated, not vacuumed: the four to vacuum
+        assert len(tilefmt.array_fragments(ours).to_vacuum) == 4
+    if mode == "fragment_meta":
+        assert tilefmt.array_fragments(ours).has_consolidated_metadata == (True,) * 4
     tilefmt.vacuum(ours, config=cfg)
     tiledb.vacuum(theirs, config=tiledb.Config(cfg))
     _same(ours, theirs)
@@ -208,3 +225,26 @@ def test_refused_with_clear_errors(tmp_path):
         tilefmt.vacuum(ours, timestamp=(1, 2))
     with pytest.raises(OSError):
         tilefmt.Array.delete_fragments(str(tmp_path / "none"), 0, 10)
+
+
+def test_fragment_info_after_consolidations(tmp_path):
+    """has_consolidated_metadata and unconsolidated_metadata_num once a
+    fragment is written after the footers were consolidated; to_vacuum
+    after a consolidation of fragments, of a time range, and after the
+    vacuum; each as TileDB-Py reports it for the same array."""
+    ours, _ = _twins(tmp_path)
+    tilefmt.consolidate(ours, config={"sm.consolidation.mode": "fragment_meta"})
+    with tilefmt.open(ours, "w", timestamp=9) as A:
+        A[np.array([20], dtype=np.int32), np.array([20], dtype=np.int32)] = {"v": np.array([1]), "s": np.array(["y"], dtype=object)}
+    info = tilefmt.array_fragments(ours)
+    assert info.has_consolidated_metadata == (True, True, True, True, False)
+    assert info.unconsolidated_metadata_num == 1
+    _same_fragment_info(ours)
+    tilefmt.consolidate(ours, timestamp=(2, 3))
+    assert len(tilefmt.array_fragments(ours).to_vacuum) == 2
+    _same_fragment_info(ours)
+    # Opened before the consolidation's range ends, the vacuum file is not inside the range.
+    assert tilefmt.array_fragments(ours, timestamp=(0, 2)).to_vacuum == ()
+    tilefmt.vacuum(ours)
+    assert tilefmt.array_fragments(ours).to_vacuum == ()
+    _same_fragment_info(ours)

@@ -434,11 +434,15 @@ def test_schema_shortcuts_and_fragment_info(name):
     ctx = T.ctx
     got, want = tilefmt.array_fragments(path(name), key=key), tiledb.array_fragments(path(name), ctx=ctx)
     assert len(got) == len(want)
-    for prop in ("uri", "timestamp_range", "cell_num", "version", "sparse", "nonempty_domain"):
+    for prop in ("uri", "timestamp_range", "cell_num", "version", "sparse", "nonempty_domain", "array_schema_name",
+                 "has_consolidated_metadata", "to_vacuum"):
         g, w = getattr(got, prop), getattr(want, prop)
         assert list(g) == [tuple(x) if isinstance(x, list) else x for x in w], prop
+    assert got.unconsolidated_metadata_num == want.unconsolidated_metadata_num
     for f, t in zip(got, want):
         assert (f.uri, f.num, f.cell_num, f.version, f.sparse) == (t.uri, t.num, t.cell_num, t.version, t.sparse)
+        assert (f.array_schema_name, f.has_consolidated_metadata, f.unconsolidated_metadata_num) == \
+            (t.array_schema_name, t.has_consolidated_metadata, t.unconsolidated_metadata_num)
         assert [type(v) for v in _bounds(f.nonempty_domain)] == [type(v) for v in _bounds(t.nonempty_domain)]
     for flags in ({}, {"isdense": True}, {"issparse": True}):
         assert tilefmt.array_exists(path(name), key=key, **flags) == tiledb.array_exists(path(name), ctx=ctx, **flags)

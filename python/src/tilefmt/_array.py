@@ -195,7 +195,7 @@ class Array:
             for f in self._reader().fragments():
                 ned = tuple(_range_values(d, r["lo"], r["hi"]) for d, r in zip(dims, f["nonempty_domain"]))
                 out.append(Fragment(f["uri"], f["name"], tuple(f["timestamp_range"]), f["version"], f["sparse"],
-                                    f["cell_num"], ned))
+                                    f["cell_num"], ned, f["array_schema_name"], f["has_consolidated_metadata"]))
             self._fragments = tuple(out)
         return self._fragments
 

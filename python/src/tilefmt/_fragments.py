@@ -9,9 +9,12 @@ from ._open import open as _open
 
 class FragmentInfo:
     """One fragment: its uri, timestamp_range, nonempty_domain, cell_num,
-    version, sparse flag, and its place `num` in the list."""
+    version, sparse flag, array_schema_name, has_consolidated_metadata
+    (its footer is in a consolidated fragment metadata file), and its place
+    `num` in the list; unconsolidated_metadata_num is the list's, as in
+    TileDB-Py."""
 
-    def __init__(self, fragment, num):
+    def __init__(self, fragment, num, unconsolidated_metadata_num=0):
         self.uri = _uri(fragment.uri)
         self.timestamp_range = fragment.timestamp_range
         # Strings as str here (the array's nonempty_domain gives ASCII bytes), as in TileDB-Py.
@@ -20,6 +23,9 @@ class FragmentInfo:
         self.cell_num = fragment.cell_num
         self.version = fragment.version
         self.sparse = fragment.sparse
+        self.array_schema_name = fragment.array_schema_name
+        self.has_consolidated_metadata = fragment.has_consolidated_metadata
+        self.unconsolidated_metadata_num = unconsolidated_metadata_num
         self.num = num
 
     def __repr__(self):
@@ -30,13 +36,19 @@ class FragmentInfo:
 class FragmentInfoList:
     """The committed fragments of an array, oldest first, as TileDB-Py's
     ``tiledb.array_fragments`` lists them: each property a tuple over the
-    fragments, ``[i]`` and iteration a FragmentInfo each."""
+    fragments, ``[i]`` and iteration a FragmentInfo each;
+    ``unconsolidated_metadata_num`` the fragments whose footers no
+    consolidated fragment metadata file holds, ``to_vacuum`` the URIs of the
+    fragments a consolidation replaced and a vacuum would remove."""
 
-    def __init__(self, array_uri, fragments):
+    def __init__(self, array_uri, fragments, to_vacuum=()):
         self.array_uri = array_uri
-        self._frags = tuple(FragmentInfo(f, i) for i, f in enumerate(fragments))
-        for name in ("uri", "timestamp_range", "nonempty_domain", "cell_num", "version", "sparse"):
+        self.unconsolidated_metadata_num = sum(not f.has_consolidated_metadata for f in fragments)
+        self._frags = tuple(FragmentInfo(f, i, self.unconsolidated_metadata_num) for i, f in enumerate(fragments))
+        for name in ("uri", "timestamp_range", "nonempty_domain", "cell_num", "version", "sparse",
+                     "array_schema_name", "has_consolidated_metadata"):
             setattr(self, name, tuple(getattr(f, name) for f in self._frags))
+        self.to_vacuum = tuple(_uri(p) for p in to_vacuum)
 
     def __len__(self):
         return len(self._frags)
@@ -55,7 +67,7 @@ def array_fragments(uri, timestamp=None, config=None, key=None):
     """The fragments of the array at `uri` (FragmentInfoList), those an
     open at `timestamp` reads (default: every committed one)."""
     with _open(uri, timestamp=timestamp, config=config, key=key) as A:
-        return FragmentInfoList(uri, A.fragments)
+        return FragmentInfoList(uri, A.fragments, A._reader().to_vacuum())
 
 
 def array_exists(uri, isdense=False, issparse=False, config=None, key=None):

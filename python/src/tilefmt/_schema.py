@@ -297,6 +297,8 @@ class Fragment:
     sparse: bool
     cell_num: int
     nonempty_domain: Tuple[Tuple[Any, Any], ...]
+    array_schema_name: str = ""
+    has_consolidated_metadata: bool = False  # its footer is in a consolidated fragment metadata file
 
 
 def _range_values(dim, lo, hi):

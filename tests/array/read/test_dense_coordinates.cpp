@@ -161,8 +161,9 @@ TEST_CASE("max_cells: at least the sparse result, exact where every tile in the 
   const auto arr = array::open("/s", {.storage = st});
   CHECK(arr.query().max_cells() == 40);
   CHECK(arr.query().read().cell_num() == 40);
-  for (const auto& [lo, hi] : std::vector<std::pair<std::int32_t, std::int32_t>>{{0, 0}, {12, 33}, {95, 99}, {40, 41}}) {
-    CAPTURE(lo);
+  for (const auto& box : std::vector<std::pair<std::int32_t, std::int32_t>>{{0, 0}, {12, 33}, {95, 99}, {40, 41}}) {
+    const auto [lo, hi] = box;
+    CAPTURE(box.first);
     const auto q = arr.query().add_range(0, lo, hi);
     const auto bound = q.max_cells();
     const auto got = q.read().cell_num();

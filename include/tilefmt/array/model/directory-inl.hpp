@@ -87,7 +87,12 @@ TILEFMT_FUNC listing list_array(const storage::backend& st, const fs::path& root
     if (p.extension() == ".vac") vac_files.push_back(p);
   for (const auto& p : commit_entries)
     if (p.extension() == ".vac") vac_files.push_back(p);
-  auto vacuumed = detail::vacuumed(st, vac_files, start, end, sparse_array);
+  const auto vac = detail::vacuum_files(st, vac_files, start, end, sparse_array);
+  std::set<std::string> vacuumed, to_vacuum;
+  for (const auto& v : vac) {
+    vacuumed.insert(v.entries.begin(), v.entries.end());
+    if (detail::fully_within(v.name, start, end)) to_vacuum.insert(v.entries.begin(), v.entries.end());
+  }
 
   std::vector<fs::path> candidates;
   for (const auto& p : folders(root)) {
@@ -106,11 +111,16 @@ TILEFMT_FUNC listing list_array(const storage::backend& st, const fs::path& root
     // Before format 5 a fragment is committed when its metadata exists.
     bool is_committed = committed.count(n) != 0 ||
                         (name.implied_format_version() < 5 && st.is_file(p / "__fragment_metadata.tdb"));
-    if (!is_committed || vacuumed.count(n) != 0) continue;
+    if (!is_committed) continue;
+    if (vacuumed.count(n) != 0) {
+      if (to_vacuum.count(n) != 0 && detail::fully_within(name, start, end)) out.to_vacuum.push_back({p, name});
+      continue;
+    }
     if (!detail::selected(name, start, end, sparse_array)) continue;
     out.fragments.push_back({p, name});
   }
   detail::sort_timestamped(out.fragments);
+  detail::sort_timestamped(out.to_vacuum);
 
   // Array metadata: vacuum files there name consolidated-away files.
   out.metadata = detail::timestamped_files(st, root / "__meta", listing_of(root / "__meta"), start, end);

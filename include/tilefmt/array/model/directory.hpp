@@ -50,6 +50,10 @@ struct listing {
   std::vector<timestamped_path> metadata;
   /// Consolidated fragment metadata files (`.meta`).
   std::vector<timestamped_path> fragment_meta;
+  /// Committed fragments that a consolidation replaced and a vacuum would
+  /// remove: named by a vacuum file whose range, as theirs, lies inside the
+  /// open range (TileDB's FragmentInfo "to vacuum"), oldest first.
+  std::vector<timestamped_path> to_vacuum;
   /// A delete or update commit. Its file may be gone, vacuumed after a
   /// commits consolidation: then `held_in` names the `.con` file that holds
   /// its bytes, `size` of them at `offset`.
@@ -100,15 +104,22 @@ inline bool selected(const format::TimestampedName& n, std::uint64_t start, std:
   return fully_within(n, start, end);
 }
 
-/// Entries of `.vac` files (overlapping the open range): names of fragment
-/// or metadata folders/files that a consolidation replaced.
-inline std::set<std::string> vacuumed(const storage::backend& st, const std::vector<fs::path>& files, std::uint64_t start,
-                                      std::uint64_t end, bool partial_overlap = false) {
-  std::set<std::string> out;
+/// A vacuum file's name and its entries (by their last path component).
+struct vacuum_file {
+  format::TimestampedName name;
+  std::set<std::string> entries;
+};
+
+/// The `.vac` files among `files` that a read at [start, end] takes
+/// (selected), with their entries: names of fragment or metadata
+/// folders/files that a consolidation replaced.
+inline std::vector<vacuum_file> vacuum_files(const storage::backend& st, const std::vector<fs::path>& files,
+                                             std::uint64_t start, std::uint64_t end, bool partial_overlap = false) {
+  std::vector<vacuum_file> out;
   for (const auto& f : files) {
     if (f.extension() != ".vac") continue;
-    auto name = format::parse_timestamped_name(f.filename().string());
-    if (!selected(name, start, end, partial_overlap)) continue;
+    vacuum_file v{format::parse_timestamped_name(f.filename().string()), {}};
+    if (!selected(v.name, start, end, partial_overlap)) continue;
     auto bytes = st.read(f);
     std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     std::istringstream ss(text);
@@ -118,9 +129,18 @@ inline std::set<std::string> vacuumed(const storage::backend& st, const std::vec
       // array: only the last component matters here.
       while (!line.empty() && line.back() == '/') line.pop_back();
       auto slash = line.find_last_of('/');
-      out.insert(slash == std::string::npos ? line : line.substr(slash + 1));
+      v.entries.insert(slash == std::string::npos ? line : line.substr(slash + 1));
     }
+    out.push_back(std::move(v));
   }
+  return out;
+}
+
+/// Entries of `.vac` files (overlapping the open range).
+inline std::set<std::string> vacuumed(const storage::backend& st, const std::vector<fs::path>& files, std::uint64_t start,
+                                      std::uint64_t end, bool partial_overlap = false) {
+  std::set<std::string> out;
+  for (auto& v : vacuum_files(st, files, start, end, partial_overlap)) out.merge(v.entries);
   return out;
 }
 

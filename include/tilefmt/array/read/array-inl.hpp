@@ -113,6 +113,23 @@ TILEFMT_FUNC format::Enumeration array_reader::enumeration(std::string_view name
   throw std::invalid_argument("tilefmt: the array schema has no enumeration \"" + std::string(name) + "\"");
 }
 
+TILEFMT_FUNC std::set<std::string> array_reader::consolidated_fragment_names() const {
+  std::set<std::string> out;
+  for (const auto& m : listing_.fragment_meta) {
+    naming_file(m.path, [&] {
+      const auto g = filter::read_generic_tile(storage_->read(m.path, opt_.max_allocation), tile_options());
+      for (const auto& f : codec::decode<format::ConsolidatedFragmentMetadata>(g.payload).fragments.value) {
+        // A folder name from format 9, an absolute URI before: its last component.
+        std::string name = f.name.value;
+        while (!name.empty() && name.back() == '/') name.pop_back();
+        const auto slash = name.find_last_of('/');
+        out.insert(slash == std::string::npos ? name : name.substr(slash + 1));
+      }
+    });
+  }
+  return out;
+}
+
 TILEFMT_FUNC filter::generic_tile_options array_reader::tile_options() const {
   return {opt_.verify_checksums, opt_.encryption_key, opt_.max_allocation};
 }

@@ -20,6 +20,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -64,6 +65,10 @@ public:
   /// `name`, read from `__schema/__enumerations/` on each call (they can be
   /// large, and most reads need none).
   format::Enumeration enumeration(std::string_view name) const;
+  /// The fragments (folder names) whose footers a consolidated fragment
+  /// metadata file (`.meta`, every one listed) holds: TileDB's
+  /// FragmentInfo "has consolidated metadata". Read on each call.
+  std::set<std::string> consolidated_fragment_names() const;
   /// With open_options::skip_damaged_fragments: the fragments left out, and why.
   const std::vector<std::pair<timestamped_path, std::string>>& damaged_fragments() const noexcept { return damaged_; }
 
