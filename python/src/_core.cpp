@@ -122,6 +122,20 @@ nb::dict schema_dict(const tilefmt::format::ArraySchema& s) {
   if (!s.current_domain->empty)
     for (const auto& r : s.current_domain->ndrectangle->ranges) cd.append(range_dict(r));
   out["current_domain"] = cd;
+  nb::list labels;
+  for (const auto& l : s.dimension_labels.value.value) {
+    nb::dict x;
+    x["name"] = l.name.value;
+    x["dim_index"] = l.dimension_index;
+    x["uri"] = l.uri.value;
+    x["relative_uri"] = l.relative_uri;
+    x["label_attr_name"] = l.label_attr_name.value;
+    x["order"] = std::string(tilefmt::format::codec_enum_name(l.label_order));
+    x["type"] = type_name(l.label_type);
+    x["cell_val_num"] = l.label_cell_val_num == tilefmt::format::var_num ? 0u : l.label_cell_val_num;
+    labels.append(x);
+  }
+  out["dim_labels"] = labels;
   return out;
 }
 
@@ -227,10 +241,12 @@ public:
   }
 
   /// Runs a query: a list of (name, var, values uint8, offsets uint64 or
-  /// None, validity uint8 or None) and the cell count.
+  /// None, validity uint8 or None) and the cell count. `coords`: a dense
+  /// array's coordinates too (sparse results have them).
   nb::tuple read(const nb::list& ranges, std::optional<std::vector<std::string>> attrs, const std::string& order,
-                 nb::object cond) const {
-    const auto q = make_query(ranges, attrs, order, cond);
+                 nb::object cond, bool coords) const {
+    auto q = make_query(ranges, attrs, order, cond);
+    q.coordinates(coords);
     ta::query_result r;
     {
       nb::gil_scoped_release unlocked;  // tiles decode on the readers' threads meanwhile
@@ -309,6 +325,7 @@ std::string create_array(const std::string& path, const nb::dict& schema, const 
                          const config_map& config) {
   auto opt = writing(path, key, config);
   opt.enumerations = enumerations_of(schema);
+  opt.dimension_labels = dimension_labels_of(schema);
   return ta::create(path, schema_of(schema), opt);
 }
 
@@ -466,7 +483,7 @@ NB_MODULE(_core, m) {
       .def("metadata", &py_array::metadata)
       .def("enumeration", &py_array::enumeration)
       .def("tile_bounds", &py_array::tile_bounds, "fragment"_a)
-      .def("read", &py_array::read, "ranges"_a, "attrs"_a.none(), "order"_a, "cond"_a.none())
+      .def("read", &py_array::read, "ranges"_a, "attrs"_a.none(), "order"_a, "cond"_a.none(), "coords"_a = false)
       .def("arrow_stream", &py_array::arrow_stream, "ranges"_a, "attrs"_a.none(), "order"_a, "cond"_a.none(),
            "batch_bytes"_a, "coords"_a = false)
       .def("max_cells", &py_array::max_cells, "ranges"_a)

@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "tilefmt/array/write/dimension_labels.hpp"
 #include "tilefmt/format/array_schema.hpp"
 
 #include "filters.hpp"
@@ -61,6 +63,28 @@ inline std::vector<tf::Enumeration> enumerations_of(const nb::dict& d) {
     e.data.value = from_bytes(nb::cast<nb::bytes>(x["data"]));
     if (e.is_var()) e.offsets.value.value = from_bytes(nb::cast<nb::bytes>(x["offsets"]));
     out.push_back(std::move(e));
+  }
+  return out;
+}
+
+/// The dimension labels of the schema dict tilefmt/_write.py builds
+/// ("dim_labels"), to make with the array.
+inline std::vector<tilefmt::array::dimension_label_options> dimension_labels_of(const nb::dict& d) {
+  std::vector<tilefmt::array::dimension_label_options> out;
+  if (!d.contains("dim_labels")) return out;
+  for (nb::handle h : nb::cast<nb::list>(d["dim_labels"])) {
+    auto x = nb::cast<nb::dict>(h);
+    tilefmt::array::dimension_label_options o;
+    o.dimension = nb::cast<std::uint32_t>(x["dim_index"]);
+    o.name = nb::cast<std::string>(x["name"]);
+    const auto order = nb::cast<std::string>(x["order"]);
+    if (order != "increasing" && order != "decreasing")
+      throw std::invalid_argument("tilefmt: dimension label \"" + o.name + "\": order is \"increasing\" or \"decreasing\"");
+    o.order = order == "increasing" ? tf::DataOrder::INCREASING : tf::DataOrder::DECREASING;
+    o.type = datatype_of_name(nb::cast<std::string>(x["type"]));
+    o.filters = pipeline_of(nb::cast<nb::list>(x["filters"]));
+    if (!x["tile"].is_none()) o.tile_extent = from_bytes(nb::cast<nb::bytes>(x["tile"]));
+    out.push_back(std::move(o));
   }
   return out;
 }

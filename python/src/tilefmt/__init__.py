@@ -24,6 +24,7 @@
 
 from ._array import Array, Attr, Dim, Domain, Fragment, Metadata, Query, Schema
 from ._schema import Enumeration
+from ._dimension_labels import DimLabel, DimLabelSchema
 from ._arrow import ArrowResult
 from ._dataframe import from_numpy, from_pandas
 from ._filters import (BitShuffleFilter, BitWidthReductionFilter, ByteShuffleFilter, Bzip2Filter, ChecksumMD5Filter,
@@ -37,12 +38,13 @@ from ._open import open
 from ._write import ArrayWriter, create
 
 __all__ = ["open", "create", "Array", "ArrayWriter", "Query", "ArrowResult", "Schema", "Domain", "Dim", "Attr",
-           "Enumeration", "Fragment", "Metadata", "Group", "Object", "object_type", "ls", "walk", "from_pandas",
-           "from_numpy", "array_exists", "array_fragments", "FragmentInfo", "FragmentInfoList", "consolidate", "vacuum", "ArrayDeleter",
-           "ArraySchemaEvolution", "ArraySchema", "Filter", "FilterList", "NoOpFilter", "GzipFilter", "ZstdFilter",
-           "LZ4Filter", "Bzip2Filter", "RleFilter", "DictionaryFilter", "DeltaFilter", "DoubleDeltaFilter",
-           "BitWidthReductionFilter", "PositiveDeltaFilter", "FloatScaleFilter", "WebpFilter", "BitShuffleFilter",
-           "ByteShuffleFilter", "ChecksumMD5Filter", "ChecksumSHA256Filter", "XORFilter"]
+           "Enumeration", "DimLabel", "DimLabelSchema", "Fragment", "Metadata", "Group", "Object", "object_type",
+           "ls", "walk", "from_pandas", "from_numpy", "array_exists", "array_fragments", "FragmentInfo",
+           "FragmentInfoList", "consolidate", "vacuum", "ArrayDeleter", "ArraySchemaEvolution", "ArraySchema",
+           "Filter", "FilterList", "NoOpFilter", "GzipFilter", "ZstdFilter", "LZ4Filter", "Bzip2Filter", "RleFilter",
+           "DictionaryFilter", "DeltaFilter", "DoubleDeltaFilter", "BitWidthReductionFilter", "PositiveDeltaFilter",
+           "FloatScaleFilter", "WebpFilter", "BitShuffleFilter", "ByteShuffleFilter", "ChecksumMD5Filter",
+           "ChecksumSHA256Filter", "XORFilter"]
 # TileDB-Py's name of the schema class.
 ArraySchema = Schema
 __version__ = "0.1.0"

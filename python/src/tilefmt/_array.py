@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import _config, _types
+from . import _config, _dimension_labels, _types
 from ._core import Array as _CoreArray
 from ._query import Query, _MultiIndexer, _labels
 from ._schema import Attr, Dim, Domain, Enumeration, Fragment, Schema, _range_values, _schema_of  # noqa: F401
@@ -112,8 +112,9 @@ class Array:
         self.uri = _config.path_of(uri)
         self.timestamp_range = (t0, t1)
         self.config = _config.normalize(config)
-        self._core = _CoreArray(self.uri, key or b"", t0, t1, self.config)
-        self.schema = _schema_of(self._core.schema())
+        self._key = key or b""
+        self._core = _CoreArray(self.uri, self._key, t0, t1, self.config)
+        self.schema = _schema_of(self._core.schema(), _config.uri_of(self.uri))
         self._meta = None
         self._fragments = None
 
@@ -267,6 +268,13 @@ class Array:
         """TileDB-Py's `A.multi_index[...]`: per dimension a scalar, an
         inclusive slice, or a list of them; a dict of NumPy arrays."""
         return _MultiIndexer(self.query())
+
+    def label_index(self, labels):
+        """TileDB-Py's `A.label_index(["label", ...])[...]`: a multi_index
+        selection in which each named dimension label's dimension takes
+        inclusive label ranges (a scalar, a slice, a (lo, hi) pair or a list
+        of them); the labels' values come first in the result (dense arrays)."""
+        return _dimension_labels.LabelIndexer(self.query(), labels)
 
     def __repr__(self):
         return "tilefmt.Array(%r)" % self.uri

@@ -28,6 +28,8 @@ private authority signed (else AWS_CA_BUNDLE, SSL_CERT_FILE, CURL_CA_BUNDLE,
 SSL_CERT_DIR, then the system's bundle).
 """
 
+import os
+
 _SHORT = ("endpoint", "region", "access_key_id", "secret_access_key", "session_token", "path_style",
           "verify_tls", "retries", "threads", "io_concurrency", "no_sign_request", "profile", "ca_file", "ca_path",
           "requester_pays", "sse", "sse_kms_key_id", "role_arn", "role_session_name", "role_external_id",
@@ -75,6 +77,13 @@ def path_of(uri):
     gives a group's members) as its local path, anything else as it is."""
     uri = str(uri)
     return uri[len("file://"):] if uri.startswith("file://") else uri
+
+
+def uri_of(path):
+    """`path` as TileDB-Py names it: a local path as an absolute ``file://``
+    URI, any other URI as it is."""
+    path = str(path)
+    return path if "://" in path else "file://" + os.path.abspath(path)
 
 
 def _text(v):

@@ -48,6 +48,13 @@ class Query:
     def __getitem__(self, selection):
         return self._getitem(selection)
 
+    def label_index(self, labels):
+        """`multi_index` with label ranges on the dimensions of `labels`
+        (see Array.label_index)."""
+        from ._dimension_labels import LabelIndexer
+
+        return LabelIndexer(self, labels)
+
     @property
     def df(self):
         """TileDB-Py's `.df[...]`: multi_index selection, a pandas DataFrame
@@ -86,18 +93,15 @@ class Query:
         coordinates; dense fields shaped as the region, then stepped and
         squeezed) or "multi" (multi_index: coordinates first)."""
         schema = self.array.schema
-        names = [d.name for d in schema.domain.dims]
         core = self.array._reader()
-        fields, cells = core.read(ranges, list(self.attrs), self.order, self._tree)
+        # A dense array's coordinates are made by the reader from the
+        # subarray and the layout (C or F), as TileDB makes them.
+        dense_coords = bool(self.dims) and not schema.sparse
+        fields, cells = core.read(ranges, list(self.attrs), self.order, self._tree, dense_coords)
         by_name = {f[0]: f for f in fields}
         dims = OrderedDict()
-        if schema.sparse:
-            for n in self.dims:
-                dims[n] = self._column(schema.domain.dim(n), by_name[n], cells)
-        elif self.dims:
-            coords = self._dense_coords(ranges, cells)
-            for n in self.dims:
-                dims[n] = coords[names.index(n)]
+        for n in self.dims:
+            dims[n] = self._column(schema.domain.dim(n), by_name[n], cells)
         attrs = OrderedDict()
         for a in self.attrs:
             attrs[a] = self._column(schema.attr(a), by_name[a], cells, labels=style == "multi",
@@ -117,21 +121,6 @@ class Query:
                     v = v.squeeze(axis=drop_axes)
                 out[k] = v
         return out
-
-    def _dense_coords(self, ranges, cells):
-        # Dense coordinates follow from the subarray and the layout (C or F
-        # over the ranges), as TileDB computes them; G and U are not offered.
-        if self.order not in ("C", "F"):
-            raise ValueError("tilefmt: dense coordinates are returned for orders C and F only")
-        schema = self.array.schema
-        axes = []
-        for d, rs in zip(schema.domain.dims, ranges):
-            if not rs:
-                rs = [d.domain]
-            axes.append(np.concatenate([np.arange(lo, hi + 1, dtype=d.dtype) for lo, hi in rs]))
-        grids = np.meshgrid(*axes, indexing="ij")
-        ravel = "C" if self.order == "C" else "F"
-        return [g.ravel(order=ravel) for g in grids]
 
     def _shape(self, v, shape, var):
         mask = np.ma.getmask(v)

@@ -7,7 +7,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from . import _filters, _types
+from . import _dimension_labels, _filters, _types
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,13 @@ class Dim:
     @property
     def isvar(self):
         return self.var
+
+    def create_label_schema(self, order="increasing", dtype=np.uint64, tile=None, filters=None):
+        """A label for this dimension (TileDB-Py's ``Dim.create_label_schema``):
+        values of `dtype` in `order`; `tile` the label array's tile extent
+        (None: this dimension's); `filters` the label values' filters."""
+        return _dimension_labels.DimLabelSchema(order, dtype, self.dtype,
+                                                self.tile if tile is None and self.tile != 0 else tile, filters)
 
     def __repr__(self):
         # TileDB-Py's form: a string dimension shows an empty domain and var=True.
@@ -231,9 +238,20 @@ class Schema:
     coords_filters: Any = None
     offsets_filters: Any = None
     validity_filters: Any = None
+    # Dimension labels: declared as TileDB-Py's {dim index: {name:
+    # DimLabelSchema}} for create; the DimLabels of a schema read from disk.
+    dim_labels: Any = ()
 
     def __post_init__(self):
         object.__setattr__(self, "attrs", tuple(self.attrs))
+        if isinstance(self.dim_labels, dict):
+            declared = _dimension_labels.declared(self.dim_labels, self.domain)
+            object.__setattr__(self, "_declared_labels", declared)
+            object.__setattr__(self, "dim_labels", tuple(
+                _dimension_labels.DimLabel(x["name"], x["dim_index"], "__labels/l%d" % k, "label", x["order"],
+                                           x["type"]) for k, x in enumerate(declared)))
+        else:
+            object.__setattr__(self, "dim_labels", tuple(self.dim_labels or ()))
         object.__setattr__(self, "enums", tuple(self.enums or ()))
         for name in ("coords_filters", "offsets_filters", "validity_filters"):
             if getattr(self, name) is not None:
@@ -267,6 +285,17 @@ class Schema:
     def has_attr(self, name):
         """Whether an attribute is called `name`."""
         return any(a.name == name for a in self.attrs)
+
+    def dim_label(self, name):
+        """Dimension label `name` (a DimLabel)."""
+        for label in self.dim_labels:
+            if label.name == name:
+                return label
+        raise KeyError("tilefmt: the schema has no dimension label %r" % (name,))
+
+    def has_dim_label(self, name):
+        """Whether a dimension label is called `name`."""
+        return any(label.name == name for label in self.dim_labels)
 
     def __repr__(self):
         # TileDB-Py's form, line for line.
@@ -312,7 +341,9 @@ def _string_bound(dim, raw):
     return raw.decode("utf-8", "surrogateescape") if dim.tiledb_type == "STRING_UTF8" else raw
 
 
-def _schema_of(raw):
+def _schema_of(raw, uri=None):
+    """A Schema from the dict the extension gives; `uri`: the array's, under
+    which its dimension labels' arrays are named."""
     dims = []
     for d in raw["dims"]:
         if d["var"]:
@@ -343,4 +374,5 @@ def _schema_of(raw):
     return Schema(domain=domain, attrs=tuple(attrs), sparse=raw["sparse"], cell_order=raw["cell_order"],
                   tile_order=tile_order, capacity=raw["capacity"], allows_duplicates=raw["allows_duplicates"],
                   version=raw["version"], current_domain=current, coords_filters=tuple(raw["coords_filters"]),
-                  offsets_filters=tuple(raw["offsets_filters"]), validity_filters=tuple(raw["validity_filters"]))
+                  offsets_filters=tuple(raw["offsets_filters"]), validity_filters=tuple(raw["validity_filters"]),
+                  dim_labels=_dimension_labels.labels_of(raw, uri))

@@ -2,11 +2,10 @@
 with TileDB-Py's forms (``tilefmt.create``, ``open(uri, "w")``,
 ``A[lo:hi] = {...}``, ``A[I, J] = {...}``, ``A.meta[key] = value``)."""
 
-import os
 
 import numpy as np
 
-from . import _config, _core, _types
+from . import _config, _core, _dimension_labels, _types
 from ._query import _encode_ranges, _replace_ellipsis
 from ._schema import Schema, _schema_of
 
@@ -35,7 +34,17 @@ def _schema_dict(schema):
         pipelines["coords_filters"] = []
     return {"sparse": schema.sparse, "cell_order": schema.cell_order, "tile_order": schema.tile_order or "row-major",
             "capacity": schema.capacity, "allows_duplicates": schema.allows_duplicates, "dims": dims, "attrs": attrs,
-            "enums": [_enum_dict(e) for e in schema.enums], **pipelines}
+            "enums": [_enum_dict(e) for e in schema.enums], "dim_labels": _labels_to_create(schema), **pipelines}
+
+
+def _labels_to_create(schema):
+    """The dimension labels to make with the array: as declared, or, for a
+    schema read from disk, with the same names, dimensions, orders and types."""
+    declared = getattr(schema, "_declared_labels", None)
+    if declared is not None:
+        return declared
+    return [{"dim_index": label.dim_index, "name": label.name, "order": label.order, "type": label.tiledb_type,
+             "filters": [], "tile": None} for label in schema.dim_labels]
 
 
 def _enum_dict(e):
@@ -145,7 +154,7 @@ class ArrayWriter:
         self.config = _config.normalize(config)
         self.key = _key_bytes(key)
         # The schema a write uses, read without opening the array's fragments.
-        self.schema = _schema_of(_core.read_schema(self.uri, self.key, self.config))
+        self.schema = _schema_of(_core.read_schema(self.uri, self.key, self.config), _config.uri_of(self.uri))
         self.timestamp = timestamp
         self._meta = {}
         self.meta = _MetaWriter(self._meta)
@@ -167,8 +176,7 @@ class ArrayWriter:
         gives it: {fragment URI: (start, end)}."""
         parts = name.split("_")  # __t1_t2_label_version (t1, t2 at 2 and 3)
         t1, t2, version = int(parts[2]), int(parts[3]), int(parts[-1])
-        base = self.uri if "://" in self.uri else "file://" + os.path.abspath(self.uri)
-        folder = base.rstrip("/") + ("/__fragments/" if version >= 12 else "/")
+        folder = _config.uri_of(self.uri).rstrip("/") + ("/__fragments/" if version >= 12 else "/")
         self.last_write_info = {folder + name: (t1, t2)}
 
     def close(self):
@@ -187,7 +195,8 @@ class ArrayWriter:
         missing = [n for n in names if n not in value]
         if missing:
             raise ValueError("tilefmt: no values for the attributes %s" % missing)
-        extra = [k for k in value if k not in names and not self.schema.domain.has_dim(k)]
+        extra = [k for k in value
+                 if k not in names and not self.schema.domain.has_dim(k) and not self.schema.has_dim_label(k)]
         if extra:
             raise ValueError("tilefmt: the array has no attributes %s" % extra)
         return value
@@ -226,6 +235,9 @@ class ArrayWriter:
             if np.size(v) != n:
                 raise ValueError("tilefmt: %d values for attribute %r, the region has %d cells" % (np.size(v), a.name, n))
             cells[a.name] = _cells(a, v, n)
+        labels = {k: v for k, v in value.items() if schema.has_dim_label(k)}
+        if labels:  # before the attributes, as TileDB writes them
+            _dimension_labels.write_labels(self, subarray, labels)
         self._wrote(_core.write_dense(self.uri, subarray, cells, self.timestamp, self.key, self.config))
 
     def _write_sparse(self, selection, value):
@@ -248,6 +260,8 @@ class ArrayWriter:
             arr = np.ascontiguousarray(arr.astype(base, copy=False).ravel())
             out[d.name] = (arr.view(np.uint8), base.itemsize, base.kind == "f")
             n = arr.size
+        if any(schema.has_dim_label(k) for k in value):
+            raise NotImplementedError("tilefmt: dimension labels are written with dense arrays only")
         cells = {a.name: _cells(a, value[a.name], n) for a in schema.attrs}
         self._wrote(_core.write_sparse(self.uri, out, cells, self.timestamp, self.key, self.config))
 

@@ -89,6 +89,15 @@ void sort_timestamped(std::vector<T>& v) {
   v = std::move(sorted);
 }
 
+/// The last component of a path or URI written in a vacuum, consolidated
+/// commits or consolidated fragment metadata file: old writers wrote absolute
+/// URIs (some with a trailing '/'), newer ones paths relative to the array.
+inline std::string last_component(std::string_view entry) {
+  while (!entry.empty() && entry.back() == '/') entry.remove_suffix(1);
+  const auto slash = entry.find_last_of('/');
+  return std::string(slash == std::string_view::npos ? entry : entry.substr(slash + 1));
+}
+
 inline bool fully_within(const format::TimestampedName& n, std::uint64_t start, std::uint64_t end) {
   return n.t1 >= start && n.t2 <= end;
 }
@@ -124,12 +133,7 @@ inline std::vector<vacuum_file> vacuum_files(const storage::backend& st, const s
     std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     std::istringstream ss(text);
     for (std::string line; std::getline(ss, line);) {
-      if (line.empty()) continue;
-      // Entries are absolute URIs (old writers) or paths relative to the
-      // array: only the last component matters here.
-      while (!line.empty() && line.back() == '/') line.pop_back();
-      auto slash = line.find_last_of('/');
-      v.entries.insert(slash == std::string::npos ? line : line.substr(slash + 1));
+      if (!line.empty()) v.entries.insert(detail::last_component(line));
     }
     out.push_back(std::move(v));
   }
@@ -221,8 +225,7 @@ inline std::set<std::string> consolidated_commits(const storage::backend& st, co
                                                   const std::set<std::string>& ignored = {}) {
   std::set<std::string> out;
   for (const auto& line : consolidated_commit_lines(st, files, ignored)) {
-    const auto slash = line.find_last_of('/');
-    const std::string last = slash == std::string::npos ? line : line.substr(slash + 1);
+    const std::string last = detail::last_component(line);
     if (last.size() > 4 && last.ends_with(".wrt")) out.insert(last.substr(0, last.size() - 4));
   }
   return out;

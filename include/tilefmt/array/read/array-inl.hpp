@@ -118,13 +118,8 @@ TILEFMT_FUNC std::set<std::string> array_reader::consolidated_fragment_names() c
   for (const auto& m : listing_.fragment_meta) {
     naming_file(m.path, [&] {
       const auto g = filter::read_generic_tile(storage_->read(m.path, opt_.max_allocation), tile_options());
-      for (const auto& f : codec::decode<format::ConsolidatedFragmentMetadata>(g.payload).fragments.value) {
-        // A folder name from format 9, an absolute URI before: its last component.
-        std::string name = f.name.value;
-        while (!name.empty() && name.back() == '/') name.pop_back();
-        const auto slash = name.find_last_of('/');
-        out.insert(slash == std::string::npos ? name : name.substr(slash + 1));
-      }
+      for (const auto& f : codec::decode<format::ConsolidatedFragmentMetadata>(g.payload).fragments.value)
+        out.insert(detail::last_component(f.name.value));
     });
   }
   return out;

@@ -175,7 +175,7 @@ private:
     return base + (k - base) / extent * extent;
   }
 
-  /// `sub_` with dimension `d`'s ranges cut to the keys [lo, hi].
+  /// `sub` with dimension `d`'s ranges cut to the keys [lo, hi].
   static subarray cut_to(const subarray& sub, std::size_t d, std::uint64_t lo, std::uint64_t hi) {
     std::vector<key_range> pieces;
     for (const auto& r : sub.dim(d).ranges) {
@@ -228,11 +228,7 @@ private:
       if (t.lo < start_) continue;
       if (sum == 0 && extent2_ != 0 && start_band(cells)) return next_in_band(cells);
       if (sum >= cells) {
-        std::uint64_t c = t.lo;
-        if (extent_ != 0) {  // on a space tile boundary (keys of integers differ as the values)
-          const std::uint64_t base = sub_.dim(dim_).domain.lo;
-          c = base + (c - base) / extent_ * extent_;
-        }
+        const std::uint64_t c = extent_ != 0 ? boundary(dim_, t.lo, extent_) : t.lo;  // on a space tile boundary
         if (c > start_) {
           cut = c;
           found = true;
@@ -241,15 +237,10 @@ private:
       }
       sum += t.cells;
     }
-    const std::uint64_t end = found ? cut - 1 : hi_;
-    std::vector<key_range> pieces;
-    for (const auto& r : sub_.dim(dim_).ranges) {
-      const std::uint64_t lo = std::max(r.lo, start_), hi = std::min(r.hi, end);
-      if (lo <= hi) pieces.push_back({lo, hi});
-    }
+    auto out = cut_to(sub_, dim_, start_, found ? cut - 1 : hi_);
     done_ = !found;
     start_ = cut;
-    return sub_.with_ranges(dim_, std::move(pieces));
+    return out;
   }
 
   /// At the start of a part: when the row of space tiles at `start_` holds

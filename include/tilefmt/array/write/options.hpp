@@ -1,5 +1,6 @@
 // tilefmt — how a write names and protects what it writes: write_options
-// (timestamp, label, storage, format version, enumerations, encryption key),
+// (timestamp, label, storage, format version, enumerations, dimension labels,
+// encryption key),
 // shared by every writer and by maintenance. Light on purpose: every
 // writer's declaration names it (write/new_files.hpp does what it says).
 #pragma once
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tilefmt/array/write/dimension_labels.hpp"
 #include "tilefmt/format/array_schema.hpp"
 #include "tilefmt/format/version.hpp"
 
@@ -52,6 +54,11 @@ struct write_options {
   /// commit marker. 0: 16 where the storage is an object store, whose
   /// latency sets the time, else one at a time.
   unsigned io_concurrency = 0;
+  /// array::create only: dimension labels to make with the array (format 18
+  /// and later), each a reference in the schema and an empty label array in
+  /// `__labels/l<k>` (write/dimension_labels.hpp). Last, so that the fields
+  /// above keep their places in aggregate initialisation.
+  std::vector<dimension_label_options> dimension_labels{};
 };
 
 } // namespace tilefmt::array

@@ -17,6 +17,7 @@
 
 #include "tilefmt/array/model/directory.hpp"
 #include "tilefmt/array/model/io.hpp"
+#include "tilefmt/array/write/dimension_labels.hpp"
 #include "tilefmt/array/write/new_files.hpp"
 #include "tilefmt/filter/generic_tile.hpp"
 #include "tilefmt/format/feature_versions.hpp"
@@ -175,6 +176,14 @@ inline std::string create_array(const fs::path& root, format::ArraySchema schema
   enumeration_refs refs(schema.enumerations.value.value);
   for (const auto& e : enumerations) refs.set(e.name.value, e.path_name.value);
   schema.enumerations.value.value = refs.list();
+  std::vector<format::ArraySchema> label_schemas;
+  for (const auto& l : opt.dimension_labels) {
+    check_dimension_label(schema, l);
+    label_schemas.push_back(label_array_schema(schema, l));
+    detail::check_schema(label_schemas.back());  // before anything is made
+    auto& refs = schema.dimension_labels.value.value;
+    refs.push_back(dimension_label_reference(l, refs.size()));
+  }
   detail::check_schema(schema);
   if (auto why = format::unsupported_at(schema, v); !why.empty()) throw std::invalid_argument("tilefmt: create: " + why);
   auto st = detail::or_local(opt.storage);
@@ -195,8 +204,17 @@ inline std::string create_array(const fs::path& root, format::ArraySchema schema
     st->write(root / "__array_schema.tdb", file);
     return "__array_schema.tdb";
   }
-  // The enumerations before the schema that names them.
+  // The enumerations and label arrays before the schema that names them.
   write_enumerations(*st, root, enumerations, v, opt.encryption_key);
+  if (!label_schemas.empty()) {
+    write_options label_opt = opt;
+    label_opt.dimension_labels.clear();
+    label_opt.enumerations.clear();
+    const auto& refs = schema.dimension_labels.value.value;
+    for (std::size_t i = 0; i < label_schemas.size(); ++i)
+      create_array(root / refs[refs.size() - label_schemas.size() + i].uri.value, std::move(label_schemas[i]), {},
+                   label_opt);
+  }
   std::string name = format::make_timestamped_name(t, t, label);
   st->write(root / "__schema" / name, file);
   return name;

@@ -22,17 +22,23 @@
 
 namespace tilefmt::array::detail {
 
-/// The cells a dense read of `sub` returns: the product of each
-/// dimension's ranges' widths.
-inline std::uint64_t dense_cell_count(const subarray& sub) {
+/// Each dimension's width in a dense read of `sub`: the sum of its ranges'
+/// widths.
+inline std::vector<std::uint64_t> dense_widths(const subarray& sub) {
+  std::vector<std::uint64_t> width(sub.dim_num(), 0);
+  for (std::size_t d = 0; d < sub.dim_num(); ++d)
+    for (const auto& r : sub.dim(d).ranges) width[d] += r.hi - r.lo + 1;
+  return width;
+}
+
+inline std::uint64_t cell_count(const std::vector<std::uint64_t>& widths) {
   std::uint64_t cells = 1;
-  for (std::size_t d = 0; d < sub.dim_num(); ++d) {
-    std::uint64_t w = 0;
-    for (const auto& r : sub.dim(d).ranges) w += r.hi - r.lo + 1;
-    cells *= w;
-  }
+  for (const std::uint64_t w : widths) cells *= w;
   return cells;
 }
+
+/// The cells a dense read of `sub` returns.
+inline std::uint64_t dense_cell_count(const subarray& sub) { return cell_count(dense_widths(sub)); }
 
 /// Refuses a layout dense coordinates are not made in.
 inline void check_coordinates_layout(query_layout layout) {
@@ -48,12 +54,10 @@ inline std::vector<result_field> dense_coordinates(const format::ArraySchema& sc
   check_coordinates_layout(layout);
   const auto& dims = schema.domain.dimensions.value;
   const std::size_t nd = dims.size();
-  if (dense_cell_count(sub) != cells)
+  const std::vector<std::uint64_t> width = dense_widths(sub);
+  if (cell_count(width) != cells)
     throw std::logic_error("tilefmt: query: the dense read returned " + std::to_string(cells) + " cells, not " +
-                           std::to_string(dense_cell_count(sub)));
-  std::vector<std::uint64_t> width(nd, 0);
-  for (std::size_t d = 0; d < nd; ++d)
-    for (const auto& r : sub.dim(d).ranges) width[d] += r.hi - r.lo + 1;
+                           std::to_string(cell_count(width)));
   std::vector<result_field> out;
   for (std::size_t d = 0; d < nd; ++d) {
     // Each value of dimension d repeats `inner` times in a row, and the
