@@ -3,6 +3,12 @@
 tilefmt, in one run, and checks that TileDB reads tilefmt's array back.
 
     python compare_write.py --writer build/bench/bench/compare/bench-write-array [--dir D] [--cases C,...]
+    python compare_write.py --writer python [--repeats 1] ...   # tilefmt's Python package
+
+With `--writer python`, tilefmt writes through its Python package in this
+interpreter (`A[:] = {...}`, `A[x, y] = {...}`), as TileDB-Py does; with
+`--repeats 1` every write is the first in its process (a fresh process:
+nothing faulted in or allocated before).
 
 Run it with a Python that has TileDB-Py and numpy installed. The cases:
 
@@ -51,13 +57,23 @@ SPARSE_SHAPE = (4000, 2500)
 SPARSE_TILE = 500
 SPARSE_CAPACITY = 100_000
 
-# argv: TEMPLATE OUT KIND THREADS REPEATS DATA, as bench-write-array takes them.
+# argv: TEMPLATE OUT KIND THREADS REPEATS DATA, as bench-write-array takes
+# them, then the Python package to write with (tiledb or tilefmt).
 _WRITER = r"""
 import json, os, shutil, sys, time
 import numpy as np
-import tiledb
-templ, out, kind, threads, repeats, data = sys.argv[1:7]
+templ, out, kind, threads, repeats, data, lib = sys.argv[1:8]
 threads, repeats = int(threads), int(repeats)
+if lib == "tilefmt":
+    import tilefmt
+    def opened():
+        return tilefmt.open(out, "w", config={"threads": threads})
+else:
+    import tiledb
+    cfg = tiledb.Config({"sm.compute_concurrency_level": str(threads), "sm.io_concurrency_level": str(threads)})
+    ctx = tiledb.Ctx(cfg)
+    def opened():
+        return tiledb.open(out, "w", ctx=ctx)
 def load(name, dtype):
     return np.fromfile(os.path.join(data, name), dtype=dtype)
 a, b = load("a.bin", np.int32), load("b.bin", np.float64)
@@ -67,15 +83,13 @@ nbytes = a.nbytes + b.nbytes + (x.nbytes + y.nbytes if x is not None else 0)
 def rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-cfg = tiledb.Config({"sm.compute_concurrency_level": str(threads), "sm.io_concurrency_level": str(threads)})
-ctx = tiledb.Ctx(cfg)
 before = rss()
 times = []
 for r in range(repeats):
     shutil.rmtree(out, ignore_errors=True)
     shutil.copytree(templ, out)
     t0 = time.perf_counter()
-    with tiledb.open(out, "w", ctx=ctx) as A:
+    with opened() as A:
         if kind == "sparse":
             A[x, y] = {"a": a, "b": b}
         else:
@@ -192,8 +206,13 @@ def main():
             # load from whatever else the machine runs; the best write counts.
             ours = theirs = None
             for _ in range(args.rounds):
-                o = run_json(pin + [args.writer] + [ours_out if c is None else c for c in common])
-                t = run_json(pin + [sys.executable, "-c", _WRITER] + [theirs_out if c is None else c for c in common])
+                if args.writer == "python":
+                    o = run_json(pin + [sys.executable, "-c", _WRITER] + [ours_out if c is None else c for c in common]
+                                 + ["tilefmt"])
+                else:
+                    o = run_json(pin + [args.writer] + [ours_out if c is None else c for c in common])
+                t = run_json(pin + [sys.executable, "-c", _WRITER] + [theirs_out if c is None else c for c in common]
+                             + ["tiledb"])
                 ours = o if ours is None or o["best_s"] < ours["best_s"] else ours
                 theirs = t if theirs is None or t["best_s"] < theirs["best_s"] else theirs
             if ours["bytes"] != theirs["bytes"]:

@@ -253,7 +253,7 @@ private:
     const std::size_t i = b_.checks().attribute(name, value_size, offsets.size(), true, validity, cell_num());
     const auto spec = b_.attribute_spec(i);
     b_.checks().check_var_offsets(spec.name, offsets, values.size() / value_size);
-    if (layout_ == cell_layout::storage)
+    if (layout_ == cell_layout::storage || rows_in_storage_order())
       return b_.encode_var(b_.attribute_tiles(i), spec, values, offsets, value_size, validity);
     // Cells outside the subarray hold one zero value (DenseTiler::get_tile).
     const auto& src = storage_source();
@@ -273,6 +273,27 @@ private:
       if (spec.nullable) valid[k] = validity[c];
     }
     b_.encode_var(b_.attribute_tiles(i), spec, tiles, tile_offsets, value_size, valid);
+  }
+
+  /// Whether the subarray's cells in row-major order are the tiles' cells
+  /// in storage order (a 1-D write of whole tiles, or one tile wide in
+  /// every dimension but the first): then cells given row-major need no
+  /// reordering.
+  bool rows_in_storage_order() const {
+    const std::size_t nd = grid_->dim_num();
+    const auto& ext = grid_->extents();
+    if (nd > 1) {
+      if (schema().cell_order == format::Layout::COL_MAJOR) return false;
+      const auto widths = grid_->widths();
+      for (std::size_t d = 1; d < nd; ++d)
+        if (widths[d] != ext[d]) return false;
+    }
+    for (std::uint64_t t = 0; t < grid_->tile_num(); ++t) {
+      const auto w = grid_->covered(t);
+      for (std::size_t d = 0; d < nd; ++d)
+        if (w.width[d] != ext[d]) return false;
+    }
+    return true;
   }
 
   static constexpr std::size_t no_cell = std::numeric_limits<std::size_t>::max();

