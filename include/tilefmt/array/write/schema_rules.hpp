@@ -181,8 +181,8 @@ inline std::string create_array(const fs::path& root, format::ArraySchema schema
     check_dimension_label(schema, l);
     label_schemas.push_back(label_array_schema(schema, l));
     detail::check_schema(label_schemas.back());  // before anything is made
-    auto& refs = schema.dimension_labels.value.value;
-    refs.push_back(dimension_label_reference(l, refs.size()));
+    auto& labels = schema.dimension_labels.value.value;
+    labels.push_back(dimension_label_reference(l, labels.size()));
   }
   detail::check_schema(schema);
   if (auto why = format::unsupported_at(schema, v); !why.empty()) throw std::invalid_argument("tilefmt: create: " + why);
@@ -210,10 +210,10 @@ inline std::string create_array(const fs::path& root, format::ArraySchema schema
     write_options label_opt = opt;
     label_opt.dimension_labels.clear();
     label_opt.enumerations.clear();
-    const auto& refs = schema.dimension_labels.value.value;
+    const auto& labels = schema.dimension_labels.value.value;  // the new ones last
     for (std::size_t i = 0; i < label_schemas.size(); ++i)
-      create_array(root / refs[refs.size() - label_schemas.size() + i].uri.value, std::move(label_schemas[i]), {},
-                   label_opt);
+      create_array(root / labels[labels.size() - label_schemas.size() + i].uri.value, std::move(label_schemas[i]),
+                   {}, label_opt);
   }
   std::string name = format::make_timestamped_name(t, t, label);
   st->write(root / "__schema" / name, file);
