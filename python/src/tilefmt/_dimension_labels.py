@@ -194,7 +194,7 @@ def _label_column(L, label):
 def _index_range(label, column, first, lo, hi):
     """The indexes whose labels lie in [lo, hi] (inclusive), found by binary
     search; a range holding no label raises as in TileDB."""
-    keys = column if not label.isvar else np.array(list(column), dtype=object)
+    keys = column  # numbers, or bytes in an object array: both searchable
     if label.order == "increasing":
         a = int(np.searchsorted(keys, lo, side="left"))
         b = int(np.searchsorted(keys, hi, side="right")) - 1

@@ -9,7 +9,6 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>

@@ -345,9 +345,10 @@ public:
   void stream_var(field_tiles& out, const field_info& f, std::span<const std::byte> values,
                   std::span<const std::uint64_t> offsets, std::span<const std::uint8_t> validity) const {
     auto& s = *out.stream;
-    std::vector<std::byte> var_tile;
-    var_tile_into(out, f, *s.pipeline, s.context, *s.offsets_pipeline, s.offsets_context, s.skip_offsets, values,
-                  offsets, validity, tile_num() - 1, 0, s.offsets_tile, var_tile);
+    encoded_var_tile e;
+    encode_var_tile(f, *s.pipeline, s.context, *s.offsets_pipeline, s.offsets_context, s.skip_offsets, values, offsets,
+                    validity, tile_num() - 1, 0, s.offsets_tile, e);
+    take_var_tile(out, f, e);
     out.set = true;
   }
 
@@ -447,26 +448,10 @@ private:
     encoded_tile meta;
   };
 
-  /// Encodes var-size tile `tile` (cells from `first` of the fragment):
-  /// `data` its values, `tile_offsets` where each cell starts in bytes from
-  /// the tile's start, `validity` the fragment's validity bytes (from
-  /// `first`); appends its offsets, var and validity tiles to the field.
-  void var_tile_into(field_tiles& out, const field_info& f, const filter::runtime_pipeline& rp,
-                     const filter::tile_context& ctx, const filter::runtime_pipeline& offsets_rp,
-                     const filter::tile_context& offsets_ctx, bool skip_offsets, std::span<const std::byte> data,
-                     std::span<const std::uint64_t> tile_offsets, std::span<const std::uint8_t> validity,
-                     std::size_t tile, std::size_t first, std::vector<std::byte>& offset_bytes,
-                     std::vector<std::byte>& var_tile) const {
-    encoded_var_tile e;
-    e.data = std::move(var_tile);
-    encode_var_tile(f, rp, ctx, offsets_rp, offsets_ctx, skip_offsets, data, tile_offsets, validity, tile, first,
-                    offset_bytes, e);
-    take_var_tile(out, f, e);
-    var_tile = std::move(e.data);
-  }
-
-  /// Encodes the var tile of `data` (cells starting at `tile_offsets`, in
-  /// bytes): on any thread.
+  /// Encodes var-size tile `tile` (cells from `first` of the fragment), on
+  /// any thread: `data` its values, `tile_offsets` where each cell starts in
+  /// bytes from the tile's start, `validity` the fragment's validity bytes
+  /// (from `first`); take_var_tile() then appends it to the field.
   void encode_var_tile(const field_info& f, const filter::runtime_pipeline& rp, const filter::tile_context& ctx,
                        const filter::runtime_pipeline& offsets_rp, const filter::tile_context& offsets_ctx,
                        bool skip_offsets, std::span<const std::byte> data, std::span<const std::uint64_t> tile_offsets,
