@@ -32,6 +32,9 @@ install_packages() {
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # On CI the downloaded .deb files go: a fresh machine's disk is the limit
+  # there (scripts/test.sh), and they are not needed again.
+  [ "${CI:-}" != "true" ] || $SUDO apt-get clean
 }
 
 # configure DIR [meson args...]: set up or reconfigure a build directory.
