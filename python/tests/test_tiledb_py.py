@@ -411,6 +411,45 @@ def test_var_size_cells_are_made_in_cpp():
         _core.unpack_strings(values, np.array([5, 2], dtype=np.uint64), 1)
 
 
+def test_var_size_cells_of_every_length():
+    """The extension's cells against Python's own making of them, over
+    random cells of 0 to 40 bytes (NULs, ASCII, UTF-8 and undecodable
+    bytes; short cells keyed by their words, longer ones by a hash, cells
+    near the end of the buffer), for each kind; cells that differ only past
+    their 16th byte or by trailing NULs stay apart; equal cells are one
+    object while the column repeats itself."""
+    from tilefmt import _core
+
+    rng = np.random.default_rng(11)
+    alphabet = [b"a", b"b", b"\0", b"\xc3\xa9", b"\xff", b"z"]
+    base = [b"".join(rng.choice(alphabet, size=int(n), p=[0.3, 0.3, 0.1, 0.1, 0.05, 0.15]))
+            for n in rng.integers(0, 20, 300)]
+    prefix = b"0123456789abcdef"
+    cells = base + [prefix + b"x", prefix + b"y", prefix + b"x\0", prefix, prefix[:8], prefix[:8] + b"\0"]
+    cells = cells * 3 + [b"".join(rng.choice(alphabet, size=int(n))) for n in rng.integers(0, 41, 200)]
+    blob = b"".join(cells)
+    offs = np.cumsum([0] + [len(c) for c in cells[:-1]]).astype(np.uint64)
+    making = {0: lambda c: c.rstrip(b"\0").decode("utf-8", "surrogateescape"),
+              1: lambda c: c.rstrip(b"\0"), 2: lambda c: c}
+    for kind, make in making.items():
+        got = _core.unpack_strings(np.frombuffer(blob, dtype=np.uint8), offs, kind).tolist()
+        assert got == [make(c) for c in cells], kind
+        firsts = {}
+        for i, c in enumerate(cells[:len(base) + 6]):  # repeated three times: one object per distinct cell
+            key = make(c)
+            if key in firsts:
+                assert got[i] is got[firsts[key]], (kind, c)
+            firsts.setdefault(key, i)
+    # Every position of a non-ASCII character in a column otherwise ASCII
+    # (the ASCII test reads words): decoded, not copied.
+    for at in range(70):
+        text = "a" * at + "\u00e9" + "b" * (69 - at)
+        raw = text.encode()
+        got = _core.unpack_strings(np.frombuffer(raw, dtype=np.uint8), np.array([0, len(raw) // 2], dtype=np.uint64), 0)
+        assert "".join(got.tolist()) == text.encode()[:len(raw) // 2].decode("utf-8", "surrogateescape") + \
+            raw[len(raw) // 2:].decode("utf-8", "surrogateescape"), at
+
+
 def _bounds(ned):
     return [v for r in (ned or ()) for v in r]
 

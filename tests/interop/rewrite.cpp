@@ -222,7 +222,7 @@ void write_twin(const array::array_reader& arr, const fs::path& root, const arra
         cells c;
         const auto& bytes = r.bytes(name);
         c.values.assign(bytes.begin(), bytes.end());
-        if (r.var_size(name)) c.offsets = r.byte_offsets(name);
+        if (r.var_size(name)) c.offsets.assign(r.byte_offsets(name).begin(), r.byte_offsets(name).end());
         if (r.nullable(name)) c.validity.assign(r.validity(name).begin(), r.validity(name).end());
         return c;
       });

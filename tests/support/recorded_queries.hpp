@@ -222,7 +222,7 @@ inline expected_field returned(const array::query_result& r, const expected_fiel
   g.name = e.name;
   g.cells = r.cell_num();
   g.values.assign(r.bytes(e.name).begin(), r.bytes(e.name).end());
-  if (e.offsets) g.offsets = r.byte_offsets(e.name);
+  if (e.offsets) g.offsets.emplace(r.byte_offsets(e.name).begin(), r.byte_offsets(e.name).end());
   if (e.validity) {
     const auto& v = r.validity(e.name);
     g.validity = std::vector<std::byte>(reinterpret_cast<const std::byte*>(v.data()),

@@ -142,7 +142,7 @@ struct consolidator {
         continue;
       }
       raw_cells from{{cells.bytes(a.name.value).begin(), cells.bytes(a.name.value).end()}, {}, {}};
-      if (a.is_var()) from.offsets = cells.byte_offsets(a.name.value);
+      if (a.is_var()) from.offsets.assign(cells.byte_offsets(a.name.value).begin(), cells.byte_offsets(a.name.value).end());
       if (a.nullable.value) from.validity = cells.validity(a.name.value);
       raw_cells tiles;
       const std::size_t value_size = format::datatype_size(a.type);
@@ -290,7 +290,7 @@ struct consolidator {
         continue;
       }
       raw_cells c{{cells.bytes(a.name.value).begin(), cells.bytes(a.name.value).end()}, {}, {}};
-      if (a.is_var()) c.offsets = cells.byte_offsets(a.name.value);
+      if (a.is_var()) c.offsets.assign(cells.byte_offsets(a.name.value).begin(), cells.byte_offsets(a.name.value).end());
       if (a.nullable.value) c.validity = cells.validity(a.name.value);
       put(out, a, c);
     }

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -26,8 +27,8 @@ struct result_field {
   std::string name;
   format::Datatype type = format::Datatype::INT32;
   bool var = false, nullable = false;
-  column<std::byte> values;            // sized without zeroing: the readers write every byte
-  std::vector<std::uint64_t> offsets;  // var: where each cell starts in `values`
+  column<std::byte> values;         // sized without zeroing: the readers write every byte
+  column<std::uint64_t> offsets;    // var: where each cell starts in `values` (likewise)
   std::vector<std::uint8_t> validity;  // nullable
 };
 
@@ -98,7 +99,7 @@ public:
   /// std::vector whose allocator skips zero-filling, array/model/column.hpp).
   const column<std::byte>& bytes(std::string_view name) const { return at(name).values; }
   /// A var-size attribute's byte offsets into bytes(name), one per cell.
-  const std::vector<std::uint64_t>& byte_offsets(std::string_view name) const { return at(name).offsets; }
+  std::span<const std::uint64_t> byte_offsets(std::string_view name) const { return at(name).offsets; }
 
   /// Moves the fields out, buffers and all: for callers that hand them on
   /// (the Python binding gives them to NumPy) instead of copying them.

@@ -120,8 +120,12 @@ struct read_plan {
 };
 
 /// A var-size result field from its cells (views into the tiles read):
-/// byte offsets, then the bytes back to back.
-inline void store_var_cells(result_field& r, const std::vector<std::span<const std::byte>>& cells) {
+/// byte offsets, then the bytes back to back. Cells that lie one after the
+/// other where they were read (a run of a tile's cells, as most reads take
+/// them) are copied as one block: a cell of a few bytes copied alone cost
+/// more than its bytes.
+inline void store_var_cells(result_field& r, std::span<const std::span<const std::byte>> cells) {
+  r.offsets.reserve(cells.size() + 1);  // room for the end offset Arrow's layout adds (arrow/columns.hpp)
   r.offsets.resize(cells.size());
   std::size_t total = 0;
   for (std::size_t c = 0; c < cells.size(); ++c) {
@@ -129,8 +133,14 @@ inline void store_var_cells(result_field& r, const std::vector<std::span<const s
     total += cells[c].size();
   }
   r.values.resize(total);
-  for (std::size_t c = 0; c < cells.size(); ++c)
-    if (!cells[c].empty()) std::memcpy(r.values.data() + r.offsets[c], cells[c].data(), cells[c].size());
+  std::byte* to = r.values.data();
+  for (std::size_t c = 0; c < cells.size();) {
+    const std::byte* const from = cells[c].data();
+    std::size_t bytes = cells[c].size();
+    for (++c; c < cells.size() && cells[c].data() == from + bytes; ++c) bytes += cells[c].size();
+    if (bytes != 0) std::memcpy(to, from, bytes);
+    to += bytes;
+  }
 }
 
 inline bool has_attribute(const format::ArraySchema& schema, const std::string& name) {

@@ -140,7 +140,7 @@ inline void mark_written(const read_plan& plan, const std::vector<fragment>& fra
 struct dense_field {
   result_field r;
   std::vector<std::byte> fill;
-  std::vector<std::span<const std::byte>> var_cells;
+  column<std::span<const std::byte>> var_cells;  // huge pages: 16 bytes a cell, touched once
   std::deque<tile_data> kept;
   std::vector<std::uint8_t> predating;
 };

@@ -152,7 +152,7 @@ public:
       const std::size_t size = fill.size();
       if (r.nullable) r.validity.assign(n, attr.fill_value_validity.value);
       if (!r.var) r.values.resize(n * size);
-      std::vector<std::span<const std::byte>> var_cells(r.var ? n : 0, std::span<const std::byte>(fill));
+      column<std::span<const std::byte>> var_cells(r.var ? n : 0, std::span<const std::byte>(fill));
       std::vector<std::optional<tile_data>> kept(r.var ? groups.size() : 0);  // var-size cells point into these
       // Released with its field: the stored bytes are decoded below.
       const auto ahead = std::move(aheads[i]);

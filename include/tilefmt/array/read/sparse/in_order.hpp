@@ -522,6 +522,7 @@ private:
     std::size_t bytes = 0;
     for (const auto& s : segs)
       if (s.count != 0) bytes += s.text[d].bytes.size();
+    r.offsets.reserve(n + 1);  // room for the end offset Arrow's layout adds (arrow/columns.hpp)
     r.offsets.resize(n);
     r.values.resize(bytes);
     std::size_t c = 0, at = 0;
