@@ -19,7 +19,8 @@ Threads: tilefmt's `threads` option and TileDB-Py's
 sm.compute_concurrency_level / sm.io_concurrency_level (default: 1 and the
 machine's cores). Ratios are TileDB-Py's best over tilefmt's (above 1:
 tilefmt faster); the peak memory each query adds (MB, /proc's VmHWM less
-the resident set after the open) is printed beside the result's own size
+the resident set after the open and after loading pandas, pyarrow and
+the query's engine) is printed beside the result's own size
 (frame MB: the DataFrame's columns and its distinct objects).
 JSON on the last line.
 """
@@ -101,6 +102,12 @@ else:
             return len(f.group_by(pl.col("n") % 100).agg(pl.col("a").sum()))
         import duckdb
         return len(duckdb.sql("select n % 100 as k, sum(a) from t group by k").fetchall())
+# The modules a query uses are loaded before the base: the peak is the
+# query's own memory, not the libraries' code (pandas and pyarrow add some
+# 75 MB to a process, whatever the result's size).
+import pandas, pyarrow
+if query in ("polars", "duckdb"):
+    __import__(query)
 base = status_mb("VmRSS")
 for _ in range(repeat):
     t0 = time.perf_counter()

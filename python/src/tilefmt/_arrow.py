@@ -17,7 +17,7 @@ DEFAULT_BATCH_BYTES = 256 << 20
 
 #: The batches a DataFrame is made from: each is converted and let go
 #: before the next is read, so the frame's memory is the peak's most.
-DF_BATCH_BYTES = 64 << 20
+DF_BATCH_BYTES = 16 << 20
 
 
 class ArrowResult:

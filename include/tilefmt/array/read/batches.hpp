@@ -11,7 +11,10 @@
 // space tiles larger than the budget is cut again, across the next slowest
 // dimension on its space tile boundaries: a run of space tiles in the tile
 // order is a run of the global order, so the parts still follow each
-// other). Dense slabs are a number of rows
+// other; and in two dimensions, a space tile larger than the budget is cut
+// a third time, along the slab dimension where the cell order's slowest is
+// the same: rows r0..r1 of one space tile are a run of its cells). Dense
+// slabs are a number of rows
 // (positions along the dimension's ranges put end to end), sized from the
 // cells per row; sparse slabs are key intervals, sized from the cell counts
 // of the tiles whose bounding rectangles start in them (the R-tree: no tile
@@ -110,9 +113,10 @@ private:
   }
 
   /// Where a tile's bounding rectangle starts along the slab dimension and
-  /// the next slowest (keys), and its cells.
+  /// the next slowest, and ends along the slab dimension (keys), and its
+  /// cells.
   struct tile_span {
-    std::uint64_t lo, lo2, cells;
+    std::uint64_t lo, lo2, cells, hi;
   };
 
   void plan_sparse(const array_reader& arr, bool global) {
@@ -143,7 +147,7 @@ private:
           format::visit_coordinate_type(arr.schema().domain.dimensions.value[dim2_].type.value, [&]<class T>() {
             lo2 = std::max(order_key(mbrs[t].ranges[dim2_].as<T>().first), lo2_);
           });
-        tiles_.push_back({std::max(lo, lo_), lo2, f.tile_cells(t)});
+        tiles_.push_back({std::max(lo, lo_), lo2, f.tile_cells(t), std::min(hi, hi_)});
       }
     }
     std::sort(tiles_.begin(), tiles_.end(), [](const tile_span& a, const tile_span& b) { return a.lo < b.lo; });
@@ -162,6 +166,10 @@ private:
     format::visit_integer_type(dim2.type.value, [&]<class T>() {
       if (dim2.has_tile_extent()) extent2_ = static_cast<std::uint64_t>(*dim2.tile_extent_as<T>());
     });
+    // A third cut, inside one space tile, where its cells' slowest
+    // dimension is the slab dimension.
+    const std::size_t cell_slowest = arr.schema().cell_order == format::Layout::COL_MAJOR ? nd - 1 : 0;
+    cell_cut_ = nd == 2 && extent2_ != 0 && arr.schema().cell_order != format::Layout::HILBERT && cell_slowest == dim_;
     const auto& ranges = sub_.dim(dim2_).ranges;
     lo2_ = ranges.front().lo;
     hi2_ = ranges.front().hi;
@@ -188,6 +196,7 @@ private:
   /// The next part of a row of space tiles larger than the budget: the
   /// keys [start2_, cut - 1] of the next slowest dimension.
   std::optional<subarray> next_in_band(std::uint64_t cells) {
+    if (!tile_.empty() || (cell_cut_ && start_tile(cells))) return next_in_tile(cells);
     std::uint64_t sum = 0, cut = 0;
     bool found = false;
     for (; next_band_tile_ < band_.size(); ++next_band_tile_) {
@@ -204,13 +213,84 @@ private:
       sum += t.cells;
     }
     auto out = cut_to(cut_to(sub_, dim_, band_lo_, band_hi_), dim2_, start2_, found ? cut - 1 : hi2_);
-    if (found) {
+    if (found)
       start2_ = cut;
-    } else {  // the row is done
-      band_.clear();
-      done_ = band_hi_ >= hi_;
-      start_ = band_hi_ + 1;
+    else
+      end_band();
+    return out;
+  }
+
+  /// The row of space tiles is done.
+  void end_band() {
+    band_.clear();
+    done_ = band_hi_ >= hi_;
+    start_ = band_hi_ + 1;
+  }
+
+  /// The last key of the space tile of dimension `d` that starts at `first`.
+  static std::uint64_t tile_end(std::uint64_t first, std::uint64_t extent) {
+    return first > std::numeric_limits<std::uint64_t>::max() - (extent - 1) ? std::numeric_limits<std::uint64_t>::max()
+                                                                           : first + (extent - 1);
+  }
+
+  /// At the start of a part of a row of space tiles: when the space tile at
+  /// start2_ alone holds more than `cells`, its tiles are set apart in
+  /// tile_, by where they start along the slab dimension, to be cut along it.
+  bool start_tile(std::uint64_t cells) {
+    const std::uint64_t end2 = tile_end(boundary(dim2_, start2_, extent2_), extent2_);
+    std::uint64_t sum = 0;
+    std::vector<tile_span> in;
+    for (std::size_t k = next_band_tile_; k < band_.size() && band_[k].lo2 <= end2; ++k)
+      if (band_[k].lo2 >= start2_) {
+        sum += band_[k].cells;
+        in.push_back(band_[k]);
+      }
+    if (sum <= cells) return false;
+    std::sort(in.begin(), in.end(), [](const tile_span& a, const tile_span& b) { return a.lo < b.lo; });
+    tile_ = std::move(in);
+    next_row_tile_ = 0;
+    row_start_ = band_lo_;
+    tile_hi2_ = std::min(end2, hi2_);
+    return true;
+  }
+
+  /// The cells of the space tile's tiles that a cut before key `k` of the
+  /// slab dimension would read twice (once in each part).
+  std::uint64_t straddling(std::uint64_t k) const {
+    std::uint64_t sum = 0;
+    for (const auto& t : tile_)
+      if (std::max(t.lo, band_lo_) < k && t.hi >= k) sum += t.cells;
+    return sum;
+  }
+
+  /// The next part of one space tile larger than the budget: the keys
+  /// [row_start_, cut - 1] of the slab dimension, cut where a tile starts
+  /// and the tiles that cross the cut hold at most an eighth of a part
+  /// (each part reads the tiles it meets whole: tiles that span most of
+  /// the space tile would be read again by every part).
+  std::optional<subarray> next_in_tile(std::uint64_t cells) {
+    std::uint64_t sum = 0, cut = 0;
+    bool found = false;
+    for (; next_row_tile_ < tile_.size(); ++next_row_tile_) {
+      const std::uint64_t lo = std::max(tile_[next_row_tile_].lo, band_lo_);
+      if (lo < row_start_) continue;
+      if (sum >= cells && lo > row_start_ && straddling(lo) <= cells / 8) {
+        cut = lo;
+        found = true;
+        break;
+      }
+      sum += tile_[next_row_tile_].cells;
     }
+    auto out = cut_to(cut_to(sub_, dim_, row_start_, found ? cut - 1 : band_hi_), dim2_, start2_, tile_hi2_);
+    if (found) {
+      row_start_ = cut;
+      return out;
+    }
+    tile_.clear();  // the space tile is done
+    if (tile_hi2_ >= hi2_)
+      end_band();
+    else
+      start2_ = tile_hi2_ + 1;
     return out;
   }
 
@@ -246,10 +326,7 @@ private:
   /// At the start of a part: when the row of space tiles at `start_` holds
   /// more than `cells`, its tiles are set apart in band_ to be cut across.
   bool start_band(std::uint64_t cells) {
-    const std::uint64_t first = boundary(dim_, start_, extent_);
-    const std::uint64_t end =  // the row's last key
-        first > std::numeric_limits<std::uint64_t>::max() - (extent_ - 1) ? std::numeric_limits<std::uint64_t>::max()
-                                                                          : first + (extent_ - 1);
+    const std::uint64_t end = tile_end(boundary(dim_, start_, extent_), extent_);  // the row's last key
     std::uint64_t sum = 0;
     std::size_t k = next_tile_;
     for (; k < tiles_.size() && tiles_[k].lo <= end; ++k) sum += tiles_[k].cells;
@@ -275,6 +352,12 @@ private:
   std::uint64_t extent2_ = 0, lo2_ = 0, hi2_ = 0, start2_ = 0, band_lo_ = 0, band_hi_ = 0;
   std::vector<tile_span> band_;
   std::size_t next_band_tile_ = 0;
+  // The third cut: the space tile [start2_, tile_hi2_] being cut along the
+  // slab dimension from row_start_ on (tile_: its tiles).
+  bool cell_cut_ = false;
+  std::vector<tile_span> tile_;
+  std::size_t next_row_tile_ = 0;
+  std::uint64_t row_start_ = 0, tile_hi2_ = 0;
   bool done_ = false;
   // Dense.
   std::uint64_t total_ = 0, row_cells_ = 1, at_ = 0;
