@@ -28,7 +28,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <functional>
 #include <optional>
+#include <queue>
 #include <utility>
 #include <vector>
 
@@ -227,7 +229,8 @@ private:
     start_ = band_hi_ + 1;
   }
 
-  /// The last key of the space tile of dimension `d` that starts at `first`.
+  /// The last key of the space tile of `extent` keys that starts at key
+  /// `first` (the largest key where it would pass it).
   static std::uint64_t tile_end(std::uint64_t first, std::uint64_t extent) {
     return first > std::numeric_limits<std::uint64_t>::max() - (extent - 1) ? std::numeric_limits<std::uint64_t>::max()
                                                                            : first + (extent - 1);
@@ -248,19 +251,33 @@ private:
     if (sum <= cells) return false;
     std::sort(in.begin(), in.end(), [](const tile_span& a, const tile_span& b) { return a.lo < b.lo; });
     tile_ = std::move(in);
+    straddle_ = straddling();
     next_row_tile_ = 0;
     row_start_ = band_lo_;
     tile_hi2_ = std::min(end2, hi2_);
     return true;
   }
 
-  /// The cells of the space tile's tiles that a cut before key `k` of the
-  /// slab dimension would read twice (once in each part).
-  std::uint64_t straddling(std::uint64_t k) const {
+  /// For each tile of tile_ (in order of where they start), the cells of
+  /// the tiles that a cut where it starts would read twice (once in each
+  /// part): those that start before and end at or after it. One sweep, the
+  /// tiles passed kept by where they end.
+  std::vector<std::uint64_t> straddling() const {
+    std::vector<std::uint64_t> out(tile_.size());
+    using open_tile = std::pair<std::uint64_t, std::uint64_t>;  // its end, its cells
+    std::priority_queue<open_tile, std::vector<open_tile>, std::greater<>> open;
     std::uint64_t sum = 0;
-    for (const auto& t : tile_)
-      if (std::max(t.lo, band_lo_) < k && t.hi >= k) sum += t.cells;
-    return sum;
+    for (std::size_t i = 0; i < tile_.size();) {
+      const std::uint64_t k = std::max(tile_[i].lo, band_lo_);
+      for (; !open.empty() && open.top().first < k; open.pop()) sum -= open.top().second;
+      std::size_t e = i;
+      for (; e < tile_.size() && std::max(tile_[e].lo, band_lo_) == k; ++e) out[e] = sum;
+      for (; i < e; ++i) {
+        open.emplace(tile_[i].hi, tile_[i].cells);
+        sum += tile_[i].cells;
+      }
+    }
+    return out;
   }
 
   /// The next part of one space tile larger than the budget: the keys
@@ -274,7 +291,7 @@ private:
     for (; next_row_tile_ < tile_.size(); ++next_row_tile_) {
       const std::uint64_t lo = std::max(tile_[next_row_tile_].lo, band_lo_);
       if (lo < row_start_) continue;
-      if (sum >= cells && lo > row_start_ && straddling(lo) <= cells / 8) {
+      if (sum >= cells && lo > row_start_ && straddle_[next_row_tile_] <= cells / 8) {
         cut = lo;
         found = true;
         break;
@@ -356,6 +373,7 @@ private:
   // slab dimension from row_start_ on (tile_: its tiles).
   bool cell_cut_ = false;
   std::vector<tile_span> tile_;
+  std::vector<std::uint64_t> straddle_;  // straddling()
   std::size_t next_row_tile_ = 0;
   std::uint64_t row_start_ = 0, tile_hi2_ = 0;
   bool done_ = false;
