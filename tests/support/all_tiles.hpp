@@ -17,7 +17,7 @@ inline std::vector<std::vector<std::byte>> all_tiles(const array::array_reader& 
     for (const auto& f : frag.fields())
       for (std::size_t t = 0; t < frag.tile_num(); ++t) {
         auto tile = frag.read_tile(f, t);
-        out.push_back(std::move(tile.values));
+        out.emplace_back(tile.values.begin(), tile.values.end());
         for (const auto o : tile.offsets) out.back().push_back(static_cast<std::byte>(o));
         for (const auto v : tile.validity) out.back().push_back(static_cast<std::byte>(v));
       }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #if defined(__linux__)
+#include <sys/mman.h>
 #include <unistd.h>
 #endif
 
@@ -63,17 +64,18 @@ std::uint64_t resident_bytes() {
 TEST_CASE("column<T>: a large buffer's memory goes back to the system when it is freed, and past its size on release_unused") {
   if constexpr (array::detail::under_address_sanitizer) return;  // the sanitizer's allocator keeps freed memory
   constexpr std::size_t mib = std::size_t{1} << 20;
-  // Freed and allocated again: the process does not keep a freed buffer's
-  // pages. (glibc's malloc would: a large block freed raises its mmap
-  // threshold to that size, so smaller buffers then come from its heap,
-  // whose top it keeps resident up to twice the threshold.)
+  // Freed and allocated again: the process keeps no more of freed buffers'
+  // pages than the mapping cache's bound. (glibc's malloc would: a large
+  // block freed raises its mmap threshold to that size, so smaller buffers
+  // then come from its heap, whose top it keeps resident up to twice the
+  // threshold.)
   const std::uint64_t before = resident_bytes();
-  for (std::size_t size : {30 * mib, 8 * mib, 8 * mib, 6 * mib, 8 * mib}) {
+  for (std::size_t size : {30 * mib, 8 * mib, 8 * mib, 6 * mib, 8 * mib, 12 * mib, 16 * mib}) {
     array::column<std::byte> c(size);
     std::memset(c.data(), 1, c.size());
     CHECK(c[c.size() - 1] == std::byte{1});
   }
-  CHECK(resident_bytes() < before + 4 * mib);
+  CHECK(resident_bytes() < before + array::detail::mapping_cache::max_total + 4 * mib);
   // A buffer sized for an upper bound, written in full, then shrunk: the
   // pages past its size leave the process, what it keeps stays.
   array::column<std::byte> c(48 * mib);
@@ -88,6 +90,68 @@ TEST_CASE("column<T>: a large buffer's memory goes back to the system when it is
   CHECK(c[40 * mib] == std::byte{0});
   c[40 * mib] = std::byte{3};
   CHECK(c[40 * mib] == std::byte{3});
+}
+
+TEST_CASE("column<T>: a freed large buffer's mapping serves the next one of about its size, within the cache's bound") {
+  if constexpr (!array::detail::column_allocator<std::byte>::recycles) return;
+  constexpr std::size_t mib = std::size_t{1} << 20;
+  auto& cache = array::detail::mapping_cache::instance();
+  // Empty the cache: every mapping it keeps is taken (and given back to the
+  // system when the column goes).
+  for (std::size_t n = 2 * mib; n <= array::detail::mapping_cache::max_total; n += 2 * mib)
+    while (void* p = cache.take(n)) ::munmap(p, n);
+  const std::byte* first = nullptr;
+  {
+    array::column<std::byte> c(5 * mib);
+    std::memset(c.data(), 5, c.size());
+    first = c.data();
+  }
+  const std::uint64_t before = resident_bytes();
+  {
+    // Of about the same size: the same pages, resident already (their old
+    // bytes are there: a column's elements start unset).
+    array::column<std::byte> again(5 * mib + 1000);
+    CHECK(again.data() == first);
+    CHECK(resident_bytes() >= before);
+    CHECK(resident_bytes() < before + mib);
+    std::memset(again.data(), 6, again.size());
+    CHECK(again.back() == std::byte{6});
+  }
+  {
+    // Less than half the kept mapping: a fresh one (the kept one stays).
+    array::column<std::byte> small(std::size_t{1} << 20);
+    CHECK(small.data() != first);
+    // More than the cache holds in all: not kept when freed.
+    array::column<std::byte> big(array::detail::mapping_cache::max_total + 2 * mib);
+    big.back() = std::byte{1};
+  }
+  CHECK(cache.take(array::detail::mapping_cache::max_total + 2 * mib) == nullptr);
+  // take() hands out a kept mapping of at least the size asked for and at
+  // most twice it, trimmed to the size asked for.
+  void* kept = cache.take(4 * mib);  // the 6 MiB mapping, its last 2 MiB given back
+  REQUIRE(kept != nullptr);
+  CHECK(kept == first);
+  static_cast<std::byte*>(kept)[4 * mib - 1] = std::byte{7};
+  cache.give(kept, 4 * mib);
+  CHECK(cache.take(6 * mib) == nullptr);
+  void* other = cache.take(mib);  // the small column's (2 MiB), not the 4 MiB one: more than twice
+  CHECK(other != nullptr);
+  CHECK(other != kept);
+  if (other) ::munmap(other, mib);
+  CHECK(cache.take(4 * mib) == kept);
+  ::munmap(kept, 4 * mib);
+  // Many freed at once: the oldest go back to the system, the cache's
+  // bound holds.
+  {
+    std::vector<array::column<std::byte>> many;
+    for (int i = 0; i < 12; ++i) {
+      many.emplace_back(2 * mib);
+      std::memset(many.back().data(), 1, many.back().size());
+    }
+    const std::uint64_t full = resident_bytes();
+    many.clear();
+    CHECK(resident_bytes() + 24 * mib < full + array::detail::mapping_cache::max_total + mib);
+  }
 }
 #endif
 

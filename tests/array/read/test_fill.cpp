@@ -24,10 +24,11 @@ TEST_CASE("fixed, var-size and validity fill") {
 
   const auto s = format::make_attribute({.name = "s", .type = format::Datatype::STRING_ASCII,
                                          .cell_val_num = format::var_num, .fill_value = testing::text_bytes("NA")});
-  std::vector<std::byte> chars = testing::text_bytes("xyyzzz");
+  const std::vector<std::byte> text = testing::text_bytes("xyyzzz");
+  array::column<std::byte> chars(text.begin(), text.end());
   std::vector<std::uint64_t> offsets{0, 1, 3};
   array::detail::fill_var_cells(s, written, chars, offsets);
-  CHECK(chars == testing::text_bytes("xNAzzz"));
+  CHECK(std::vector<std::byte>(chars.begin(), chars.end()) == testing::text_bytes("xNAzzz"));
   CHECK(offsets == std::vector<std::uint64_t>{0, 1, 3});
 }
 

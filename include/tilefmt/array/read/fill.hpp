@@ -33,9 +33,9 @@ inline void fill_fixed_cells(const format::Attribute& attr, std::size_t cell_siz
 /// The same for a var-size tile (`values` and its cells' `offsets`, rebuilt),
 /// and for the validity of a nullable one.
 inline void fill_var_cells(const format::Attribute& attr, const std::vector<bool>& written,
-                           std::vector<std::byte>& values, std::vector<std::uint64_t>& offsets) {
+                           column<std::byte>& values, std::vector<std::uint64_t>& offsets) {
   const std::vector<std::byte> fill = attr.fill();
-  std::vector<std::byte> out;
+  column<std::byte> out;
   std::vector<std::uint64_t> out_offsets(written.size());
   for (std::size_t c = 0; c < written.size(); ++c) {
     out_offsets[c] = out.size();

@@ -360,7 +360,7 @@ TILEFMT_FUNC void fragment::read_var_tile(const field_info& f, std::size_t i, st
 /// as format 1 wrote them without compression, else split (all x, then
 /// all y), which TileDB zips after unfiltering (reader_base.cc
 /// zip_tile_coordinates).
-TILEFMT_FUNC std::vector<std::byte> fragment::read_coords_tile(const field_info& f, std::size_t i,
+TILEFMT_FUNC column<std::byte> fragment::read_coords_tile(const field_info& f, std::size_t i,
                                                               std::uint64_t cells) const {
   const std::size_t nd = schema().domain.dimensions.size();
   const std::size_t cs = format::datatype_size(f.type);
@@ -379,7 +379,7 @@ TILEFMT_FUNC std::vector<std::byte> fragment::read_coords_tile(const field_info&
     default: break;
     }
   const bool split = format_version() > 1 || compressed;
-  std::vector<std::byte> out(static_cast<std::size_t>(cells) * cs);
+  column<std::byte> out(static_cast<std::size_t>(cells) * cs);
   for (std::size_t c = 0; c < cells; ++c) {
     const std::size_t from = split ? (f.index * cells + c) * cs : (c * nd + f.index) * cs;
     std::memcpy(out.data() + c * cs, all.data() + from, cs);

@@ -41,7 +41,7 @@ class tile_source;
 
 /// One tile of one field, unfiltered.
 struct tile_data {
-  std::vector<std::byte> values;          // fixed values, or the var bytes
+  column<std::byte> values;               // fixed values, or the var bytes (sized unzeroed: decoded whole)
   std::vector<std::uint64_t> offsets;     // var fields: start of each cell within `values`
   std::vector<std::uint8_t> validity;     // nullable attributes
 };
@@ -266,7 +266,7 @@ private:
 
   void read_var_tile(const field_info& f, std::size_t i, std::size_t cells, tile_data& t,
                      const fetched_tiles* ahead) const;
-  std::vector<std::byte> read_coords_tile(const field_info& f, std::size_t i, std::uint64_t cells) const;
+  column<std::byte> read_coords_tile(const field_info& f, std::size_t i, std::uint64_t cells) const;
   void apply_fill(const field_info& f, std::size_t i, tile_data& t) const;
   void fill_fixed(const field_info& f, std::size_t i, std::span<std::byte> values) const;
 

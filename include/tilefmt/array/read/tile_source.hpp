@@ -206,13 +206,13 @@ public:
   /// `cell_size` bytes. For RLE and dictionary strings, the var tile
   /// rebuilds the cell offsets into `rebuilt_offsets`. Its stored bytes
   /// come from `ahead` when it holds them.
-  std::vector<std::byte> read(const field_info& f, format::DataFile which, std::size_t i, std::uint64_t expected,
-                              std::size_t cell_size, std::vector<std::uint64_t>* rebuilt_offsets = nullptr,
+  column<std::byte> read(const field_info& f, format::DataFile which, std::size_t i, std::uint64_t expected,
+                         std::size_t cell_size, std::vector<std::uint64_t>* rebuilt_offsets = nullptr,
                               const fetched_tiles* ahead = nullptr) const {
     if (!rebuilt_offsets) {  // (tiles whose offsets the var tile rebuilds are one chunk: read whole)
       const auto ctx = decode_context(cell_size, nullptr);
       std::optional<filter::runtime_pipeline::chunk_decoder> decoder;
-      std::vector<std::byte> out;
+      column<std::byte> out;
       // Sized when the first chunk header has been checked (a tile of no
       // chunks holds nothing, and fails stream_chunks' checks unless
       // nothing is expected).
@@ -226,8 +226,8 @@ public:
         return out;
     }
     auto t = fetch(f, which, i, expected, ahead);
-    if (!t.view) return std::vector<std::byte>(t.bytes.begin(), t.bytes.end());
-    std::vector<std::byte> out(static_cast<std::size_t>(expected));
+    if (!t.view) return column<std::byte>(t.bytes.begin(), t.bytes.end());
+    column<std::byte> out(static_cast<std::size_t>(expected));
     unfilter(f, which, t, out, cell_size, rebuilt_offsets);
     return out;
   }

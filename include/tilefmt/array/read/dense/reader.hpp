@@ -61,7 +61,8 @@ inline bool fill_passes(const read_plan& plan) {
   for (const auto& name : plan.where->field_names()) {
     const auto& a = plan.attribute(name);
     tile_data t;
-    t.values = a.fill();
+    const auto fill = a.fill();
+    t.values.assign(fill.begin(), fill.end());
     if (a.is_var()) t.offsets = {0};
     if (a.nullable.value) t.validity = {a.fill_value_validity.value};
     fills.emplace(name, std::move(t));

@@ -151,7 +151,7 @@ private:
   /// A string dimension's cells: their bytes back to back and where each
   /// starts (a tile's, or a segment's own).
   struct var_part {
-    std::vector<std::byte> bytes;
+    column<std::byte> bytes;
     std::vector<std::uint64_t> starts;
   };
 
@@ -447,7 +447,7 @@ private:
     for (std::size_t d = 0; d < nd; ++d) {
       if (text(d)) {
         auto& part = out.parts[d];
-        part.bytes = a[d];
+        part.bytes.assign(a[d].begin(), a[d].end());
         part.bytes.insert(part.bytes.end(), b[d].begin(), b[d].end());
         part.starts = {0, a[d].size()};
         out.cols[d] = coord_column::of(part);

@@ -331,7 +331,7 @@ private:  using hit = sparse_hit;
     });
   }
 
-  static std::vector<std::uint64_t> little_endian_u64(const std::vector<std::byte>& bytes, std::size_t cells,
+  static std::vector<std::uint64_t> little_endian_u64(std::span<const std::byte> bytes, std::size_t cells,
                                                       const fragment& f) {
     if (bytes.size() != cells * 8)
       throw format_error("fragment " + f.name().str() + ": a tile of __delete_timestamps holds " +
