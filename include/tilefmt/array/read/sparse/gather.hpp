@@ -231,6 +231,10 @@ private:
                                       ahead);
       return true;
     }
+    // Runs of a cell or two over most of the tile (fragments merged cell by
+    // cell): the tile decoded whole and copied from costs less than a piece
+    // a run (measured: a merge of 4 fragments read 6% faster).
+    if (runs.size() * short_run > cells && cells != 0) return false;
     for (const auto& r : runs)
       if (r.pos + r.count > cells)
         throw format_error("a tile of fragment " + frag.name().str() + ", field " + name + " holds fewer cells " +
@@ -246,6 +250,10 @@ private:
   }
 
   unsigned threads() const { return plan_.arr.options().threads; }
+
+  /// Runs averaging fewer cells than this over a tile's cells are read from
+  /// the whole tile decoded (read_values_unbuffered).
+  static constexpr std::size_t short_run = 4;
 
   const read_plan& plan_;
 };
