@@ -148,4 +148,69 @@ TEST_CASE("sparse, several fragments: the same merge on 1, 2 and 4 threads") {
   }
 }
 
+TEST_CASE("sparse, fragments merged cell by cell in large tiles: every field's runs, a bounded number at a time") {
+  // Two fragments, one of the even coordinates and one of the odd, in
+  // tiles of 30,000 cells: each tile gives the result a run a cell, more
+  // than the reader makes at a time (read/sparse/gather.hpp), so that its
+  // runs come in several parts, fixed-size, var-size and nullable alike.
+  constexpr std::int64_t n = 120'000;
+  auto st = std::make_shared<storage::memory>();
+  array::create("/big",
+                format::make_array_schema(
+                    {.type = format::ArrayType::SPARSE,
+                     .dimensions = {format::make_dimension<std::int64_t>("x", 0, n - 1, n)},
+                     .attributes = {format::make_attribute({.name = "v", .type = format::Datatype::INT64}),
+                                    format::make_attribute({.name = "s", .type = format::Datatype::STRING_ASCII,
+                                                            .cell_val_num = format::var_num}),
+                                    format::make_attribute({.name = "m", .nullable = true})},
+                     .capacity = 30'000}),
+                {.storage = st});
+  auto value = [](std::int64_t x) { return 3 * x - 7; };
+  auto text = [](std::int64_t x) { return std::string(static_cast<std::size_t>(x % 5), 'a' + static_cast<char>(x % 26)); };
+  for (const std::int64_t parity : {0, 1}) {
+    std::vector<std::int64_t> xs, vs;
+    std::vector<std::int32_t> ms;
+    std::vector<std::uint8_t> valid;
+    std::vector<std::string> ss;
+    for (std::int64_t x = parity; x < n; x += 2) {
+      xs.push_back(x), vs.push_back(value(x)), ss.push_back(text(x));
+      ms.push_back(static_cast<std::int32_t>(x % 1000));
+      valid.push_back(x % 7 != 0);
+    }
+    array::sparse_writer w("/big", st);
+    w.set_coords("x", xs).set("v", vs).set_var("s", ss).set("m", ms, valid);
+    w.commit({.timestamp = static_cast<std::uint64_t>(10 + parity)});
+  }
+  for (const unsigned threads : {1u, 2u}) {
+    auto arr = array::open("/big", {.threads = threads, .storage = st});
+    for (const L layout : {L::global_order, L::unordered, L::row_major}) {
+      for (const bool where : {false, true}) {
+        CAPTURE(threads);
+        CAPTURE(static_cast<int>(layout));
+        CAPTURE(where);
+        auto q = arr.query().layout(layout).add_range("x", std::int64_t{5}, std::int64_t{n - 4});
+        if (where) q.where(array::field("v") < std::int64_t{3 * 90'000} && array::field("v") > std::int64_t{100});
+        const auto res = q.read();
+        const auto x = res.get<std::int64_t>("x"), v = res.get<std::int64_t>("v");
+        const auto m = res.get<std::int32_t>("m");
+        const auto& valid = res.validity("m");
+        const auto& bytes = res.bytes("s");
+        const auto offsets = res.byte_offsets("s");
+        std::int64_t expect = 5;
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < x.size(); ++i, ++expect) {
+          if (where)
+            while (!(value(expect) < 3 * 90'000 && value(expect) > 100)) ++expect;
+          const std::size_t end = i + 1 < x.size() ? offsets[i + 1] : bytes.size();
+          const std::string s(reinterpret_cast<const char*>(bytes.data()) + offsets[i], end - offsets[i]);
+          wrong += x[i] != expect || v[i] != value(expect) || s != text(expect) || (valid[i] != 0) != (expect % 7 != 0) ||
+                   (valid[i] && m[i] != expect % 1000);
+        }
+        CHECK(wrong == 0);
+        CHECK(static_cast<std::int64_t>(x.size()) == (where ? 89'967 : 119'992));  // [36, 90002], [5, n - 4]
+      }
+    }
+  }
+}
+
 } // namespace test_merge

@@ -163,38 +163,49 @@ public:
         if (full[j] && plan_.answered(frag, tile, name)) return;
         std::optional<tile_data> read;
         const tile_data* t = held ? held(f, tile, name) : nullptr;
-        // Kept by each thread from tile to tile: a tile of fragments merged
-        // cell by cell has a run a cell (megabytes), whose pages a fresh
-        // vector a tile faulted in every time.
+        // Kept by each thread from tile to tile (a fresh vector a tile
+        // faulted its pages in every time), the runs made a bounded number
+        // at a time: a tile of fragments merged cell by cell has a run a
+        // cell, and a scratch as large as its tile stayed with each of the
+        // pool's threads (29 MB at two threads).
         thread_local std::vector<tile_run> scratch;
-        const std::span<const tile_run> group_runs = groups.runs(j, scratch);
-        if (!t && !r.var && !r.nullable && has_attribute(frag.schema(), name) &&
+        const std::size_t tile_cells = frag.tile_cells(static_cast<std::size_t>(tile));
+        run_groups::run_cursor from;
+        // Beyond this many runs, read_values_unbuffered reads the tile whole.
+        const std::size_t limit = std::max<std::size_t>(run_batch, tile_cells / short_run + 1);
+        std::span<const tile_run> group_runs = groups.next_runs(j, from, scratch, limit);
+        if (!t && !r.var && !r.nullable && has_attribute(frag.schema(), name) && from.done &&
             read_values_unbuffered(frag, tile, name, group_runs, r.values.data(), size, ahead_of(ahead, f)))
           return;
         if (!t && has_attribute(frag.schema(), name)) {
           read = frag.read_tile(frag.field(name), static_cast<std::size_t>(tile), ahead_of(ahead, f));
           t = &*read;
         }
-        for (const tile_run& run : group_runs) {
-          if (!t) {  // the fragment's schema predates the attribute: its fill value
-            if (!r.var)
-              for (std::size_t c = run.out; c < run.out + run.count; ++c)
-                std::memcpy(r.values.data() + c * size, fill.data(), size);
-            continue;
+        for (;;) {
+          for (const tile_run& run : group_runs) {
+            if (!t) {  // the fragment's schema predates the attribute: its fill value
+              if (!r.var)
+                for (std::size_t c = run.out; c < run.out + run.count; ++c)
+                  std::memcpy(r.values.data() + c * size, fill.data(), size);
+              continue;
+            }
+            const std::size_t span = run.covered();
+            const std::size_t have = r.var ? t->offsets.size() : t->values.size() / size;
+            if (run.pos + span > have || (r.nullable && run.pos + span > t->validity.size()))
+              throw format_error("a tile of fragment " + frag.name().str() + ", field " + name + " holds fewer cells " +
+                                     "than its coordinates",
+                                 0);
+            if (!r.var) {
+              copy_run_cells(r, *t, run, size);
+              continue;
+            }
+            for (std::size_t k = 0, c = run.out; k < span; ++k)
+              if (!run.select || run.select[k]) var_cells[c++] = var_cell(t->values, t->offsets, run.pos + k);
+            if (r.nullable)
+              copy_run(reinterpret_cast<std::byte*>(r.validity.data()) + run.out, t->validity.data(), run, 1);
           }
-          const std::size_t span = run.covered();
-          const std::size_t have = r.var ? t->offsets.size() : t->values.size() / size;
-          if (run.pos + span > have || (r.nullable && run.pos + span > t->validity.size()))
-            throw format_error("a tile of fragment " + frag.name().str() + ", field " + name + " holds fewer cells " +
-                                   "than its coordinates",
-                               0);
-          if (!r.var) {
-            copy_run_cells(r, *t, run, size);
-            continue;
-          }
-          for (std::size_t k = 0, c = run.out; k < span; ++k)
-            if (!run.select || run.select[k]) var_cells[c++] = var_cell(t->values, t->offsets, run.pos + k);
-          if (r.nullable) copy_run(reinterpret_cast<std::byte*>(r.validity.data()) + run.out, t->validity.data(), run, 1);
+          if (from.done) break;
+          group_runs = groups.next_runs(j, from, scratch, run_batch);
         }
         if (r.var && read) kept[j] = std::move(read);
       });
@@ -254,6 +265,8 @@ private:
   /// Runs averaging fewer cells than this over a tile's cells are read from
   /// the whole tile decoded (read_values_unbuffered).
   static constexpr std::size_t short_run = 4;
+  /// Runs made at a time where they are read from a decoded tile.
+  static constexpr std::size_t run_batch = 4096;
 
   const read_plan& plan_;
 };

@@ -109,14 +109,28 @@ public:
   }
   /// The result cells group `j` gives.
   std::uint64_t cells(std::size_t j) const { return groups_[j].cells; }
+  /// Where next_runs goes on in a group.
+  struct run_cursor {
+    std::size_t at = 0, taken = 0;  // hits or tile cells passed, and (tiles) of those, the ones selected
+    bool done = false;
+  };
+
   /// Group `j`'s runs, made in `scratch` if they are not made already (in
-  /// tile order then: a tile's hits come in it).
-  std::span<const tile_run> runs(std::size_t j, std::vector<tile_run>& scratch) const {
+  /// tile order then: a tile's hits come in it), at most `limit` at a time
+  /// from `from` on (which marks where the next call goes on, and when the
+  /// group is done). A merge of fragments interleaved cell by cell makes a
+  /// run a cell: made all at once, a tile's took 56 bytes a cell.
+  std::span<const tile_run> next_runs(std::size_t j, run_cursor& from, std::vector<tile_run>& scratch,
+                                      std::size_t limit) const {
     const group& g = groups_[j];
-    if (!tiles_.empty()) return tile_runs(tiles_[g.begin], scratch);
-    if (!hits_) return {runs_.data() + g.begin, g.end - g.begin};
     scratch.clear();
-    for (std::size_t i = g.begin; i < g.end; ++i) {
+    if (!tiles_.empty()) return tile_runs(tiles_[g.begin], from, scratch, limit);
+    if (!hits_) {
+      from.done = true;
+      return {runs_.data() + g.begin, g.end - g.begin};
+    }
+    std::size_t i = g.begin + from.at;
+    for (; i < g.end; ++i) {
       const std::size_t c = place_[i];
       if (c == none) continue;
       const sparse_hit& h = (*hits_)[i];
@@ -126,10 +140,18 @@ public:
           ++last.count;
           continue;
         }
+        if (scratch.size() == limit) break;
       }
       scratch.push_back({h.frag, h.tile, static_cast<std::size_t>(h.pos), c, 1});
     }
+    from.at = i - g.begin;
+    from.done = i == g.end;
     return scratch;
+  }
+  /// All of group `j`'s runs.
+  std::span<const tile_run> runs(std::size_t j, std::vector<tile_run>& scratch) const {
+    run_cursor from;
+    return next_runs(j, from, scratch, std::numeric_limits<std::size_t>::max());
   }
 
 private:
@@ -137,22 +159,32 @@ private:
     std::size_t begin, end;  // runs_, hits or tiles_ [begin, end)
     std::uint64_t cells;
   };
-  std::span<const tile_run> tile_runs(const tile_selection& t, std::vector<tile_run>& scratch) const {
-    scratch.clear();
+  std::span<const tile_run> tile_runs(const tile_selection& t, run_cursor& from, std::vector<tile_run>& scratch,
+                                      std::size_t limit) const {
     const std::size_t span = t.select ? t.span : t.count;
-    for (std::size_t k = 0, x = 0; k < span; ++k) {
+    std::size_t k = from.at, x = from.taken;
+    for (; k < span; ++k) {
       if (t.select && !t.select[k]) continue;
-      const std::size_t c = place_[t.base + x++];
-      if (c == none) continue;
+      const std::size_t c = place_[t.base + x];
+      if (c == none) {
+        ++x;
+        continue;
+      }
       if (!scratch.empty()) {
         auto& last = scratch.back();
         if (last.pos + last.count == t.pos + k && last.out + last.count == c) {
           ++last.count;
+          ++x;
           continue;
         }
+        if (scratch.size() == limit) break;
       }
       scratch.push_back({t.frag, t.tile, t.pos + k, c, 1});
+      ++x;
     }
+    from.at = k;
+    from.taken = x;
+    from.done = k == span;
     return scratch;
   }
   template <class T>
