@@ -41,6 +41,24 @@ unreachable() {
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 export DEBIAN_FRONTEND=noninteractive
 
+# libtiledb has been seen to abort now and then ("corrupted size vs.
+# prev_size", once in many runs, never again on the same input). A generator
+# killed by a signal runs once more (each replaces its output); any other
+# failure is final.  again_on_signal PREFIX COMMAND...: output lines prefixed.
+again_on_signal() {
+    local prefix="$1" rc attempt what arg
+    shift
+    what="$1"
+    for arg in "$@"; do [[ "$arg" == *.py ]] && { what="$(basename "$arg")"; break; }; done
+    for attempt in 1 2; do
+        rc=0
+        "$@" | sed "s/^/$prefix/" || rc=$?
+        [ "$rc" -lt 128 ] && return "$rc"
+        say "$what died by signal $((rc - 128)) (attempt $attempt)"
+    done
+    return "$rc"
+}
+
 # --- Python with venv --------------------------------------------------------
 apt_install() {
     if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
@@ -126,7 +144,7 @@ for line in "${LINES[@]}"; do
     fi
     say "[$PYVER] libtiledb $H_LIB: generating corpus into $DEST"
     rm -rf "$DEST.tmp"
-    if ! "$PY" "$SRC/generate.py" --out "$DEST.tmp" | sed 's/^/    /'; then
+    if ! again_on_signal "    " "$PY" "$SRC/generate.py" --out "$DEST.tmp"; then
         say "ERROR: [$PYVER] generator failed (see above)"
         exit 1
     fi
@@ -136,7 +154,7 @@ for line in "${LINES[@]}"; do
     mv "$DEST.tmp" "$DEST"
     # Groups are made in their final folder: absolute members name it. The
     # stamp comes last, so that a failure here regenerates the release.
-    if ! "$PY" "$SRC/groups.py" generate --out "$DEST" | sed 's/^/    /'; then
+    if ! again_on_signal "    " "$PY" "$SRC/groups.py" generate --out "$DEST"; then
         say "ERROR: [$PYVER] the group generator failed (see above)"
         exit 1
     fi
@@ -186,7 +204,7 @@ PY
         continue
     fi
     rm -rf "$DEST.tmp"
-    if ! python3 "$SRC/generate_c.py" --lib "$LIBDIR" --wheel "$PYVER" --out "$DEST.tmp" | sed "s/^/    [$WANT_LIB] /"; then
+    if ! again_on_signal "    [$WANT_LIB] " python3 "$SRC/generate_c.py" --lib "$LIBDIR" --wheel "$PYVER" --out "$DEST.tmp"; then
         say "ERROR: [$PYVER] libtiledb $WANT_LIB: the C generator failed (see above)"
         exit 1
     fi
@@ -194,7 +212,7 @@ PY
     [ "$GOT" = "$WANT_LIB $WANT_FMT" ] || say "WARNING: [$PYVER] c_versions.txt says libtiledb $WANT_LIB format $WANT_FMT, got $GOT"
     rm -rf "$DEST"
     mv "$DEST.tmp" "$DEST"
-    if ! python3 "$SRC/groups.py" generate --lib "$LIBDIR" --out "$DEST" | sed "s/^/    [$WANT_LIB] /"; then
+    if ! again_on_signal "    [$WANT_LIB] " python3 "$SRC/groups.py" generate --lib "$LIBDIR" --out "$DEST"; then
         say "ERROR: [$PYVER] libtiledb $WANT_LIB: the group generator failed (see above)"
         exit 1
     fi
@@ -230,7 +248,7 @@ for k in "${KEEP[@]}"; do
     QSTAMP="$Q_HASH libtiledb=$NEWEST_LIB corpus=$(cat "$OUT/corpus/$k/.stamp") stride=${stride[*]}"
     QDIR="$OUT/corpus/$k/queries"
     [ -f "$QDIR/.stamp" ] && [ "$(cat "$QDIR/.stamp")" = "$QSTAMP" ] && continue
-    if ! "$NEWEST_PY" "$SRC/record_queries.py" --corpus "$OUT/corpus/$k" --stride "${stride[@]}" | sed "s/^/    [$k] /"; then
+    if ! again_on_signal "    [$k] " "$NEWEST_PY" "$SRC/record_queries.py" --corpus "$OUT/corpus/$k" --stride "${stride[@]}"; then
         say "ERROR: recording queries on corpus $k failed (see above)"
         exit 1
     fi

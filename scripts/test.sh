@@ -187,8 +187,9 @@ printf '%s\n' "${STEPS[@]}"
 printf '%-40s %5d s\n' total $(($(date +%s) - ${SCRIPT_START}))
 
 say "Summary"
-python3 - "$interop_status" "$bigendian_status" "$fuzz_status" "$python_status" "$web_status" "${RESULTS[@]}" <<'PY'
+python3 - "$INTEROP_DIR/interop.log" "$interop_status" "$bigendian_status" "$fuzz_status" "$python_status" "$web_status" "${RESULTS[@]}" <<'PY'
 import json, sys
+interop_log = sys.argv.pop(1)
 interop_status = int(sys.argv[1])
 bigendian_status = int(sys.argv[2])
 fuzz_status = int(sys.argv[3])
@@ -233,7 +234,14 @@ else:
     print("FAILED WebAssembly / browser tests (scripts/web_test.sh)")
 if interop_status not in (0, 77):
     failed += 1
-    print("FAILED interop corpus generation")
+    print(f"FAILED interop corpus generation (exit {interop_status}; {interop_log}):")
+    try:  # what went wrong, here where the end of a CI log shows it
+        lines = open(interop_log, errors="replace").read().splitlines()
+    except OSError:
+        lines = []
+    first = next((i for i, l in enumerate(lines) if "ERROR" in l or "Traceback" in l), len(lines) - 8)
+    for l in lines[max(first - 6, 0):first + 8]:
+        print("  | " + l[:200])
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 sys.exit(1 if failed else 0)
 PY

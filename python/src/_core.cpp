@@ -372,13 +372,10 @@ std::string write_dense(const std::string& path, const std::vector<std::pair<std
                         const config_map& config) {
   ta::write_options opt = writing(path, key, config);
   opt.timestamp = timestamp;
-  ta::dense_writer frag(path, subarray, ta::cell_layout::row_major, opt);
   // On a local disk each tile goes to its data file as soon as it is
-  // encoded: the encoded fragment is never held whole, so a first write in
-  // a fresh process faults in no memory for it (docs/performance.md,
-  // Writes); the files are the same. Object stores upload a fragment's
-  // files in parallel at commit instead.
-  if (path.find("://") == std::string::npos) frag.stream(opt);
+  // encoded (dense_writer::stream); object stores upload a fragment's files
+  // in parallel at commit.
+  ta::dense_writer frag(path, subarray, ta::cell_layout::row_major, opt);
   for (auto [k, v] : attrs) set_attribute(frag, nb::cast<std::string>(k), v);
   nb::gil_scoped_release unlocked;  // tiles encode meanwhile
   return frag.commit(opt);

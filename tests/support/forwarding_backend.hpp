@@ -44,6 +44,7 @@ private:
   }
   std::vector<storage::entry> do_list(const path& p) const final { return on_read(p), inner.list(p); }
   bool do_prefers_merged_reads() const override { return inner.prefers_merged_reads(); }
+  bool do_streams_writes() const override { return inner.streams_writes(); }
   void do_write(const path& p, std::span<const std::byte> b) final {
     on_change(change::write, p);
     inner.write(p, b);
@@ -65,6 +66,10 @@ private:
     void do_commit() override {
       b_.on_change(change::write, p_);
       w_->commit();
+    }
+    void do_commit_as(const path& p) override {
+      b_.on_change(change::write, p);
+      w_->commit_as(p);
     }
     forwarding_backend& b_;
     path p_;

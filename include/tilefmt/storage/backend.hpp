@@ -27,6 +27,10 @@
 //    object store's one PUT can do (S3's multipart upload would stream, and
 //    is not used); `local` writes each piece to the temporary file at once.
 //    A writer is used by one thread at a time; several may be open at once.
+//  - `streams_writes` says that a writer sends each piece on as it comes
+//    and can still be given another name at its commit (`commit_as`): a
+//    writer that does not know yet where its file goes (a dense fragment,
+//    named when it commits) then streams all the same.
 #pragma once
 
 #include <cstddef>
@@ -84,6 +88,14 @@ public:
     do_commit();
     committed_ = true;
   }
+  /// The same under another name than the one it was opened with (in a
+  /// folder that exists by then), where the backend streams_writes(); a
+  /// std::logic_error elsewhere (an upload whose key is fixed when it starts).
+  void commit_as(const fs::path& p) {
+    if (committed_) throw std::logic_error("tilefmt: file_writer::commit twice");
+    do_commit_as(p);
+    committed_ = true;
+  }
   /// The bytes appended so far.
   std::uint64_t size() const noexcept { return size_; }
   bool committed() const noexcept { return committed_; }
@@ -91,6 +103,9 @@ public:
 private:
   virtual void do_append(std::span<const std::byte> bytes) = 0;
   virtual void do_commit() = 0;
+  virtual void do_commit_as(const fs::path&) {
+    throw std::logic_error("tilefmt: this storage cannot commit a file under another name");
+  }
 
   std::uint64_t size_ = 0;
   bool committed_ = false;
@@ -129,6 +144,11 @@ public:
   /// object store): readers then read adjacent tiles with one read_range
   /// rather than one each. False by default (local files, memory).
   bool prefers_merged_reads() const { return do_prefers_merged_reads(); }
+  /// Whether open_write's writers send each piece on as it comes (rather
+  /// than keep the file until commit) and take file_writer::commit_as: a
+  /// writer may then stream a file before it knows the file's name. True
+  /// for local files; false by default.
+  bool streams_writes() const { return do_streams_writes(); }
 
   /// Replaces or creates the file at `p` with `bytes`, atomically. Its
   /// folder must exist.
@@ -159,6 +179,7 @@ private:
   /// By default the bytes are kept and given to do_write at commit.
   virtual std::unique_ptr<file_writer> do_open_write(const fs::path& p);
   virtual bool do_prefers_merged_reads() const { return false; }
+  virtual bool do_streams_writes() const { return false; }
   /// By default do_read_range's bytes, copied.
   virtual void do_read_range_into(const fs::path& p, std::uint64_t offset, std::span<std::byte> out) const {
     const auto bytes = do_read_range(p, offset, out.size());
@@ -175,8 +196,9 @@ public:
 
 private:
   void do_append(std::span<const std::byte> bytes) override { bytes_.insert(bytes_.end(), bytes.begin(), bytes.end()); }
-  void do_commit() override {
-    backend_.write(path_, bytes_);
+  void do_commit() override { do_commit_as(path_); }
+  void do_commit_as(const fs::path& p) override {
+    backend_.write(p, bytes_);
     bytes_ = {};
   }
 

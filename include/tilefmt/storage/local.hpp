@@ -172,9 +172,11 @@ private:
   }
 
   std::unique_ptr<file_writer> do_open_write(const fs::path& p) override { return std::make_unique<file>(p, durable_); }
+  bool do_streams_writes() const override { return true; }
 
   /// A file written to `<name>.tmp` piece by piece (each piece on its way
-  /// to the disk at once), then synced and renamed over `<name>`.
+  /// to the disk at once), then synced and renamed over `<name>` (or, by
+  /// commit_as, another name: a rename is a rename).
   class file final : public file_writer {
   public:
     file(const fs::path& p, bool durable) : path_(p), tmp_(p), durable_(durable) {
@@ -196,7 +198,8 @@ private:
       }
     }
 
-    void do_commit() override {
+    void do_commit() override { do_commit_as(path_); }
+    void do_commit_as(const fs::path& path) override {
       if (fd_ < 0) throw io_error(tmp_, "an earlier write failed");
       if (durable_ && ::fsync(fd_) != 0) fail("cannot sync");
       const int fd = std::exchange(fd_, -1);
@@ -205,12 +208,12 @@ private:
         ::unlink(tmp_.c_str());
         throw io_error(tmp_, reason);
       }
-      if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
+      if (::rename(tmp_.c_str(), path.c_str()) != 0) {
         const std::string reason = std::string("cannot rename into place: ") + std::strerror(errno);
         ::unlink(tmp_.c_str());
-        throw io_error(path_, reason);
+        throw io_error(path, reason);
       }
-      if (durable_) sync_path(path_.has_parent_path() ? path_.parent_path() : fs::path("."), true);
+      if (durable_) sync_path(path.has_parent_path() ? path.parent_path() : fs::path("."), true);
     }
 
     /// Closes and removes the temporary file (a write failed, or the writer

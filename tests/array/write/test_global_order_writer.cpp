@@ -21,6 +21,7 @@
 #include "tilefmt/storage/local.hpp"
 #include "tilefmt/storage/memory.hpp"
 
+#include "../../support/array_files.hpp"
 #include "../../support/forwarding_backend.hpp"
 #include "../../support/testing.hpp"
 
@@ -52,25 +53,8 @@ std::string only_entry_in(const fs::path& dir, bool folder) {
   return names[0];
 }
 
-/// Every regular file under `root`, relative to it, with its bytes.
-std::map<std::string, std::vector<std::byte>> files_under(const fs::path& root) {
-  std::map<std::string, std::vector<std::byte>> out;
-  for (const auto& e : fs::recursive_directory_iterator(root))
-    if (e.is_regular_file()) out[fs::relative(e.path(), root).string()] = testing::file_bytes(e.path());
-  return out;
-}
-
-void check_same_files(const fs::path& ours, const fs::path& theirs) {
-  const auto a = files_under(ours), b = files_under(theirs);
-  std::set<std::string> na, nb;
-  for (const auto& f : a) na.insert(f.first);
-  for (const auto& f : b) nb.insert(f.first);
-  CHECK(na == nb);
-  for (const auto& f : b) {
-    INFO(f.first);
-    if (a.count(f.first)) CHECK(a.at(f.first) == f.second);
-  }
-}
+using testing::check_same_files;
+using testing::files_under;
 
 /// The schemas written: twin_sparse's (x INT32, y INT64; a INT32 ZSTD(1),
 /// f FLOAT64 nullable, s ASCII var), and variants of it.
@@ -523,86 +507,6 @@ TEST_CASE("global_order_writer: a writer dropped before finalize leaves no fragm
   CHECK(folders == 1);  // the sparse_writer's
   CHECK(array::open(root).fragments().size() == 1);
   fs::remove_all(root);
-}
-
-namespace {
-
-/// A dense array with a fixed-size, a nullable and a nullable var-size attribute.
-format::ArraySchema dense_schema() {
-  using D = format::Datatype;
-  return format::make_array_schema(
-      {.type = format::ArrayType::DENSE,
-       .dimensions = {format::make_dimension<std::int32_t>("r", 1, 40, 8), format::make_dimension<std::int32_t>("c", 1, 30, 6)},
-       .attributes = {
-           format::make_attribute(
-               {.name = "a", .type = D::INT32, .filters = format::compression_pipeline(format::FilterType::ZSTD, 1)}),
-           format::make_attribute({.name = "f", .type = D::FLOAT64, .nullable = true}),
-           format::make_attribute(
-               {.name = "s", .type = D::STRING_ASCII, .cell_val_num = format::var_num, .nullable = true})}});
-}
-
-/// Sets every attribute of `f` (a subarray of `n` cells, row-major).
-void set_dense(array::dense_writer& f, std::size_t n) {
-  std::vector<std::int32_t> a;
-  std::vector<double> d;
-  std::vector<std::string> s;
-  std::vector<std::uint8_t> dv, sv;
-  for (std::size_t i = 0; i < n; ++i) {
-    a.push_back(static_cast<std::int32_t>(i * 13 % 1000));
-    d.push_back(static_cast<double>(i) / 3.0);
-    dv.push_back(i % 7 != 0);
-    s.push_back(std::string(i % 5, static_cast<char>('a' + i % 26)));
-    sv.push_back(i % 4 != 1);
-  }
-  f.set("a", a).set("f", d, dv).set_var("s", s, sv);
-}
-
-} // namespace
-
-TEST_CASE("dense_writer::stream: the same files, each tile in storage as it is encoded") {
-  const std::vector<std::pair<std::int64_t, std::int64_t>> sub{{3, 37}, {2, 29}};
-  const std::size_t n = 35 * 28;
-  const fs::path one = scratch("dense-one");
-  array::create(one, dense_schema(), schema_name_options);
-  {
-    array::dense_writer f(one, sub);
-    set_dense(f, n);
-    f.commit(fragment_name_options);
-  }
-  for (unsigned threads : {1u, 3u}) {
-    CAPTURE(threads);
-    const fs::path root = scratch("dense-streamed");
-    array::create(root, dense_schema(), schema_name_options);
-    auto st = std::make_shared<counting>();
-    {
-      array::dense_writer f(root, sub, array::cell_layout::row_major, st);
-      f.threads(threads).stream(fragment_name_options);
-      set_dense(f, n);
-      CHECK(st->appended > 0);  // every tile, before commit
-      CHECK(st->files_written == 0);
-      CHECK_THROWS_AS(f.set("a", std::vector<std::int32_t>(n)), std::logic_error);  // its file has its tiles
-      f.commit({});
-    }
-    CHECK(st->files_written == 8);  // a0, a1 + validity, a2 + var + validity, metadata, marker
-    check_same_files(root, one);
-    fs::remove_all(root);
-  }
-  // Dropped before commit: nothing left; stream() after set(): refused.
-  const fs::path root = scratch("dense-dropped");
-  array::create(root, dense_schema(), schema_name_options);
-  {
-    array::dense_writer f(root, sub);
-    f.stream(fragment_name_options);
-    set_dense(f, n);
-  }
-  CHECK(fs::is_empty(root / "__fragments"));
-  {
-    array::dense_writer f(root, sub);
-    f.set("a", std::vector<std::int32_t>(n));
-    CHECK_THROWS_AS(f.stream(), std::logic_error);
-  }
-  fs::remove_all(root);
-  fs::remove_all(one);
 }
 
 } // namespace test_global_order_writer

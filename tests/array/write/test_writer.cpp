@@ -987,6 +987,12 @@ TEST_CASE("create at every format version 5-22: the folders that version's libti
     CHECK(n.version == v);
     CHECK(fs::is_regular_file(v >= 12 ? root / "__commits" / (name + ".wrt") : root / (name + ".ok")));
     CHECK(fs::is_directory(v >= 12 ? root / "__fragments" / name : root / name));
+    // The one folder a fragment name names (the write streamed its files
+    // from a provisional one, moved at commit).
+    std::size_t fragment_folders = 0;
+    for (const auto& e : fs::directory_iterator(v >= 12 ? root / "__fragments" : root))
+      fragment_folders += e.is_directory() && format::is_timestamped_name(e.path().filename().string());
+    CHECK(fragment_folders == 1);
     // Data files by attribute name before 9, by index from 9 (as format/data_files.hpp says).
     CHECK(fs::is_regular_file((v >= 12 ? root / "__fragments" / name : root / name) / (v < 9 ? "a.tdb" : "a0.tdb")));
 

@@ -135,13 +135,7 @@ public:
     return out;
   }
 
-  /// Names the fragment now (from `opt`, as commit() would) and writes each
-  /// attribute's data files while its tiles encode, every tile appended to
-  /// its file (storage::backend::open_write) as soon as it is done, instead
-  /// of holding the files until commit(): the encoded fragment is never in
-  /// memory whole. The files are the same. Call before the first set();
-  /// commit() then makes the files appear and keeps this name. Dropped
-  /// before commit(), the fragment leaves nothing.
+  /// dense_writer::stream.
   dense_writer_impl& stream(const write_options& opt = {}) {
     for (std::size_t i = 0; i < schema().attributes.size(); ++i)
       if (b_.attribute_tiles(i).set)
@@ -167,6 +161,7 @@ private:
   void put_fixed(std::string_view name, std::size_t value_size, std::size_t n, std::span<const std::byte> bytes,
                  std::span<const std::uint8_t> validity, const detail::tile_encoder& encoder) override {
     const std::size_t i = b_.checks().attribute(name, value_size, n, false, validity, cell_num());
+    b_.stream_where_possible();
     const auto spec = b_.attribute_spec(i);
     if (layout_ == cell_layout::storage)
       return b_.encode_fixed(b_.attribute_tiles(i), spec, bytes, validity, encoder);
@@ -253,6 +248,7 @@ private:
     const std::size_t i = b_.checks().attribute(name, value_size, offsets.size(), true, validity, cell_num());
     const auto spec = b_.attribute_spec(i);
     b_.checks().check_var_offsets(spec.name, offsets, values.size() / value_size);
+    b_.stream_where_possible();
     if (layout_ == cell_layout::storage || rows_in_storage_order())
       return b_.encode_var(b_.attribute_tiles(i), spec, values, offsets, value_size, validity);
     // Cells outside the subarray hold one zero value (DenseTiler::get_tile).

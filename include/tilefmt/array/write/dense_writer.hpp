@@ -82,6 +82,12 @@ public:
   /// memory whole. The files are the same. Call before the first set();
   /// commit() then makes the files appear and keeps this name. Dropped
   /// before commit(), the fragment leaves nothing.
+  ///
+  /// Where the storage streams_writes() (a local disk), a dense writer
+  /// streams without this call: its files are written in a provisional
+  /// folder and moved at commit into the folder commit() names. stream()
+  /// then only names the fragment early; on an object store it is what
+  /// makes the files stream (S3 uploads them in parts as they fill).
   dense_writer& stream(const write_options& opt = {});
 
   /// Writes the fragment: data files, `__fragment_metadata.tdb`, then the

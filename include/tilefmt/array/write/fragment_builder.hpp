@@ -189,7 +189,7 @@ public:
   /// `validity` is for every cell of the fragment, in storage order).
   void encode_fixed(field_tiles& out, const field_info& f, const tile_cells& cells_of,
                     std::span<const std::uint8_t> validity, const tile_encoder& encoder) const {
-    restart(out);
+    restart(out, f);
     const std::size_t cell_size = f.cell_size();
     // A pipeline set<P> was given encodes without the encryption filter: an
     // encrypted array's tiles take the schema's pipeline (the same filters,
@@ -234,7 +234,7 @@ public:
   void encode_var(field_tiles& out, const field_info& f, std::span<const std::byte> values,
                   std::span<const std::uint64_t> offsets, std::size_t value_size,
                   std::span<const std::uint8_t> validity) const {
-    restart(out);
+    restart(out, f);
     const filter::runtime_pipeline rp = pipeline(*f.filters, f.type);
     const filter::tile_context ctx = context(rp, format::datatype_size(f.type));
     const filter::runtime_pipeline offsets_rp = pipeline(schema_.offsets_filters, format::Datatype::UINT64);
@@ -266,44 +266,37 @@ public:
   /// (attributes, and dimensions unless `dense`), which then take every
   /// tile as stream_fixed() and stream_var() encode it; tiles are counted by
   /// add_tile(). commit() then commits these files (they appear only then)
-  /// before the fragment metadata.
-  void begin_stream(const write_options& opt, bool dense) {
+  /// before the fragment metadata. `provisional`: the name is only the
+  /// folder's while the files are written; commit() names the fragment from
+  /// its own options, as it does unstreamed, and moves each file into that
+  /// folder as it commits it (file_writer::commit_as), where the storage
+  /// streams_writes().
+  void begin_stream(const write_options& opt, bool dense, bool provisional = false) {
     if (stream_) throw std::logic_error(message("the fragment is already being written"));
     auto [name, dir] = fragment_dir(opt);
     storage_->make_folder(dir);
-    stream_ = std::make_unique<std::pair<std::string, fs::path>>(std::move(name), std::move(dir));
-    auto open = [&](field_tiles& t, const field_info& f) {
-      t = field_tiles{};
-      auto s = std::make_unique<field_stream>();
-      const fs::path& d = stream_->second;
-      s->file = storage_->open_write(d / f.file_name(version_, format::DataFile::fixed));
-      if (f.var()) s->var_file = storage_->open_write(d / f.file_name(version_, format::DataFile::var));
-      if (f.nullable) s->validity_file = storage_->open_write(d / f.file_name(version_, format::DataFile::validity));
-      s->pipeline.emplace(pipeline(*f.filters, f.type));
-      if (f.var()) {
-        s->context = context(*s->pipeline, format::datatype_size(f.type));
-        s->offsets_pipeline.emplace(pipeline(schema_.offsets_filters, format::Datatype::UINT64));
-        s->offsets_context = context(*s->offsets_pipeline, 8);
-        s->skip_offsets = filter::skip_offsets_filtering(*f.filters, f.type, version_);
-      } else {
-        s->context = context(*s->pipeline, f.cell_size());
-      }
-      t.stream = std::move(s);
-    };
-    for (std::size_t i = 0; i < attrs_.size(); ++i) open(attrs_[i], attribute_spec(i));
+    stream_ = std::make_unique<stream_folder>(stream_folder{std::move(name), std::move(dir), provisional});
+    for (std::size_t i = 0; i < attrs_.size(); ++i) open_stream(attrs_[i], attribute_spec(i));
     if (!dense)
-      for (std::size_t d = 0; d < dims_.size(); ++d) open(dims_[d], dimension_spec(d));
+      for (std::size_t d = 0; d < dims_.size(); ++d) open_stream(dims_[d], dimension_spec(d));
+  }
+  /// A dense fragment's files streamed under a provisional name
+  /// (begin_stream) where the storage can move them at commit, so that its
+  /// encoded tiles are never held whole; nothing where it streams already.
+  void stream_where_possible() {
+    if (!stream_ && !committed_ && storage_->streams_writes()) begin_stream({}, true, true);
   }
   bool streaming() const noexcept { return stream_ != nullptr; }
   /// A streamed fragment given up: its open data files dropped (their
-  /// temporary files removed), then its folder. Best effort: a folder left
-  /// without a commit marker is no fragment, readers skip it.
+  /// temporary files removed), then its folder; after a commit, a
+  /// provisional stream's folder (its files moved out). Best effort: a
+  /// folder left without a commit marker is no fragment, readers skip it.
   void drop_stream() noexcept {
-    if (!stream_ || committed_) return;
+    if (!stream_ || (committed_ && !stream_->provisional)) return;
     for (auto* v : {&attrs_, &dims_})
       for (auto& t : *v) t.stream.reset();
     try {
-      storage_->remove(stream_->second);
+      storage_->remove(stream_->dir);
     } catch (...) {
     }
     stream_.reset();
@@ -312,8 +305,6 @@ public:
   fragment_builder& operator=(fragment_builder&&) = default;
   /// An uncommitted streamed fragment is dropped (drop_stream).
   ~fragment_builder() { drop_stream(); }
-  /// The streamed fragment's name (begin_stream).
-  const std::string& stream_name() const { return stream_->first; }
   /// Streaming: one more tile of `cells` cells. Its fields are then given
   /// by stream_fixed() and stream_var().
   void add_tile(std::uint64_t cells) {
@@ -364,34 +355,36 @@ public:
         throw std::invalid_argument(message("commit: attribute \"" + schema_.attributes[i].name.value +
                                             "\" has no cells (TileDB writes every attribute)"));
     const bool folders = version_ >= 12;
-    std::string name;
-    fs::path dir;
-    if (stream_) {
-      name = stream_->first;
-      dir = stream_->second;
-    } else {
-      std::tie(name, dir) = fragment_dir(opt);
-    }
+    // A provisional stream's files move into the folder named now.
+    const bool named = stream_ && !stream_->provisional;
+    const auto where = named ? std::pair{stream_->name, stream_->dir} : fragment_dir(opt);
+    const std::string& name = where.first;
+    const fs::path& dir = where.second;
     std::vector<std::byte> meta = fragment_metadata_file(
         {schema_, schema_name_, version_, key_, tile_cells_, attrs_, dims_, specials_, special_specs_}, shape);
-    if (!stream_) storage_->make_folder(dir);
+    if (!named) storage_->make_folder(dir);
     // Every data file and the metadata are uploads of their own, run
     // together on an object store (write_options::io_concurrency); the
     // commit marker goes after all of them, so that a fragment is seen
     // only whole.
     std::vector<std::function<void()>> uploads;
     auto write_field = [&](const field_info& f, const field_tiles& t) {
+      using enum format::DataFile;
       if (t.stream) {
-        for (auto* file : {&t.stream->file, &t.stream->var_file, &t.stream->validity_file})
-          if (*file) uploads.emplace_back([file] { (*file)->commit(); });
+        for (const auto& [file, kind] : {std::pair{&t.stream->file, fixed}, {&t.stream->var_file, var},
+                                         {&t.stream->validity_file, validity}})
+          if (*file)
+            uploads.emplace_back([w = file->get(), to = named ? fs::path() : dir / f.file_name(version_, kind)] {
+              to.empty() ? w->commit() : w->commit_as(to);
+            });
         return;
       }
       auto upload = [&](format::DataFile kind, std::span<const std::byte> bytes) {
         uploads.emplace_back([this, path = dir / f.file_name(version_, kind), bytes] { storage_->write(path, bytes); });
       };
-      upload(format::DataFile::fixed, t.file);
-      if (f.var()) upload(format::DataFile::var, t.var_file);
-      if (f.nullable) upload(format::DataFile::validity, t.validity_file);
+      upload(fixed, t.file);
+      if (f.var()) upload(var, t.var_file);
+      if (f.nullable) upload(validity, t.validity_file);
     };
     for (std::size_t i = 0; i < attrs_.size(); ++i) write_field(attribute_spec(i), attrs_[i]);
     if (!shape.dense)
@@ -407,18 +400,43 @@ public:
       storage_->write(root_ / (name + ".ok"), std::span<const std::byte>{});
     }
     committed_ = true;
+    if (!named) drop_stream();
     return name;
   }
 
 private:
   /// Empties a field before its tiles are encoded; a streamed field keeps
-  /// its files, which must not have a tile yet.
-  void restart(field_tiles& out) const {
-    if (out.stream && out.stream->file->size() != 0)
-      throw std::logic_error(message("set: the field's tiles are written already (a streamed fragment takes each field once)"));
+  /// its files, opened anew if a tile went to them (the field set again).
+  void restart(field_tiles& out, const field_info& f) const {
     auto stream = std::move(out.stream);
     out = field_tiles{};
-    out.stream = std::move(stream);
+    if (stream && stream->file->size() != 0) {
+      stream.reset();  // first: the old writers' temporary files go
+      open_stream(out, f);
+    } else {
+      out.stream = std::move(stream);
+    }
+  }
+
+  /// Opens a streamed field's data files in the stream's folder and builds
+  /// its pipelines.
+  void open_stream(field_tiles& t, const field_info& f) const {
+    t = field_tiles{};
+    auto s = std::make_unique<field_stream>();
+    const fs::path& d = stream_->dir;
+    s->file = storage_->open_write(d / f.file_name(version_, format::DataFile::fixed));
+    if (f.var()) s->var_file = storage_->open_write(d / f.file_name(version_, format::DataFile::var));
+    if (f.nullable) s->validity_file = storage_->open_write(d / f.file_name(version_, format::DataFile::validity));
+    s->pipeline.emplace(pipeline(*f.filters, f.type));
+    if (f.var()) {
+      s->context = context(*s->pipeline, format::datatype_size(f.type));
+      s->offsets_pipeline.emplace(pipeline(schema_.offsets_filters, format::Datatype::UINT64));
+      s->offsets_context = context(*s->offsets_pipeline, 8);
+      s->skip_offsets = filter::skip_offsets_filtering(*f.filters, f.type, version_);
+    } else {
+      s->context = context(*s->pipeline, f.cell_size());
+    }
+    t.stream = std::move(s);
   }
 
   /// A new fragment's name and folder. Fragments live in `__fragments/`
@@ -566,7 +584,12 @@ private:
   bool committed_ = false;
   /// A streamed fragment's name and folder (begin_stream); a pointer, so
   /// that a builder moved from has none to drop.
-  std::unique_ptr<std::pair<std::string, fs::path>> stream_;
+  struct stream_folder {
+    std::string name;
+    fs::path dir;
+    bool provisional = false;  // the name is the folder's only (begin_stream)
+  };
+  std::unique_ptr<stream_folder> stream_;
 };
 
 } // namespace detail
