@@ -29,6 +29,18 @@ Run it with a Python that has TileDB-Py and numpy installed. The cases:
                    `A[x, y] = {...}` (an unordered write), tilefmt with
                    sparse_writer
 
+With `--writer python` only (each package's own function on both sides):
+
+  from-numpy       `from_numpy(uri, b)`: the float64 column of the dense
+                   cases (256 MiB) as a new array (one tile, no filters)
+  from-pandas      `from_pandas(uri, df)`: a DataFrame of the dense cases'
+                   two columns (a new dense array, tiles of 10,000 rows,
+                   ZSTD)
+  strings          `A[:] = {"s": values}`: 2 x 10^6 short strings (a NumPy
+                   object array of str) into a dense 1-D array (tiles of
+                   100,000 cells, ZSTD); the input size counts each string's
+                   bytes and an 8-byte offset
+
 Each write goes into a fresh copy of an empty array (made by TileDB-Py), in
 its own process, with 1 thread (both pinned to core 0 with taskset, TileDB-Py
 with sm.compute_concurrency_level and sm.io_concurrency_level = 1) and with
@@ -56,6 +68,10 @@ DENSE_EXTENT = 1 << 20
 SPARSE_SHAPE = (4000, 2500)
 SPARSE_TILE = 500
 SPARSE_CAPACITY = 100_000
+STRING_CELLS = 2_000_000
+STRING_FORM = "cell-%d"
+STRING_EXTENT = 100_000
+PYTHON_ONLY = ("from-numpy", "from-pandas", "strings")
 
 # argv: TEMPLATE OUT KIND THREADS REPEATS DATA, as bench-write-array takes
 # them, then the Python package to write with (tiledb or tilefmt).
@@ -64,22 +80,33 @@ import json, os, shutil, sys, time
 import numpy as np
 templ, out, kind, threads, repeats, data, lib = sys.argv[1:8]
 threads, repeats = int(threads), int(repeats)
+STRING_CELLS, STRING_FORM = @STRINGS@
 if lib == "tilefmt":
     import tilefmt
     def opened():
         return tilefmt.open(out, "w", config={"threads": threads})
+    from_config = {"config": {"threads": threads}}
 else:
     import tiledb
     cfg = tiledb.Config({"sm.compute_concurrency_level": str(threads), "sm.io_concurrency_level": str(threads)})
     ctx = tiledb.Ctx(cfg)
     def opened():
         return tiledb.open(out, "w", ctx=ctx)
+    from_config = {"ctx": ctx}
 def load(name, dtype):
     return np.fromfile(os.path.join(data, name), dtype=dtype)
-a, b = load("a.bin", np.int32), load("b.bin", np.float64)
-x = load("x.bin", np.int64) if kind == "sparse" else None
-y = load("y.bin", np.int64) if kind == "sparse" else None
-nbytes = a.nbytes + b.nbytes + (x.nbytes + y.nbytes if x is not None else 0)
+pkg = tilefmt if lib == "tilefmt" else tiledb
+if kind == "strings":
+    strings = np.array([STRING_FORM % (i * 7919 % 100003) for i in range(STRING_CELLS)], dtype=object)
+    nbytes = sum(len(v) for v in strings) + 8 * len(strings)
+else:
+    a, b = load("a.bin", np.int32), load("b.bin", np.float64)
+    x = load("x.bin", np.int64) if kind == "sparse" else None
+    y = load("y.bin", np.int64) if kind == "sparse" else None
+    nbytes = (b.nbytes if kind == "from-numpy" else a.nbytes + b.nbytes) + (x.nbytes + y.nbytes if x is not None else 0)
+if kind == "from-pandas":
+    import pandas as pd
+    df = pd.DataFrame({"a": a, "b": b})
 def rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -87,13 +114,21 @@ before = rss()
 times = []
 for r in range(repeats):
     shutil.rmtree(out, ignore_errors=True)
-    shutil.copytree(templ, out)
+    if kind not in ("from-numpy", "from-pandas"):
+        shutil.copytree(templ, out)
     t0 = time.perf_counter()
-    with opened() as A:
-        if kind == "sparse":
-            A[x, y] = {"a": a, "b": b}
-        else:
-            A[:] = {"a": a, "b": b}
+    if kind == "from-numpy":
+        pkg.from_numpy(out, b, **from_config)
+    elif kind == "from-pandas":
+        pkg.from_pandas(out, df, **from_config)
+    else:
+        with opened() as A:
+            if kind == "sparse":
+                A[x, y] = {"a": a, "b": b}
+            elif kind == "strings":
+                A[:] = {"s": strings}
+            else:
+                A[:] = {"a": a, "b": b}
     times.append(time.perf_counter() - t0)
 times.sort()
 peak = 0
@@ -105,6 +140,8 @@ print(json.dumps({"best_s": times[0], "median_s": times[len(times) // 2], "bytes
                   "peak_added_bytes": max(0, peak - before)}))
 """
 
+_WRITER = _WRITER.replace("@STRINGS@", repr((STRING_CELLS, STRING_FORM)))
+
 # Reads both arrays with TileDB and compares them; argv: OURS THEIRS KIND.
 _CHECK = r"""
 import sys
@@ -114,14 +151,16 @@ ours, theirs, kind = sys.argv[1:4]
 with tiledb.open(ours) as A, tiledb.open(theirs) as B:
     if kind == "sparse":
         ra, rb = A.query(order="G")[:], B.query(order="G")[:]
-        keys = ["x", "y", "a", "b"]
     else:
         ra, rb = A[:], B[:]
-        keys = ["a", "b"]
-    for k in keys:
+    if not isinstance(ra, dict):
+        ra, rb = {"": ra}, {"": rb}
+    if sorted(ra) != sorted(rb):
+        sys.exit("fields %s and %s" % (sorted(ra), sorted(rb)))
+    for k in ra:
         if not np.array_equal(ra[k], rb[k]):
             sys.exit("field %s differs" % k)
-    print(len(ra["a"]))
+    print(len(next(iter(ra.values()))))
 """
 
 
@@ -151,6 +190,11 @@ def create_template(path, kind):
         tiledb.Attr(name="b", dtype=np.float64,
                     filters=tiledb.FilterList([tiledb.BitShuffleFilter(), tiledb.LZ4Filter()])),
     ]
+    if kind == "strings":
+        dom = tiledb.Domain(tiledb.Dim(name="i", domain=(0, STRING_CELLS - 1), tile=STRING_EXTENT, dtype=np.int64))
+        attrs = [tiledb.Attr(name="s", dtype=str, filters=tiledb.FilterList([tiledb.ZstdFilter()]))]
+        tiledb.Array.create(path, tiledb.ArraySchema(domain=dom, sparse=False, attrs=attrs))
+        return
     if kind == "sparse":
         dom = tiledb.Domain(
             tiledb.Dim(name="x", domain=(0, SPARSE_SHAPE[0] - 1), tile=SPARSE_TILE, dtype=np.int64),
@@ -190,11 +234,13 @@ def main():
 
     results = []
     for kind in args.cases.split(","):
-        shape = "sparse" if kind == "sparse" else "dense"
-        data = os.path.join(root, "data_" + shape)
+        if kind in PYTHON_ONLY and args.writer != "python":
+            raise SystemExit(f"{kind}: a case of --writer python")
+        shape = kind if kind in ("sparse", "strings") else "dense"
+        data = os.path.join(root, "data_" + ("sparse" if kind == "sparse" else "dense"))
         if not os.path.isfile(os.path.join(data, "b.bin")):
             os.makedirs(data, exist_ok=True)
-            make_data(np, shape, data)
+            make_data(np, "sparse" if kind == "sparse" else "dense", data)
         templ = os.path.join(root, "empty_" + shape)
         if not os.path.isdir(templ):
             create_template(templ, shape)

@@ -240,39 +240,46 @@ inline nb::object pack_strings(nb::handle cells) {
     throw std::invalid_argument("tilefmt: pack_strings takes a contiguous 1-D object array");
   const auto n = static_cast<std::size_t>(PyArray_SIZE(a));
   auto** item = static_cast<PyObject**>(PyArray_DATA(a));
-  // The cells' bytes, borrowed: a str keeps its UTF-8 form once made.
-  std::vector<std::pair<const char*, std::size_t>> parts(n);
-  std::size_t total = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    PyObject* o = item[i];
-    Py_ssize_t len = 0;
+  // A cell's bytes, borrowed (a str keeps its UTF-8 form once made, so the
+  // second pass asks again at no cost), or null for another kind of cell.
+  auto cell = [](PyObject* o, std::size_t& len) -> const char* {
+    Py_ssize_t size = 0;
     const char* p = nullptr;
     if (PyUnicode_Check(o)) {
-      p = PyUnicode_AsUTF8AndSize(o, &len);
+      p = PyUnicode_AsUTF8AndSize(o, &size);
       if (!p) throw nb::python_error();
     } else if (PyBytes_Check(o)) {
       p = PyBytes_AS_STRING(o);
-      len = PyBytes_GET_SIZE(o);
+      size = PyBytes_GET_SIZE(o);
     } else if (PyByteArray_Check(o)) {
       p = PyByteArray_AS_STRING(o);
-      len = PyByteArray_GET_SIZE(o);
-    } else {
-      return nb::none();
+      size = PyByteArray_GET_SIZE(o);
     }
-    parts[i] = {p, static_cast<std::size_t>(len)};
-    total += static_cast<std::size_t>(len);
-  }
-  npy_intp bytes_dims[1] = {static_cast<npy_intp>(total)}, offsets_dims[1] = {static_cast<npy_intp>(n)};
-  nb::object data = nb::steal(PyArray_SimpleNew(1, bytes_dims, NPY_UINT8));
+    len = static_cast<std::size_t>(size);
+    return p;
+  };
+  // Two passes over the cells, sizes then bytes, rather than a list of
+  // (pointer, size) pairs: 16 bytes a cell of fresh memory are dearer to
+  // fault in than the second look at each object (docs/performance.md).
+  npy_intp offsets_dims[1] = {static_cast<npy_intp>(n)};
   nb::object offsets = nb::steal(PyArray_SimpleNew(1, offsets_dims, NPY_UINT64));
-  if (!data.is_valid() || !offsets.is_valid()) throw nb::python_error();
-  auto* to = static_cast<char*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(data.ptr())));
+  if (!offsets.is_valid()) throw nb::python_error();
   auto* off = static_cast<std::uint64_t*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(offsets.ptr())));
-  std::size_t at = 0;
+  std::size_t total = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    off[i] = at;
-    if (parts[i].second) std::memcpy(to + at, parts[i].first, parts[i].second);
-    at += parts[i].second;
+    std::size_t len = 0;
+    if (!cell(item[i], len)) return nb::none();
+    off[i] = total;
+    total += len;
+  }
+  npy_intp bytes_dims[1] = {static_cast<npy_intp>(total)};
+  nb::object data = nb::steal(PyArray_SimpleNew(1, bytes_dims, NPY_UINT8));
+  if (!data.is_valid()) throw nb::python_error();
+  auto* to = static_cast<char*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(data.ptr())));
+  for (std::size_t i = 0; i < n; ++i) {  // the GIL held throughout: the cells are as the first pass saw them
+    std::size_t len = 0;
+    const char* p = cell(item[i], len);
+    if (len) std::memcpy(to + off[i], p, len);
   }
   return nb::make_tuple(data, offsets);
 }

@@ -173,13 +173,20 @@ private:
     std::vector<std::uint8_t> valid(spec.nullable ? static_cast<std::size_t>(grid_->tile_num()) * per_tile : 0);
     if (spec.nullable)
       for (std::size_t t = 0; t < grid_->tile_num(); ++t)
-        if (const auto* v = tile_from_rows(t, std::as_bytes(validity), 1, reinterpret_cast<std::byte*>(valid.data()) + t * per_tile))
+        if (const auto* v = tile_from_rows(t, std::as_bytes(validity), 1,
+                                           [&] { return reinterpret_cast<std::byte*>(valid.data()) + t * per_tile; }))
           std::memcpy(valid.data() + t * per_tile, v, per_tile);
     b_.encode_fixed(
         b_.attribute_tiles(i), spec,
         [&](std::size_t t, std::vector<std::byte>& scratch) -> std::span<const std::byte> {
-          scratch.resize(per_tile * cell_size);
-          if (const auto* v = tile_from_rows(t, bytes, cell_size, scratch.data())) return {v, per_tile * cell_size};
+          // The scratch is sized only for a tile that is copied: a tile
+          // taken from the rows as they are (one tile of a whole 1-D array:
+          // from_numpy) would have it zeroed for nothing.
+          auto room = [&] {
+            scratch.resize(per_tile * cell_size);
+            return scratch.data();
+          };
+          if (const auto* v = tile_from_rows(t, bytes, cell_size, room)) return {v, per_tile * cell_size};
           return scratch;
         },
         valid, encoder);
@@ -189,11 +196,12 @@ private:
   /// row-major (`rows`, cells of `cell_size` bytes): where the tile is
   /// covered whole and its cells lie in `rows` in the same order (1-D
   /// arrays, or tiles as wide as the subarray), their place in `rows`;
-  /// otherwise null, the cells copied to `to` (room for a whole tile) one
-  /// run along the cell order's fastest dimension at a time, the cells
-  /// outside the subarray zeroed.
+  /// otherwise null, the cells copied to `room()` (room for a whole tile,
+  /// asked for only then) one run along the cell order's fastest dimension
+  /// at a time, the cells outside the subarray zeroed.
+  template <class Room>
   const std::byte* tile_from_rows(std::size_t t, std::span<const std::byte> rows, std::size_t cell_size,
-                                  std::byte* to) const {
+                                  Room&& room) const {
     const std::size_t nd = grid_->dim_num();
     const auto w = grid_->covered(t);
     const auto tile_pos = grid_->tile_position(t);
@@ -216,6 +224,7 @@ private:
     }
     if (full && in_stride == tile_stride) return rows.data() + in_at * cell_size;
     const std::size_t per_tile = static_cast<std::size_t>(grid_->cells_per_tile());
+    std::byte* const to = room();
     if (!full) std::memset(to, 0, per_tile * cell_size);
     const std::size_t fast = row_major ? nd - 1 : 0;
     const std::size_t run = static_cast<std::size_t>(w.width[fast]);
