@@ -486,6 +486,33 @@ TEST_CASE("dense: bad subarrays and unsupported reads are clear errors") {
 // tests/data/tiledb/sparse_string_dim (TileDB-Py 0.36.1): keys "key-NNNNN"
 // by an int32 "k". The recorded queries compare every layout against
 // TileDB; these check the API and the rules on their own.
+TEST_CASE("sparse: a string dimension's tiles bounded by their first and last keys") {
+  // One fragment, tiles of 4 sorted keys: a range from a tile's first key,
+  // or to its last, or across, in each layout.
+  auto st = std::make_shared<storage::memory>();
+  array::create("s", format::make_array_schema({.type = format::ArrayType::SPARSE,
+                                                .dimensions = {format::make_string_dimension("k")},
+                                                .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32})},
+                                                .capacity = 4}),
+                {.storage = st});
+  std::vector<std::string> all;
+  std::vector<std::int32_t> a;
+  for (int i = 0; i < 40; ++i) all.push_back("key" + std::to_string(100 + i)), a.push_back(i);
+  array::sparse_writer("s", st).set_coords("k", all).set("a", a).commit({.timestamp = 1});
+  const auto arr = array::open("s", {.storage = st});
+  for (const auto layout : {array::query_layout::unordered, array::query_layout::global_order})
+    for (const auto& [i, j] : {std::pair{0, 13}, {4, 6}, {5, 7}, {4, 4}, {3, 8}, {0, 39}, {9, 39}}) {
+      CAPTURE(i);
+      CAPTURE(j);
+      const auto r = arr.query().layout(layout).add_range("k", all[i], all[j]).read();
+      const auto got = r.get<std::int32_t>("a");
+      std::vector<std::int32_t> sorted(got.begin(), got.end()), want;
+      std::sort(sorted.begin(), sorted.end());
+      for (int c = i; c <= j; ++c) want.push_back(c);
+      CHECK(sorted == want);
+    }
+}
+
 TEST_CASE("sparse: string dimensions, ranges by name, and TileDB's merge of string ranges") {
   const auto arr = array::open(data / "tiledb" / "sparse_string_dim" / "array");
   auto keys = [&](array::query q) {

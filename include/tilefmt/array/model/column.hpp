@@ -90,7 +90,8 @@ inline void unmap_aligned(void* p, std::size_t bytes) noexcept {
 /// kept made it 10% faster and its peak 28 MB higher).
 class mapping_cache {
 public:
-  static constexpr std::size_t max_each = std::size_t{8} << 20, max_total = max_each;
+  /// The bytes kept in all (so also the largest mapping kept).
+  static constexpr std::size_t max_total = std::size_t{8} << 20;
   static constexpr std::size_t max_count = 16;
 
   static mapping_cache& instance() {
@@ -123,7 +124,7 @@ public:
 
   /// Keeps mapping `p` of `bytes`, or gives it back.
   void give(void* p, std::size_t bytes) noexcept {
-    if (bytes > max_each) return unmap(p, bytes);
+    if (bytes > max_total) return unmap(p, bytes);
     entry out[max_count + 1];
     std::size_t n_out = 0;
     {
@@ -165,7 +166,7 @@ struct column_allocator {
 
   /// Buffers from this size on are mappings of their own, aligned to huge
   /// pages, and those that fill a huge page advised as such.
-  static constexpr std::size_t huge_threshold = std::size_t{1} << 20;
+  static constexpr std::size_t mapped_threshold = std::size_t{1} << 20;
   static constexpr std::size_t huge_page = std::size_t{2} << 20;
   /// Large buffers are mappings kept for reuse (mapping_cache): on Linux,
   /// not under AddressSanitizer (whose allocator sees every buffer).
@@ -183,7 +184,7 @@ struct column_allocator {
     // Room for rounding up to huge pages and for map_aligned's over-mapping.
     if (n > (std::numeric_limits<std::size_t>::max() - 2 * huge_page) / sizeof(T)) throw std::bad_array_new_length();
     const std::size_t bytes = n * sizeof(T);
-    if (bytes < huge_threshold) return std::allocator<T>{}.allocate(n);
+    if (bytes < mapped_threshold) return std::allocator<T>{}.allocate(n);
     if constexpr (recycles)
       if (void* kept = mapping_cache::instance().take(rounded(bytes))) return static_cast<T*>(kept);
     void* p = map_aligned(rounded(bytes), huge_page);
@@ -198,7 +199,7 @@ struct column_allocator {
   }
 
   void deallocate(T* p, std::size_t n) noexcept {
-    if (n * sizeof(T) < huge_threshold)
+    if (n * sizeof(T) < mapped_threshold)
       std::allocator<T>{}.deallocate(p, n);
     else if constexpr (recycles)
       mapping_cache::instance().give(p, rounded(n * sizeof(T)));
@@ -233,7 +234,7 @@ struct column_allocator {
 template <class T>
 void release_unused(std::vector<T, column_allocator<T>>& c) {
   const std::size_t capacity = c.capacity() * sizeof(T);
-  if (capacity < column_allocator<T>::huge_threshold) {
+  if (capacity < column_allocator<T>::mapped_threshold) {
     if (c.size() < c.capacity() / 2) c.shrink_to_fit();
     return;
   }
