@@ -501,7 +501,8 @@ TEST_CASE("sparse: a string dimension's tiles bounded by their first and last ke
   array::sparse_writer("s", st).set_coords("k", all).set("a", a).commit({.timestamp = 1});
   const auto arr = array::open("s", {.storage = st});
   for (const auto layout : {array::query_layout::unordered, array::query_layout::global_order})
-    for (const auto& [i, j] : {std::pair{0, 13}, {4, 6}, {5, 7}, {4, 4}, {3, 8}, {0, 39}, {9, 39}}) {
+    for (const auto& range : {std::pair{0, 13}, {4, 6}, {5, 7}, {4, 4}, {3, 8}, {0, 39}, {9, 39}}) {
+      const int i = range.first, j = range.second;
       CAPTURE(i);
       CAPTURE(j);
       const auto r = arr.query().layout(layout).add_range("k", all[i], all[j]).read();
