@@ -8,7 +8,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -169,6 +172,29 @@ public:
     detail::runner run(seq);
     run.set_input_type(type_);
     detail::encode_tile_into(run, ctx, data, fixed_chunks(data.size(), ctx.cell_size, tile_chunking(false)), out);
+  }
+
+  /// A tile of a pipeline without filters, as encode() stores it, given to
+  /// `append(bytes_view)` in pieces: the chunk count and each chunk's
+  /// header, then the chunk's own bytes, those of `data` (not copied): a
+  /// writer streaming the tile to a file makes no encoded copy of it.
+  template <class Append>
+  void unfiltered_pieces(bytes_view data, const tile_context& ctx, Append&& append) const {
+    if (!stages_.empty()) throw std::logic_error("tilefmt: unfiltered_pieces of a pipeline with filters");
+    const auto chunks = fixed_chunks(data.size(), ctx.cell_size, tile_chunking(false));
+    std::byte head[8 + 12];
+    codec::store_le<std::uint64_t>(head, chunks.size());
+    std::size_t at = 8;
+    for (const auto& c : chunks) {
+      if (c.size > std::numeric_limits<std::uint32_t>::max()) throw std::length_error("tilefmt: filtered chunk exceeds uint32");
+      codec::store_le<std::uint32_t>(head + at, static_cast<std::uint32_t>(c.size));      // original length
+      codec::store_le<std::uint32_t>(head + at + 4, static_cast<std::uint32_t>(c.size));  // filtered: the same
+      codec::store_le<std::uint32_t>(head + at + 8, 0);                                   // no metadata
+      append(bytes_view(head, at + 12));
+      append(data.subspan(c.offset, c.size));
+      at = 0;
+    }
+    if (chunks.empty()) append(bytes_view(head, 8));
   }
 
   /// Filters one var-size data tile whose cells start at `offsets` (one per

@@ -134,6 +134,52 @@ TEST_CASE("dense_writer on a local disk: tiles stream to a provisional folder, t
   fs::remove_all(held);
 }
 
+TEST_CASE("dense_writer on a local disk: tiles without filters stream from the caller's cells, the same files") {
+  // 1-D, tiles of 1,000 cells over [0, 9,999]: whole tiles lie in the
+  // cells as given (written as chunk headers around them, no encoded copy);
+  // a subarray ending mid-tile has a tile gathered and zero-filled; "z"
+  // (ZSTD) and "n" (nullable) are encoded as always.
+  using D = format::Datatype;
+  const auto schema = format::make_array_schema(
+      {.type = format::ArrayType::DENSE,
+       .dimensions = {format::make_dimension<std::int64_t>("i", 0, 9'999, 1'000)},
+       .attributes = {format::make_attribute({.name = "u", .type = D::FLOAT64}),
+                      format::make_attribute({.name = "n", .type = D::INT16, .nullable = true}),
+                      format::make_attribute(
+                          {.name = "z", .type = D::INT32, .filters = format::compression_pipeline(format::FilterType::ZSTD, 1)})}});
+  for (const auto layout : {array::cell_layout::row_major, array::cell_layout::storage})
+    for (const std::int64_t hi : {std::int64_t{9'999}, std::int64_t{4'499}}) {
+      if (layout == array::cell_layout::storage && hi != 9'999) continue;  // storage takes whole tiles
+      CAPTURE(hi);
+      const auto n = static_cast<std::size_t>(hi + 1);
+      std::vector<double> u(n);
+      std::vector<std::int16_t> v(n);
+      std::vector<std::int32_t> z(n);
+      std::vector<std::uint8_t> valid(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        u[i] = static_cast<double>(i) * 0.25;
+        v[i] = static_cast<std::int16_t>(i % 300);
+        z[i] = static_cast<std::int32_t>(i * 7);
+        valid[i] = i % 5 != 0;
+      }
+      fs::path roots[2];
+      for (const bool streams : {false, true}) {
+        const fs::path root = roots[streams] = scratch(streams ? "raw-streamed" : "raw-held");
+        array::create(root, schema, schema_name_options);
+        auto st = std::make_shared<counting>(streams);
+        array::dense_writer f(root, {{0, hi}}, layout, st);
+        f.set("u", u).set("n", v, valid).set("z", z);
+        CHECK((st->appended > 0) == streams);
+        f.commit(fragment_name_options);
+      }
+      testing::check_same_files(roots[1], roots[0]);
+      const auto r = array::open(roots[1]).query().add_range(0, std::int64_t{0}, hi).read();
+      const auto got = r.get<double>("u");
+      CHECK(std::vector<double>(got.begin(), got.end()) == u);
+      for (const auto& root : roots) fs::remove_all(root);
+    }
+}
+
 TEST_CASE("dense_writer on a local disk: without options the name is commit()'s time; dropped, nothing is left") {
   const fs::path root = scratch("times");
   array::create(root, dense_schema(), schema_name_options);

@@ -85,6 +85,15 @@ inline void append_tile(storage::file_writer& file, std::vector<std::uint64_t>& 
   file.append(tile);
 }
 
+/// The same for a tile of a pipeline without filters, made of `cells` as
+/// it goes to the file (filter::runtime_pipeline::unfiltered_pieces).
+inline void append_unfiltered(storage::file_writer& file, std::vector<std::uint64_t>& offsets,
+                              const filter::runtime_pipeline& rp, const filter::tile_context& ctx,
+                              std::span<const std::byte> cells) {
+  offsets.push_back(file.size());
+  rp.unfiltered_pieces(cells, ctx, [&](std::span<const std::byte> b) { file.append(b); });
+}
+
 /// Makes room in a data file for what its remaining tiles will likely hold,
 /// judged by the `done` of `total` tiles appended so far: one allocation of
 /// about the final size instead of repeated doublings, each of which would

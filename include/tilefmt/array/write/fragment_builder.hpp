@@ -201,25 +201,29 @@ public:
       rp.emplace(pipeline(*f.filters, f.type));
       ctx = context(*rp, cell_size);
     }
+    // A tile streamed through no filters from the caller's cells (not a worker's scratch, reused
+    // by then) goes to its file as chunk headers around them: no encoded copy (from_numpy).
+    const bool direct = out.stream && !own && rp->stages().empty();
     const std::size_t largest = tile_cells_.empty() ? 0 : static_cast<std::size_t>(tile_cells_.front());
     for_tiles<encoded_tile>(
         largest * cell_size,
         [&](std::size_t t, std::vector<std::byte>& scratch, encoded_tile& e) {
           const auto [first, cells] = tile_span(t);
           const auto tile = cells_of(t, scratch);
-          if (own)
-            encoder(tile, e.data);
-          else
-            rp->encode_into(tile, ctx, e.data);
+          const bool as_is = direct && tile.data() != scratch.data();
+          e.raw = as_is ? tile : std::span<const std::byte>{};
+          if (!as_is) own ? encoder(tile, e.data) : rp->encode_into(tile, ctx, e.data);
           e.stats = tile_metadata(f, validity, t, first, cells, e.validity,
                                   [&](tile_metadata_generator& g, auto valid, std::size_t b, std::size_t end) {
                                     g.fixed_slab(tile, cell_size, valid, b, end);
                                   });
         },
         [&](std::size_t t, encoded_tile& e) {
-          if (out.stream) {
+          if (e.raw.data())
+            append_unfiltered(*out.stream->file, out.offsets, *rp, ctx, e.raw);
+          else if (out.stream)
             append_tile(*out.stream->file, out.offsets, e.data);  // to storage, as the next tiles encode
-          } else {
+          else {
             append_tile(out.file, out.offsets, e.data);
             reserve_file(out.file, t + 1, tile_num());
           }
@@ -261,16 +265,14 @@ public:
     out.set = true;
   }
 
-  /// Streams the fragment's tiles (a global-order write): names the
-  /// fragment now, makes its folder and opens each field's data files
-  /// (attributes, and dimensions unless `dense`), which then take every
-  /// tile as stream_fixed() and stream_var() encode it; tiles are counted by
-  /// add_tile(). commit() then commits these files (they appear only then)
-  /// before the fragment metadata. `provisional`: the name is only the
-  /// folder's while the files are written; commit() names the fragment from
-  /// its own options, as it does unstreamed, and moves each file into that
-  /// folder as it commits it (file_writer::commit_as), where the storage
-  /// streams_writes().
+  /// Streams the fragment's tiles: names the fragment now, makes its folder
+  /// and opens each field's data files (attributes, and dimensions unless
+  /// `dense`), which then take each tile as it is encoded (encode_*, or
+  /// stream_fixed()/stream_var() after add_tile()); commit() commits them
+  /// before the fragment metadata. `provisional`: the name is the folder's
+  /// only; commit() names the fragment from its options, as unstreamed, and
+  /// moves each file there (file_writer::commit_as: storage that
+  /// streams_writes()).
   void begin_stream(const write_options& opt, bool dense, bool provisional = false) {
     if (stream_) throw std::logic_error(message("the fragment is already being written"));
     auto [name, dir] = fragment_dir(opt);
@@ -456,6 +458,7 @@ private:
   struct encoded_tile {
     std::vector<std::byte> data, validity;
     tile_stats stats;
+    std::span<const std::byte> raw;  // a tile of no filters, as given: it stands for `data`
   };
 
   /// One var-size tile encoded: its offsets tile, its var tile, the var
