@@ -45,6 +45,7 @@
 #include "tilefmt/array/model/dense_grid.hpp"
 #include "tilefmt/array/read/dense/batch_fetch.hpp"
 #include "tilefmt/array/read/dense/geometry.hpp"
+#include "tilefmt/array/read/dense/var_pieces.hpp"
 #include "tilefmt/array/read/read_plan.hpp"
 #include "tilefmt/array/support/function_ref.hpp"
 #include "tilefmt/array/support/parallel.hpp"
@@ -141,7 +142,7 @@ inline void mark_written(const read_plan& plan, const std::vector<fragment>& fra
 struct dense_field {
   result_field r;
   std::vector<std::byte> fill;
-  column<std::span<const std::byte>> var_cells;  // huge pages: 16 bytes a cell, touched once
+  std::vector<var_piece> pieces;  // var-size fields: the runs of cells, views into `kept`
   std::deque<tile_data> kept;
   std::vector<std::uint8_t> predating;
 };
@@ -154,7 +155,6 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
                            const std::vector<tile_work>& batch, const batch_fetch& ahead, dense_field& f) {
   result_field& r = f.r;
   const std::span<const std::byte> fill(f.fill);
-  auto& var_cells = f.var_cells;
   std::vector<std::uint8_t>* predating = f.predating.empty() ? nullptr : &f.predating;
   const auto& g = *fb.grids[k];
   const bool has = has_attribute(frag.schema(), r.name);
@@ -162,6 +162,7 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
   if (has) fi = frag.field(r.name);
   const std::size_t stride = tile_stride(g, order.run_dim()), size = fill.size();
   std::vector<std::optional<tile_data>> var_tiles(r.var ? batch.size() : 0);
+  std::vector<std::vector<var_piece>> var_runs(r.var ? batch.size() : 0);
   // Each result cell has one winner, in one of its tiles: no two threads write one cell.
   parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
     std::vector<won_run> runs;
@@ -199,8 +200,7 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
                                  " holds fewer cells than its space tile",
                              0);
         if (r.var) {
-          for (std::size_t j = 0; j < run.len; ++j)
-            var_cells[run.result + j] = var_cell(t->values, t->offsets, run.tile + j * stride);
+          var_runs[w].push_back({run.result, run.len, run.tile, stride, t->values, t->offsets});
         } else if (stride == 1) {
           std::memcpy(r.values.data() + run.result * size, t->values.data() + run.tile * size, run.len * size);
         } else {
@@ -243,6 +243,7 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
   // Moving a tile keeps its buffers where they are: the views stay valid.
   for (auto& t : var_tiles)
     if (t) f.kept.push_back(std::move(*t));
+  for (auto& runs : var_runs) f.pieces.insert(f.pieces.end(), runs.begin(), runs.end());
 }
 
 /// What both dense passes (reading cells, folding them into aggregates)
@@ -442,8 +443,7 @@ inline read_output read_dense(const read_plan& plan) {
         if (unwritten)
           for (std::size_t c = 0; c < n; ++c) std::memcpy(r.values.data() + c * size, f.fill.data(), size);
       }
-      // Var-size cells are gathered at the end from the tiles they are in.
-      if (r.var) f.var_cells.assign(n, std::span<const std::byte>(f.fill));
+      // Var-size cells are put together at the end from the tiles they are in.
       if (plan.aggregating && std::any_of(written.begin(), written.end(),
                                           [&](std::size_t k) { return !has_attribute(frags[k].schema(), name); }))
         f.predating.assign(n, 0);
@@ -461,13 +461,13 @@ inline read_output read_dense(const read_plan& plan) {
       if (any_failed)
         for (std::size_t c = 0; c < n; ++c) {
           if (!failed[c]) continue;
-          if (r.var)
-            f.var_cells[c] = std::span<const std::byte>(f.fill);
-          else
-            std::memcpy(r.values.data() + c * size, f.fill.data(), size);
+          if (!r.var) std::memcpy(r.values.data() + c * size, f.fill.data(), size);
           if (r.nullable) r.validity[c] = fill_validity;
         }
-      if (r.var) store_var_cells(r, f.var_cells);
+      if (r.var)
+        store_var_pieces(r, std::move(f.pieces), n, f.fill,
+                         any_failed ? std::span<const std::uint8_t>(failed) : std::span<const std::uint8_t>{},
+                         plan.arr.options().threads);
       out.push_back(std::move(r));
     }
     first = last;

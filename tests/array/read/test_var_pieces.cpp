@@ -1,0 +1,124 @@
+// A dense read's var-size field put together from runs of tiles
+// (read/dense/var_pieces.hpp): checked against the same cells stored one
+// by one (store_var_cells), for runs in any order, gaps that take the fill
+// value, strides, runs that end inside a tile and at its end, empty cells,
+// cells that failed the condition, and enough cells that threads share
+// the work.
+#include "tilefmt/array/read/dense/var_pieces.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tilefmt/array/read/read_plan.hpp"
+
+#include "../../support/testing.hpp"
+
+namespace test_var_pieces {
+
+namespace array = tilefmt::array;
+using array::detail::result_field;
+using array::detail::var_piece;
+
+/// A tile of `cells` var-size cells of 0 to 5 bytes (each byte names its cell).
+struct tile {
+  std::vector<std::byte> values;
+  std::vector<std::uint64_t> offsets;
+
+  tile(std::size_t cells, std::mt19937& rng, int id) {
+    for (std::size_t c = 0; c < cells; ++c) {
+      offsets.push_back(values.size());
+      const std::size_t len = rng() % 6;
+      for (std::size_t b = 0; b < len; ++b) values.push_back(static_cast<std::byte>((id * 31 + c * 7 + b) & 0xff));
+    }
+  }
+};
+
+std::vector<std::byte> bytes(const std::string& s) {
+  std::vector<std::byte> out;
+  for (char ch : s) out.push_back(static_cast<std::byte>(ch));
+  return out;
+}
+
+/// The field as a cell-by-cell store of the same cells makes it.
+result_field expected(const std::vector<var_piece>& pieces, std::size_t n, std::span<const std::byte> fill,
+                      std::span<const std::uint8_t> failed) {
+  std::vector<std::span<const std::byte>> cells(n, fill);
+  for (const auto& p : pieces)
+    for (std::size_t j = 0; j < p.len; ++j)
+      if (failed.empty() || !failed[p.result + j]) cells[p.result + j] = p.cell(j);
+  result_field r;
+  array::detail::store_var_cells(r, cells);
+  return r;
+}
+
+void check_same(const result_field& got, const result_field& want) {
+  REQUIRE(got.offsets.size() == want.offsets.size());
+  CHECK(std::equal(got.offsets.begin(), got.offsets.end(), want.offsets.begin()));
+  REQUIRE(got.values.size() == want.values.size());
+  CHECK(std::equal(got.values.begin(), got.values.end(), want.values.begin()));
+}
+
+TEST_CASE("var pieces: runs in any order, gaps, strides, failed cells, as a cell-by-cell store") {
+  std::mt19937 rng(7);
+  const auto fill = bytes("FILL");
+  for (int round = 0; round < 60; ++round) {
+    // Big rounds pass the 2^16 cells a thread's share starts at.
+    const std::size_t tile_cells = round < 40 ? 1 + rng() % 40 : 30000 + rng() % 20000;
+    std::vector<tile> tiles;
+    for (int t = 0; t < 6; ++t) tiles.emplace_back(tile_cells, rng, t);
+    // Runs laid one after another in the result, some result cells
+    // skipped (unwritten: the fill), then shuffled.
+    std::vector<var_piece> pieces;
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < 12; ++i) {
+      const tile& t = tiles[rng() % tiles.size()];
+      at += rng() % 3 == 0 ? rng() % 5 : 0;
+      const std::size_t stride = rng() % 3 == 0 ? 1 + rng() % 4 : 1;
+      const std::size_t first = rng() % tile_cells;
+      const std::size_t most = (tile_cells - first + stride - 1) / stride;
+      // Half the runs go to the tile's end (its last offset is the values' size).
+      const std::size_t len = rng() % 2 ? most : 1 + rng() % most;
+      pieces.push_back({at, len, first, stride, t.values, t.offsets});
+      at += len;
+    }
+    const std::size_t n = at + rng() % 4;
+    std::shuffle(pieces.begin(), pieces.end(), rng);
+    std::vector<std::uint8_t> failed;
+    if (round % 3 == 0) {
+      failed.resize(n);
+      for (auto& f : failed) f = rng() % 10 == 0;
+    }
+    const auto want = expected(pieces, n, fill, failed);
+    for (unsigned threads : {1u, 3u}) {
+      CAPTURE(round);
+      CAPTURE(threads);
+      result_field got;
+      array::detail::store_var_pieces(got, pieces, n, fill, failed, threads);
+      check_same(got, want);
+    }
+  }
+}
+
+TEST_CASE("var pieces: no pieces is all fill; overlapping runs are refused") {
+  std::mt19937 rng(3);
+  const auto fill = bytes("xy");
+  result_field r;
+  array::detail::store_var_pieces(r, {}, 3, fill, {}, 1);
+  CHECK(r.offsets.size() == 3);
+  CHECK(r.offsets[2] == 4);
+  CHECK(r.values.size() == 6);
+
+  const tile t(10, rng, 1);
+  const std::vector<var_piece> overlapping{{0, 5, 0, 1, t.values, t.offsets}, {4, 3, 0, 1, t.values, t.offsets}};
+  result_field o;
+  CHECK_THROWS_AS(array::detail::store_var_pieces(o, overlapping, 10, fill, {}, 1), std::logic_error);
+  const std::vector<var_piece> past_end{{8, 5, 0, 1, t.values, t.offsets}};
+  CHECK_THROWS_AS(array::detail::store_var_pieces(o, past_end, 10, fill, {}, 1), std::logic_error);
+}
+
+} // namespace test_var_pieces
