@@ -405,6 +405,15 @@ def test_var_size_cells_are_made_in_cpp():
             want = [w.rstrip("\0") for w in want]
         assert got.tolist() == want, kind
         assert got[1] is got[8] and got[-3] == got[1]
+    # Twenty thousand categories, each block of a thousand repeated five
+    # times: the table of equal cells stays on and grows past its sparse
+    # small sizes (2^15 slots) to its half-full large ones.
+    words = [w for b in range(20) for _ in range(5) for w in ("c%d" % (b * 1000 + i) for i in range(1000))]
+    blob = "".join(words).encode()
+    offs = np.cumsum([0] + [len(w) for w in words[:-1]]).astype(np.uint64)
+    got = _core.unpack_strings(np.frombuffer(blob, dtype=np.uint8), offs, 0)
+    assert got.tolist() == words
+    assert len({id(o) for o in got}) == 20_000
     with pytest.raises(ValueError, match="cell 1 spans"):
         _core.unpack_strings(values, np.array([0, 2, 9], dtype=np.uint64), 1)
     with pytest.raises(ValueError, match="cell 0 spans"):

@@ -1,12 +1,13 @@
 // A dense read's var-size field put together from runs of tiles
 // (read/dense/var_pieces.hpp): checked against the same cells stored one
 // by one (store_var_cells), for runs in any order, gaps that take the fill
-// value, strides, runs that end inside a tile and at its end, empty cells,
-// cells that failed the condition, and enough cells that threads share
-// the work.
+// value, strides, runs that end inside a tile and at its end, whole tiles
+// left to the store's decoder, empty cells, cells that failed the
+// condition, and enough cells that threads share the work.
 #include "tilefmt/array/read/dense/var_pieces.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <cstdint>
 #include <random>
 #include <span>
@@ -86,20 +87,47 @@ TEST_CASE("var pieces: runs in any order, gaps, strides, failed cells, as a cell
       pieces.push_back({at, len, first, stride, t.values, t.offsets});
       at += len;
     }
+    // Whole tiles, some of them left to the decoder (whose pieces have no
+    // views: the store must decode them).
+    for (std::size_t i = 0; i < 3; ++i) {
+      const std::size_t k = rng() % tiles.size();
+      pieces.push_back({at, tile_cells, 0, 1, tiles[k].values, tiles[k].offsets});
+      if (rng() % 2) pieces.back().deferred = k;
+      at += tile_cells + (rng() % 2);
+    }
     const std::size_t n = at + rng() % 4;
     std::shuffle(pieces.begin(), pieces.end(), rng);
     std::vector<std::uint8_t> failed;
     if (round % 3 == 0) {
       failed.resize(n);
       for (auto& f : failed) f = rng() % 10 == 0;
+      for (const auto& p : pieces)  // (the reader defers no tile with a failed cell)
+        if (p.deferred != var_piece::none) std::fill_n(failed.begin() + static_cast<std::ptrdiff_t>(p.result), p.len, 0);
     }
     const auto want = expected(pieces, n, fill, failed);
+    std::vector<var_piece> given = pieces;
+    for (auto& p : given)
+      if (p.deferred != var_piece::none) p.values = {}, p.offsets = {}, p.bytes = tiles[p.deferred].values.size();
+    std::size_t decoded = 0;
+    std::mutex m;
+    auto decode = [&](std::size_t k, std::span<std::byte> values, std::span<std::uint64_t> offsets) {
+      REQUIRE(values.size() == tiles[k].values.size());
+      REQUIRE(offsets.size() == tiles[k].offsets.size());
+      std::copy(tiles[k].values.begin(), tiles[k].values.end(), values.begin());
+      std::copy(tiles[k].offsets.begin(), tiles[k].offsets.end(), offsets.begin());
+      const std::lock_guard lock(m);
+      ++decoded;
+    };
+    const auto deferred = static_cast<std::size_t>(
+        std::count_if(given.begin(), given.end(), [](const var_piece& p) { return p.deferred != var_piece::none; }));
     for (unsigned threads : {1u, 3u}) {
       CAPTURE(round);
       CAPTURE(threads);
       result_field got;
-      array::detail::store_var_pieces(got, pieces, n, fill, failed, threads);
+      decoded = 0;
+      array::detail::store_var_pieces(got, given, n, fill, failed, threads, decode);
       check_same(got, want);
+      CHECK(decoded == deferred);
     }
   }
 }
@@ -119,6 +147,14 @@ TEST_CASE("var pieces: no pieces is all fill; overlapping runs are refused") {
   CHECK_THROWS_AS(array::detail::store_var_pieces(o, overlapping, 10, fill, {}, 1), std::logic_error);
   const std::vector<var_piece> past_end{{8, 5, 0, 1, t.values, t.offsets}};
   CHECK_THROWS_AS(array::detail::store_var_pieces(o, past_end, 10, fill, {}, 1), std::logic_error);
+  // A tile left to decode needs a decoder, and no failed cell.
+  std::vector<var_piece> later{{0, 10, 0, 1, {}, {}}};
+  later[0].deferred = 0;
+  later[0].bytes = t.values.size();
+  CHECK_THROWS_AS(array::detail::store_var_pieces(o, later, 10, fill, {}, 1), std::logic_error);
+  const std::vector<std::uint8_t> one_failed{0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
+  auto decode = [&](std::size_t, std::span<std::byte>, std::span<std::uint64_t>) {};
+  CHECK_THROWS_AS(array::detail::store_var_pieces(o, later, 10, fill, one_failed, 1, decode), std::logic_error);
 }
 
 } // namespace test_var_pieces

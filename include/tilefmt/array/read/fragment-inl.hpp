@@ -132,7 +132,7 @@ TILEFMT_FUNC void fragment::read_values_as_stored_into(const field_info& f, std:
       if (v.size() != out.size()) throw format_error("coordinate tile size", 0);
       std::memcpy(out.data(), v.data(), v.size());
     } else {
-      source_->read_into(f, i, out, ahead);
+      source_->read_into(f, format::DataFile::fixed, i, out, f.cell_size(), ahead);
     }
   } catch (format_error& e) {
     e.prepend_field(where(f, i));
@@ -328,27 +328,73 @@ TILEFMT_FUNC void fragment::read_var_tile(const field_info& f, std::size_t i, st
   const bool rebuilt = filter::skip_offsets_filtering(*f.filters, f.type, schema().version.value);
   check_tile_size(guard_.product(cells, 8, "bytes in a tile"));
   if (!rebuilt) {
-    auto offs = source_->read(f, format::DataFile::fixed, i, cells * 8, 8, nullptr, ahead);
     t.offsets.resize(cells);
-    codec::load_le_array(offs.data(), t.offsets.data(), cells);
+    read_tile_offsets(f, i, t.offsets, ahead);
   } else {
     t.offsets.assign(cells, 0);
   }
-  const auto& var_sizes = source_->section(detail::tile_source::section_kind::var_sizes, f);
-  if (i >= var_sizes.size()) throw format_error("tile " + std::to_string(i) + " has no var size", 0);
-  const std::uint64_t var_size = var_sizes[i];
+  const std::uint64_t var_size = stored_var_size(f, i);
   t.values = source_->read(f, format::DataFile::var, i, var_size, format::datatype_size(f.type),
                            rebuilt ? &t.offsets : nullptr, ahead);
   if (t.offsets.size() != cells)
     throw format_error("var tile rebuilds " + std::to_string(t.offsets.size()) + " offsets, the tile has " +
                            std::to_string(cells) + " cells",
                        0);
-  // Offsets that point outside the var tile: the offsets file is wrong
-  // (or, when the offsets are rebuilt from the var tile, that one).
+  check_var_offsets(f, rebuilt, t.offsets, var_size);
+}
+
+TILEFMT_FUNC std::optional<std::uint64_t> fragment::var_tile_bytes(const field_info& f, std::size_t i) const {
+  if (!f.var()) throw std::invalid_argument("tilefmt: field \"" + f.name + "\" is fixed-size");
+  if (filter::skip_offsets_filtering(*f.filters, f.type, schema().version.value)) return std::nullopt;
+  try {
+    return stored_var_size(f, i);
+  } catch (format_error& e) {
+    e.prepend_field(where(f, i));
+    throw;
+  }
+}
+
+TILEFMT_FUNC void fragment::read_var_tile_into(const field_info& f, std::size_t i, std::span<std::byte> values,
+                                               std::span<std::uint64_t> offsets, const fetched_tiles* ahead) const {
+  try {
+    const auto bytes = var_tile_bytes(f, i);
+    if (!bytes) throw std::invalid_argument("tilefmt: field \"" + f.name + "\" stores its offsets in its var tiles");
+    if (values.size() != *bytes || offsets.size() != tile_cells(i))
+      throw std::invalid_argument("tilefmt: read_var_tile_into: the buffers do not hold tile " + std::to_string(i) +
+                                  " of \"" + f.name + "\"");
+    check_tile_size(guard_.product(offsets.size(), 8, "bytes in a tile"));
+    read_tile_offsets(f, i, offsets, ahead);
+    check_var_offsets(f, false, offsets, *bytes);
+    source_->read_into(f, format::DataFile::var, i, values, format::datatype_size(f.type), ahead);
+  } catch (format_error& e) {
+    e.prepend_field(where(f, i));
+    throw;
+  }
+}
+
+/// Tile i's cell offsets from the offsets file, as numbers, into `out`
+/// (one per cell).
+TILEFMT_FUNC void fragment::read_tile_offsets(const field_info& f, std::size_t i, std::span<std::uint64_t> out,
+                                              const fetched_tiles* ahead) const {
+  auto offs = source_->read(f, format::DataFile::fixed, i, out.size() * 8, 8, nullptr, ahead);
+  codec::load_le_array(offs.data(), out.data(), out.size());
+}
+
+/// The unfiltered size of tile i's var tile, from the fragment's metadata.
+TILEFMT_FUNC std::uint64_t fragment::stored_var_size(const field_info& f, std::size_t i) const {
+  const auto& var_sizes = source_->section(detail::tile_source::section_kind::var_sizes, f);
+  if (i >= var_sizes.size()) throw format_error("tile " + std::to_string(i) + " has no var size", 0);
+  return var_sizes[i];
+}
+
+/// Offsets that point outside the var tile, or go back: the offsets file is
+/// wrong (or, when the offsets are rebuilt from the var tile, that one).
+TILEFMT_FUNC void fragment::check_var_offsets(const field_info& f, bool rebuilt, std::span<const std::uint64_t> offsets,
+                                              std::uint64_t var_size) const {
   naming_file(source_->file_path(f, rebuilt ? format::DataFile::var : format::DataFile::fixed), [&] {
-    for (std::size_t c = 0; c < cells; ++c)
-      if (t.offsets[c] > var_size || (c && t.offsets[c] < t.offsets[c - 1]))
-        throw format_error("offset of cell " + std::to_string(c) + " is " + std::to_string(t.offsets[c]) +
+    for (std::size_t c = 0; c < offsets.size(); ++c)
+      if (offsets[c] > var_size || (c && offsets[c] < offsets[c - 1]))
+        throw format_error("offset of cell " + std::to_string(c) + " is " + std::to_string(offsets[c]) +
                                ", the var tile has " + std::to_string(var_size) + " bytes",
                            c * 8);
     return 0;

@@ -149,6 +149,19 @@ public:
   void read_values_as_stored_into(const field_info& f, std::size_t i, std::span<std::byte> out,
                                   const fetched_tiles* ahead = nullptr) const;
 
+  /// The bytes tile `i` of var-size field `f` holds once unfiltered, as
+  /// the fragment's metadata records them; std::nullopt where the var tile
+  /// also holds the cells' offsets (RLE and dictionary strings), whose
+  /// unfiltered values only decoding tells.
+  std::optional<std::uint64_t> var_tile_bytes(const field_info& f, std::size_t i) const;
+
+  /// Tile `i` of var-size field `f` as stored, unfiltered straight into
+  /// `values` (exactly var_tile_bytes(f, i) bytes) and `offsets` (one per
+  /// cell of the tile: where it starts in `values`): a reader that knows
+  /// where the tile's cells go saves a tile buffer and a copy.
+  void read_var_tile_into(const field_info& f, std::size_t i, std::span<std::byte> values,
+                          std::span<std::uint64_t> offsets, const fetched_tiles* ahead = nullptr) const;
+
   /// Of tile `i` of fixed-size field `f` as stored, the cells `copies`
   /// name, each range written to its destination. Only the chunks holding
   /// one are decoded, and where the pipeline's first filter is a byte
@@ -266,6 +279,11 @@ private:
 
   void read_var_tile(const field_info& f, std::size_t i, std::size_t cells, tile_data& t,
                      const fetched_tiles* ahead) const;
+  void read_tile_offsets(const field_info& f, std::size_t i, std::span<std::uint64_t> out,
+                         const fetched_tiles* ahead) const;
+  std::uint64_t stored_var_size(const field_info& f, std::size_t i) const;
+  void check_var_offsets(const field_info& f, bool rebuilt, std::span<const std::uint64_t> offsets,
+                         std::uint64_t var_size) const;
   column<std::byte> read_coords_tile(const field_info& f, std::size_t i, std::uint64_t cells) const;
   void apply_fill(const field_info& f, std::size_t i, tile_data& t) const;
   void fill_fixed(const field_info& f, std::size_t i, std::span<std::byte> values) const;

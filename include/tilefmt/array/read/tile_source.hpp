@@ -240,23 +240,24 @@ public:
   /// anyway, and the stores skip reading each line before writing it.
   static constexpr std::size_t streamed_tile_bytes = std::size_t{1} << 20;
 
-  /// Tile `i` of `f`'s fixed file, unfiltered straight into `out`, which
-  /// holds exactly its cells.
-  void read_into(const field_info& f, std::size_t i, std::span<std::byte> out, const fetched_tiles* ahead = nullptr) const {
-    auto ctx = decode_context(f.cell_size(), nullptr);
+  /// Tile `i` of `f`'s file `which` (values of `cell_size` bytes),
+  /// unfiltered straight into `out`, which holds exactly its bytes.
+  void read_into(const field_info& f, format::DataFile which, std::size_t i, std::span<std::byte> out,
+                 std::size_t cell_size, const fetched_tiles* ahead = nullptr) const {
+    auto ctx = decode_context(cell_size, nullptr);
     ctx.stream_destination = out.size() >= streamed_tile_bytes && resident(out);
     std::optional<filter::runtime_pipeline::chunk_decoder> decoder;
-    if (stream_chunks(f, format::DataFile::fixed, i, out.size(), ahead, [&](std::uint64_t at, const stored_chunk& c) {
-          if (!decoder) decoder.emplace(pipeline(f, format::DataFile::fixed), ctx);
+    if (stream_chunks(f, which, i, out.size(), ahead, [&](std::uint64_t at, const stored_chunk& c) {
+          if (!decoder) decoder.emplace(pipeline(f, which), ctx);
           decode_chunk(*decoder, c, out.subspan(static_cast<std::size_t>(at), c.original_length));
         }))
       return;
-    auto t = fetch(f, format::DataFile::fixed, i, out.size(), ahead);
+    auto t = fetch(f, which, i, out.size(), ahead);
     if (!t.view) {
       std::memcpy(out.data(), t.bytes.data(), t.bytes.size());
       return;
     }
-    decoding(f, format::DataFile::fixed, t, [&] { pipeline(f, format::DataFile::fixed).decode_into(*t.view, out, ctx); });
+    decoding(f, which, t, [&] { pipeline(f, which).decode_into(*t.view, out, ctx); });
   }
 
   /// Tile `i` of `f`'s fixed file (`expected` bytes), unfiltered a chunk at

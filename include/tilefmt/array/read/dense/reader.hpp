@@ -145,6 +145,16 @@ struct dense_field {
   std::vector<var_piece> pieces;  // var-size fields: the runs of cells, views into `kept`
   std::deque<tile_data> kept;
   std::vector<std::uint8_t> predating;
+  // Var-size fields: whether a tile whose cells the result takes whole, in
+  // order, is left to decode into its place at the end (its size is in the
+  // fragment's metadata), and those tiles.
+  bool defer_whole = false;
+  struct deferred_tile {
+    const fragment* frag;
+    field_info field;
+    std::size_t tile;
+  };
+  std::vector<deferred_tile> deferred;
 };
 
 /// Copies the cells fragment `frag` (index `k`) wins in `batch` of field
@@ -163,37 +173,20 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
   const std::size_t stride = tile_stride(g, order.run_dim()), size = fill.size();
   std::vector<std::optional<tile_data>> var_tiles(r.var ? batch.size() : 0);
   std::vector<std::vector<var_piece>> var_runs(r.var ? batch.size() : 0);
+  std::vector<std::optional<dense_field::deferred_tile>> later(f.defer_whole ? batch.size() : 0);
   // Each result cell has one winner, in one of its tiles: no two threads write one cell.
   parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
     std::vector<won_run> runs;
-    // Fixed-size fields without validity gather the runs of every part,
-    // then read the tile once; others read the tile whole when a part
-    // first needs it.
+    // Fixed-size fields without validity, and var-size ones that may leave
+    // a whole tile for later, gather the runs of every part, then read the
+    // tile once; others read the tile whole when a part first needs it.
     const bool plain = !r.var && !r.nullable;
     std::vector<won_run> plain_runs;
     std::optional<tile_data> t;
-    for (const auto& [b, p] : batch[w].parts) {
-      if (plan.skips(p.tile_lo)) continue;
-      won_runs(p, boxes[b], order, g, fb.newer[k], runs);
-      if (runs.empty()) continue;  // newer fragments cover this part of the tile
-      if (!has) {  // the fragment's schema predates the attribute
-        // (Validity starts as the fill validity.)
-        for (const auto& run : runs) {
-          if (!r.var)
-            for (std::size_t j = 0; j < run.len; ++j)
-              std::memcpy(r.values.data() + (run.result + j) * size, fill.data(), size);
-          if (predating)
-            std::fill_n(predating->begin() + static_cast<std::ptrdiff_t>(run.result), run.len, std::uint8_t{1});
-        }
-        continue;
-      }
-      if (plain) {
-        plain_runs.insert(plain_runs.end(), runs.begin(), runs.end());
-        continue;
-      }
+    auto take_runs = [&](const std::vector<won_run>& from) {
       if (!t) t = frag.read_tile_as_stored(*fi, static_cast<std::size_t>(batch[w].tile), ahead.of(r.name));
       const std::size_t cells = r.var ? t->offsets.size() : t->values.size() / size;
-      for (const auto& run : runs) {
+      for (const auto& run : from) {
         const std::size_t last = run.tile + (run.len - 1) * stride;
         if (last >= cells || (r.nullable && last >= t->validity.size()))
           throw format_error("a tile of fragment " + frag.name().str() + ", field " + r.name +
@@ -211,6 +204,41 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
         if (r.nullable)
           for (std::size_t j = 0; j < run.len; ++j) r.validity[run.result + j] = t->validity[run.tile + j * stride];
       }
+    };
+    for (const auto& [b, p] : batch[w].parts) {
+      if (plan.skips(p.tile_lo)) continue;
+      won_runs(p, boxes[b], order, g, fb.newer[k], runs);
+      if (runs.empty()) continue;  // newer fragments cover this part of the tile
+      if (!has) {  // the fragment's schema predates the attribute
+        // (Validity starts as the fill validity.)
+        for (const auto& run : runs) {
+          if (!r.var)
+            for (std::size_t j = 0; j < run.len; ++j)
+              std::memcpy(r.values.data() + (run.result + j) * size, fill.data(), size);
+          if (predating)
+            std::fill_n(predating->begin() + static_cast<std::ptrdiff_t>(run.result), run.len, std::uint8_t{1});
+        }
+        continue;
+      }
+      if (plain || f.defer_whole) {
+        plain_runs.insert(plain_runs.end(), runs.begin(), runs.end());
+        continue;
+      }
+      take_runs(runs);
+    }
+    if (r.var && !plain_runs.empty()) {
+      // A tile the result takes whole and in order, whose size the
+      // metadata gives, is decoded into its place once every size is known.
+      const auto tile = static_cast<std::size_t>(batch[w].tile);
+      const std::uint64_t cells = frag.tile_cells(tile);
+      const auto at = whole_tile_run(plain_runs, stride, cells);
+      if (const auto bytes = at ? frag.var_tile_bytes(*fi, tile) : std::nullopt) {
+        later[w] = dense_field::deferred_tile{&frag, *fi, tile};
+        var_runs[w].push_back({*at, static_cast<std::size_t>(cells), 0, 1, {}, {}, w, *bytes});
+      } else {
+        take_runs(plain_runs);
+      }
+      plain_runs.clear();
     }
     if (!plain_runs.empty()) {
       const auto tile = static_cast<std::size_t>(batch[w].tile);
@@ -243,7 +271,14 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
   // Moving a tile keeps its buffers where they are: the views stay valid.
   for (auto& t : var_tiles)
     if (t) f.kept.push_back(std::move(*t));
-  for (auto& runs : var_runs) f.pieces.insert(f.pieces.end(), runs.begin(), runs.end());
+  for (auto& runs : var_runs)
+    for (auto& piece : runs) {
+      if (piece.deferred != var_piece::none) {
+        f.deferred.push_back(*later[piece.deferred]);
+        piece.deferred = f.deferred.size() - 1;
+      }
+      f.pieces.push_back(piece);
+    }
 }
 
 /// What both dense passes (reading cells, folding them into aggregates)
@@ -434,8 +469,11 @@ inline read_output read_dense(const read_plan& plan) {
     fields.reserve(names.size());
     for (const auto& name : names) {
       const auto& attr = plan.attribute(name);
-      auto& f = fields.emplace_back(dense_field{plan.attribute_field(name), attr.fill(), {}, {}, {}});
+      auto& f = fields.emplace_back(dense_field{plan.attribute_field(name), attr.fill(), {}, {}, {}, false, {}});
       result_field& r = f.r;
+      // (Tiles are left for later where nothing was fetched ahead for them,
+      // and no cell of theirs can turn into the fill.)
+      f.defer_whole = r.var && !r.nullable && !any_failed && !together;
       const std::size_t size = f.fill.size();
       if (r.nullable) r.validity.assign(n, attr.fill_value_validity.value);
       if (!r.var) {
@@ -467,7 +505,11 @@ inline read_output read_dense(const read_plan& plan) {
       if (r.var)
         store_var_pieces(r, std::move(f.pieces), n, f.fill,
                          any_failed ? std::span<const std::uint8_t>(failed) : std::span<const std::uint8_t>{},
-                         plan.arr.options().threads);
+                         plan.arr.options().threads,
+                         [&](std::size_t d, std::span<std::byte> values, std::span<std::uint64_t> offsets) {
+                           const auto& later = f.deferred[d];
+                           later.frag->read_var_tile_into(later.field, later.tile, values, offsets);
+                         });
       out.push_back(std::move(r));
     }
     first = last;

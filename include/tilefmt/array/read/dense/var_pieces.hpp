@@ -4,31 +4,40 @@
 // and its offsets, shifted; only runs with a stride (a column of a row-major
 // tile) or with cells that failed the condition are taken a cell at a time.
 // A record per cell (a view of 16 bytes) cost as much fresh memory as the
-// values and offsets themselves, and a serial pass over it.
+// values and offsets themselves, and a serial pass over it. A whole tile
+// whose size the fragment's metadata gives is not even read beforehand: it
+// is decoded straight into its place once every piece's size is known.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <vector>
 #include "tilefmt/array/model/column.hpp"
 #include "tilefmt/array/read/query_result.hpp"
+#include "tilefmt/array/support/function_ref.hpp"
 #include "tilefmt/array/support/parallel.hpp"
 
 namespace tilefmt::array::detail {
 
 /// Result cells [result, result + len) of a var-size field, taken from the
 /// cells first, first + stride, ... of a tile (its bytes `values`, where
-/// each cell starts `offsets`, both kept alive by the reader). Cells no run
-/// covers read as the fill value.
+/// each cell starts `offsets`, both kept alive by the reader), or, when
+/// `deferred` is set, the whole of a tile not read yet, of `bytes` bytes,
+/// that the store's `decode` reads. Cells no run covers read as the fill
+/// value.
 struct var_piece {
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
   std::size_t result = 0, len = 0;
   std::size_t first = 0, stride = 1;
   std::span<const std::byte> values;
   std::span<const std::uint64_t> offsets;
+  std::size_t deferred = none;
+  std::uint64_t bytes = 0;
 
   std::span<const std::byte> cell(std::size_t j) const { return var_cell(values, offsets, first + j * stride); }
   /// Where cell first + j starts, and where the run's last cell ends (stride 1).
@@ -38,9 +47,14 @@ struct var_piece {
 
 /// Fills result field `r` (its offsets and values) with the `n` cells of
 /// `pieces` (disjoint runs, in any order); cells no piece covers, and
-/// cells whose `failed` flag is set, take `fill`.
+/// cells whose `failed` flag is set, take `fill` (no deferred piece may
+/// hold a failed cell). `decode(deferred, values, offsets)` reads a
+/// deferred piece's tile into its place: its bytes and its cells' offsets
+/// within them.
+using var_tile_decoder = function_ref<void(std::size_t, std::span<std::byte>, std::span<std::uint64_t>)>;
 inline void store_var_pieces(result_field& r, std::vector<var_piece> pieces, std::size_t n,
-                             std::span<const std::byte> fill, std::span<const std::uint8_t> failed, unsigned threads) {
+                             std::span<const std::byte> fill, std::span<const std::uint8_t> failed, unsigned threads,
+                             std::optional<var_tile_decoder> decode = std::nullopt) {
   std::sort(pieces.begin(), pieces.end(), [](const var_piece& a, const var_piece& b) { return a.result < b.result; });
   // The gaps become pieces of the fill: a one-cell tile taken with stride 0.
   static constexpr std::uint64_t fill_offsets[1] = {0};
@@ -55,6 +69,8 @@ inline void store_var_pieces(result_field& r, std::vector<var_piece> pieces, std
     if (p.len == 0) continue;
     if (p.result < at || p.result + p.len > n)
       throw std::logic_error("tilefmt: dense read: runs of a var-size field overlap");
+    if (p.deferred != var_piece::none && !decode)
+      throw std::logic_error("tilefmt: dense read: a tile left to decode, and no decoder");
     fill_to(p.result);
     all.push_back(p);
     at = p.result + p.len;
@@ -86,6 +102,11 @@ inline void store_var_pieces(result_field& r, std::vector<var_piece> pieces, std
   parallel_for(group_num, threads, [&](std::size_t g) {
     for (std::size_t i = groups[g]; i < groups[g + 1]; ++i) {
       const var_piece& p = all[i];
+      if (p.deferred != var_piece::none) {
+        if (failed_in(p)) throw std::logic_error("tilefmt: dense read: a tile left to decode holds failed cells");
+        base[i + 1] = p.bytes;
+        continue;
+      }
       block[i] = p.stride == 1 && !failed_in(p);
       std::uint64_t bytes = 0;
       if (block[i])
@@ -105,6 +126,11 @@ inline void store_var_pieces(result_field& r, std::vector<var_piece> pieces, std
       const var_piece& p = all[i];
       std::uint64_t* off = r.offsets.data() + p.result;
       std::byte* to = r.values.data() + base[i];
+      if (p.deferred != var_piece::none) {
+        (*decode)(p.deferred, std::span(to, static_cast<std::size_t>(p.bytes)), std::span(off, p.len));
+        for (std::size_t j = 0; j < p.len; ++j) off[j] += base[i];
+        continue;
+      }
       if (block[i]) {
         const std::uint64_t start = p.start(), shift = base[i] - start;
         const std::uint64_t* from = p.offsets.data() + p.first;
