@@ -19,9 +19,10 @@
 // increase) that pass the condition. The attributes are then gathered per
 // tile (gather.hpp), whole tiles straight into the result.
 //
-// What the format promises is checked, not trusted: cells in the global
-// order (strictly, without duplicates allowed), coordinates inside the
-// bounding rectangle that let them in unchecked. Where a check fails, or
+// What the format promises is checked, not trusted, where the result
+// relies on it: cells in the global order (strictly, without duplicates
+// allowed) where the result is in that order or fragments are merged;
+// coordinates inside the bounding rectangle that let them in unchecked. Where a check fails, or
 // the read has another shape (the Hilbert order, deletes, per-cell
 // timestamps, several fragments of an array with a string dimension),
 // read() answers nullopt and the general reader (reader.hpp) sorts.
@@ -94,6 +95,10 @@ public:
       }
     }
     if (several && std::any_of(dims_.begin(), dims_.end(), [](const auto& d) { return d.is_var(); })) return std::nullopt;
+    // An unordered read of one fragment returns its cells as stored, as
+    // TileDB does: no merge or global order relies on their order, so it
+    // is not checked (a tenth of a read of a million string keys).
+    const bool any_order = as_stored || (plan_.layout == query_layout::unordered && !several);
     std::uint64_t cap = 0;  // the result's cells at most (saturating: check_size bounds it)
     for (const auto& s : segs) {
       const std::uint64_t cells = frags[s.frag].tile_cells(static_cast<std::size_t>(s.tile));
@@ -129,11 +134,11 @@ public:
     std::vector<std::uint8_t> ok(segs.size(), 1);
     place_in_order places(segs.size());
     parallel_for(segs.size(), threads(), [&](std::size_t j) {
-      ok[j] = read_segment(sub, segs[j], places.claim(j), coords, ahead, as_stored, pass.empty() ? nullptr : pass.data());
+      ok[j] = read_segment(sub, segs[j], places.claim(j), coords, ahead, any_order, pass.empty() ? nullptr : pass.data());
     });
     if (std::find(ok.begin(), ok.end(), 0) != ok.end() || !places.total()) return std::nullopt;
     // A fragment's tiles follow each other in the global order too.
-    if (!as_stored) {
+    if (!any_order) {
       const segment* last = nullptr;
       for (const auto& s : segs) {
         if (s.count == 0) continue;
@@ -207,10 +212,12 @@ private:
   }
 
   /// Reads segment `s`'s coordinates into the result at the place `place`
-  /// gives it; false when a check fails. With `pass`, the condition leaves
-  /// its verdict there (at the cells' places) rather than leave cells out.
+  /// gives it; false when a check fails. `any_order`: the result takes the
+  /// cells in any order, which is then not checked. With `pass`, the
+  /// condition leaves its verdict there (at the cells' places) rather than
+  /// leave cells out.
   bool read_segment(const subarray& sub, segment& s, place_in_order::claim_t place, std::vector<result_field>& coords,
-                    const std::vector<std::map<std::uint32_t, fetched_tiles>>& ahead, bool as_stored,
+                    const std::vector<std::map<std::uint32_t, fetched_tiles>>& ahead, bool any_order,
                     std::uint8_t* pass) const {
     const auto& f = plan_.arr.fragments()[s.frag];
     const std::size_t nd = dims_.size(), t = static_cast<std::size_t>(s.tile);
@@ -251,7 +258,7 @@ private:
       for (std::size_t d = 0; d < nd; ++d) whole[d] = coord_column::of(tiles[d]);
       // A condition may leave out one of two equal cells: the order of the
       // whole tile is checked first, as the cells the result keeps are later.
-      if (!as_stored && plan_.where && !in_global_order(whole, cells, !dups())) return false;
+      if (!any_order && plan_.where && !in_global_order(whole, cells, !dups())) return false;
       std::vector<std::uint8_t> in(cells, 1);
       for (std::size_t d = 0; d < nd; ++d) keep_inside(sub, d, whole[d], cells, in.data());
       std::vector<std::uint8_t> verdict;
@@ -295,7 +302,7 @@ private:
         cols[d].values = to;
       }
     }
-    if (as_stored || s.count == 0) return true;
+    if (any_order || s.count == 0) return true;
     if (!in_global_order(cols, s.count, !dups())) return false;
     s.head = cell_bytes(cols, 0);
     s.tail = cell_bytes(cols, s.count - 1);
