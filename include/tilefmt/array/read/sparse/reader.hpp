@@ -122,17 +122,18 @@ public:
     rank_strings();
     if (!legacy && order_.hilbert())
       order_.compute_hilbert([&](std::size_t d, std::size_t i) -> std::string_view { return strings_[d][i]; });
-    const auto order = legacy ? legacy_order() : merged_order();
+    auto order = legacy ? legacy_order() : merged_order();
     // What only orders the cells goes before the result comes; the cell keys
-    // give the coordinates back, and go once those are in the result.
+    // give the coordinates back, and go once those are in the result; the
+    // order, once each hit knows its place.
     order_.drop_sort_keys();
-    read_output out{coordinate_fields(order), order.size(), {}, {}, {}};
-    for (auto& k : keys_.cell) std::vector<std::uint64_t>().swap(k);
-    for (auto& c : strings_) std::vector<std::string>().swap(c);
+    const std::size_t cells = order.size();
+    read_output out{coordinate_fields(order), cells, {}, {}, {}};
     const run_groups groups = group_by_tile(order);
+    std::vector<std::size_t>().swap(order);
     // A cell of several ranges is there once a range: its tile is not whole.
     const bool whole = !legacy || merged.nd_range_num() <= 1;
-    gather_.read_attributes(out.fields, order.size(), groups, whole);
+    gather_.read_attributes(out.fields, cells, groups, whole);
     if (whole) out.whole_tiles = gather_.whole_tiles(groups);
     return out;
   }
@@ -186,6 +187,7 @@ private:  using hit = sparse_hit;
     }
     std::vector<std::string> dim_names;
     for (const auto& dim : dims_) dim_names.push_back(dim.name.value);
+    reserve_for(sub, mbrs, meets);
     const auto ahead = gather_.fetch_ahead(wanted, dim_names);
     for (std::size_t k = 0; k < frags.size(); ++k) {
       if (!meets[k]) continue;
@@ -197,6 +199,9 @@ private:  using hit = sparse_hit;
       for (std::size_t t = 0; t < f.tile_num(); ++t) {
         if (!mbrs[k].empty() && !meets_subarray(sub, dims_, mbrs[k][t])) continue;
         const auto cells = static_cast<std::size_t>(f.tile_cells(t));
+        if (t > std::numeric_limits<std::uint32_t>::max() || cells > std::numeric_limits<std::uint32_t>::max())
+          throw std::invalid_argument("tilefmt: query: fragment " + f.name().str() +
+                                      " has over 2^32 tiles or cells a tile");
         std::vector<tile_data> coords;
         for (std::size_t d = 0; d < nd; ++d) {
           coords.push_back(f.read_tile(dim_fields[d], t, sparse_gather::ahead_of(ahead[d], static_cast<std::uint32_t>(k))));
@@ -220,7 +225,8 @@ private:  using hit = sparse_hit;
         const auto gone = dropped(f, t, cells, coords, in_sub, deleted_at);
         for (std::size_t x = 0; x < in_sub.size(); ++x) {
           const auto i = static_cast<std::size_t>(in_sub[x]);
-          const hit h{t, i, static_cast<std::uint32_t>(k), gone[x] != 0};
+          const hit h{static_cast<std::uint32_t>(t), static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(k),
+                      gone[x] != 0};
           const std::uint64_t stamp = written.empty() ? f.timestamp_start() : written[i];
           if (!with_ranges_) {
             add(h, coords, cell_key, tile_key, i, 0, stamp);
@@ -340,6 +346,35 @@ private:  using hit = sparse_hit;
     std::vector<std::uint64_t> out(cells);
     codec::load_le_array(bytes.data(), out.data(), cells);
     return out;
+  }
+
+  /// Reserves the records of every cell of the tiles the subarray meets
+  /// when that is large: buffers of their own, their pages resident only as
+  /// the cells come (growing by doubling held old and new records at once).
+  /// Small bounds and reads of several ranges grow as before.
+  void reserve_for(const subarray& sub, const std::vector<std::vector<format::MBR>>& mbrs,
+                   const std::vector<char>& meets) {
+    const auto& frags = plan_.arr.fragments();
+    constexpr std::uint64_t most = std::numeric_limits<std::uint64_t>::max();
+    std::uint64_t bound = 0, per_cell = sizeof(hit) + (with_stamps_ ? 8 : 0);
+    for (std::size_t d = 0; d < dims_.size(); ++d) per_cell += 8 * (keys_.tiled[d] ? 2 : 1);
+    for (std::size_t k = 0; k < frags.size(); ++k)
+      for (std::size_t t = 0; meets[k] && t < frags[k].tile_num(); ++t)
+        if (mbrs[k].empty() || meets_subarray(sub, dims_, mbrs[k][t]))
+          bound = frags[k].tile_cells(t) > most - bound ? most : bound + frags[k].tile_cells(t);
+    if (with_ranges_ || bound > most / per_cell || bound * per_cell < (std::uint64_t{64} << 20)) return;
+    try {
+      plan_.check_size(bound, per_cell);  // (counts from the fragments' metadata: bounded first)
+    } catch (const std::invalid_argument&) {
+      return;
+    }
+    const auto n = static_cast<std::size_t>(bound);
+    hits_.reserve(n);
+    if (with_stamps_) stamps_.reserve(n);
+    for (std::size_t d = 0; d < dims_.size(); ++d) {
+      keys_.cell[d].reserve(n);
+      if (keys_.tiled[d]) keys_.tile[d].reserve(n);
+    }
   }
 
   void add(const hit& h, const std::vector<tile_data>& coords, const std::vector<std::vector<std::uint64_t>>& cell_key,
@@ -497,7 +532,10 @@ private:  using hit = sparse_hit;
   }
 
   /// The result's coordinate columns, cell `c` from hit `order[c]`.
-  std::vector<result_field> coordinate_fields(const std::vector<std::size_t>& order) const {
+  /// The result's coordinates, from the hits' keys; each dimension's keys
+  /// (and strings) are let go once its coordinates are made, so that the
+  /// result's columns do not all sit beside every key at the peak.
+  std::vector<result_field> coordinate_fields(const std::vector<std::size_t>& order) {
     const std::size_t n = order.size();
     std::uint64_t coord_bytes = 0;
     for (std::size_t d = 0; d < dims_.size(); ++d)
@@ -513,6 +551,8 @@ private:  using hit = sparse_hit;
         std::vector<std::span<const std::byte>> cells(n);
         for (std::size_t c = 0; c < n; ++c) cells[c] = std::as_bytes(std::span(strings_[d][order[c]]));
         store_var_cells(r, cells);
+        std::vector<std::string>().swap(strings_[d]);
+        std::vector<std::uint64_t>().swap(keys_.cell[d]);
         out.push_back(std::move(r));
         continue;
       }
@@ -523,6 +563,7 @@ private:  using hit = sparse_hit;
         for (std::size_t c = 0; c < n; ++c)
           codec::store_le(r.values.data() + c * sizeof(T), from_order_key<T>(key[order[c]]));
       });
+      std::vector<std::uint64_t>().swap(keys_.cell[d]);
       out.push_back(std::move(r));
     }
     return out;
