@@ -392,19 +392,39 @@ private:
       auto key = [&](std::size_t i) { return order_key(codec::load_le<T>(c.values + i * sizeof(T))); };
       // Most tiles lie inside one range (the MBR said so, or a large box):
       // a pass for the least and greatest key, without a branch a cell,
-      // spares the test of each.
+      // spares the test of each. Integers are compared as they are, four
+      // at a time (no key made a cell: a fifth of a whole matrix's read).
       if (n == 0) return;
       key_range seen{key(0), key(0)};
-      bool sorted = true;
-      for (std::size_t i = 1; i < n; ++i) {
-        const auto k = key(i);
-        sorted &= k >= key(i - 1);
-        seen.lo = k < seen.lo ? k : seen.lo;
-        seen.hi = k > seen.hi ? k : seen.hi;
+      if constexpr (std::is_integral_v<T>) {
+        T lo[4], hi[4];
+        std::fill_n(lo, 4, codec::load_le<T>(c.values));
+        std::fill_n(hi, 4, lo[0]);
+        std::size_t i = 0;
+        for (; i + 4 <= n; i += 4)
+          for (std::size_t j = 0; j < 4; ++j) {
+            const T v = codec::load_le<T>(c.values + (i + j) * sizeof(T));
+            lo[j] = v < lo[j] ? v : lo[j];
+            hi[j] = v > hi[j] ? v : hi[j];
+          }
+        for (; i < n; ++i) {
+          const T v = codec::load_le<T>(c.values + i * sizeof(T));
+          lo[0] = v < lo[0] ? v : lo[0];
+          hi[0] = v > hi[0] ? v : hi[0];
+        }
+        seen = {order_key(*std::min_element(lo, lo + 4)), order_key(*std::max_element(hi, hi + 4))};
+      } else {
+        for (std::size_t i = 1; i < n; ++i) {
+          const auto k = key(i);
+          seen.lo = k < seen.lo ? k : seen.lo;
+          seen.hi = k > seen.hi ? k : seen.hi;
+        }
       }
       if (sub.dim(d).covers(seen)) return;
       // Keys in order (the first dimension of a row-major tile): a binary
       // search a range rather than a test a cell.
+      bool sorted = true;
+      for (std::size_t i = 1; i < n; ++i) sorted &= key(i) >= key(i - 1);
       if (sorted && sub.dim(d).indexed()) return sub.dim(d).clear_outside_sorted(key, n, in);
       for (std::size_t i = 0; i < n; ++i)
         if (in[i]) in[i] = cursor.contains(key(i));
