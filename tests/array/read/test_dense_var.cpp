@@ -6,7 +6,8 @@
 // written, for reads that take whole tiles, parts of tiles and tiles that
 // newer fragments cover in part, with RLE strings (whose tiles only
 // decoding sizes), nullable strings, a condition, one and three threads;
-// and a damaged offsets file reported by name.
+// a damaged offsets file reported by name; values past max_allocation
+// refused before the tiles are read.
 #include "tilefmt/array/read/query.hpp"
 #include "tilefmt/array/write.hpp"
 #include "tilefmt/storage/memory.hpp"
@@ -205,6 +206,32 @@ TEST_CASE("dense var-size reads: an offset past its var tile names the offsets f
     REQUIRE(s.offsets.size() == 90);
     for (std::size_t i = 0; i < 90; ++i) CHECK(cell(s, i) == text_of(1000, static_cast<std::int64_t>(i) + 10));
   }
+}
+
+TEST_CASE("dense var-size reads: tiles left to decode count against max_allocation before they are read") {
+  // Cells of 100 bytes: the values (10,000 bytes) pass what the offsets
+  // and views take (check_size) by far.
+  auto st = std::make_shared<storage::memory>();
+  array::create("/a",
+                format::make_array_schema(
+                    {.type = format::ArrayType::DENSE,
+                     .dimensions = {format::make_dimension<std::int64_t>("x", 0, 99, 10)},
+                     .attributes = {format::make_attribute({.name = "s", .type = format::Datatype::STRING_ASCII,
+                                                            .cell_val_num = format::var_num})}}),
+                {.storage = st});
+  {
+    array::dense_writer f("/a", {{0, 99}}, array::cell_layout::row_major, st);
+    std::vector<std::string> s;
+    for (int x = 0; x < 100; ++x) s.push_back(std::string(100, static_cast<char>('a' + x % 26)));
+    f.set_var("s", s);
+    f.commit({.timestamp = 1});
+  }
+  CHECK(array::open("/a", {.max_allocation = 20000, .storage = st}).query().read().get_var<char>("s").values.size() ==
+        10000);
+  const auto small = array::open("/a", {.max_allocation = 6000, .storage = st});
+  CHECK_THROWS_AS(small.query().read(), std::invalid_argument);
+  // A part of it fits.
+  CHECK(small.query().subarray({{0, 39}}).read().get_var<char>("s").values.size() == 4000);
 }
 
 } // namespace test_dense_var

@@ -7,6 +7,7 @@
 #include "tilefmt/array/read/dense/var_pieces.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <mutex>
 #include <cstdint>
 #include <random>
@@ -152,6 +153,17 @@ TEST_CASE("var pieces: no pieces is all fill; overlapping runs are refused") {
   later[0].deferred = 0;
   later[0].bytes = t.values.size();
   CHECK_THROWS_AS(array::detail::store_var_pieces(o, later, 10, fill, {}, 1), std::logic_error);
+  // Sizes from metadata past the allocation limit: refused before anything is made.
+  later[0].bytes = 1000;
+  bool decoded = false;
+  auto never = [&](std::size_t, std::span<std::byte>, std::span<std::uint64_t>) { decoded = true; };
+  result_field big;
+  CHECK_THROWS_AS(array::detail::store_var_pieces(big, later, 10, fill, {}, 1, never, 999), std::invalid_argument);
+  CHECK_FALSE(decoded);
+  CHECK(big.values.empty());
+  later[0].bytes = std::numeric_limits<std::uint64_t>::max();  // then two cells of the fill: no sum wraps around
+  CHECK_THROWS_AS(array::detail::store_var_pieces(big, later, 12, fill, {}, 1, never), std::invalid_argument);
+  CHECK_FALSE(decoded);
   const std::vector<std::uint8_t> one_failed{0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
   auto decode = [&](std::size_t, std::span<std::byte>, std::span<std::uint64_t>) {};
   CHECK_THROWS_AS(array::detail::store_var_pieces(o, later, 10, fill, one_failed, 1, decode), std::logic_error);

@@ -509,7 +509,8 @@ inline read_output read_dense(const read_plan& plan) {
                          [&](std::size_t d, std::span<std::byte> values, std::span<std::uint64_t> offsets) {
                            const auto& later = f.deferred[d];
                            later.frag->read_var_tile_into(later.field, later.tile, values, offsets);
-                         });
+                         },
+                         plan.arr.options().max_allocation);
       out.push_back(std::move(r));
     }
     first = last;

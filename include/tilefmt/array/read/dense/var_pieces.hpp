@@ -13,9 +13,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <vector>
 #include "tilefmt/array/model/column.hpp"
 #include "tilefmt/array/read/query_result.hpp"
@@ -50,11 +52,14 @@ struct var_piece {
 /// cells whose `failed` flag is set, take `fill` (no deferred piece may
 /// hold a failed cell). `decode(deferred, values, offsets)` reads a
 /// deferred piece's tile into its place: its bytes and its cells' offsets
-/// within them.
+/// within them. Values of more than `max_bytes` in all (the sizes of
+/// deferred tiles come from fragment metadata, not yet from the tiles) are
+/// refused before anything is allocated.
 using var_tile_decoder = function_ref<void(std::size_t, std::span<std::byte>, std::span<std::uint64_t>)>;
 inline void store_var_pieces(result_field& r, std::vector<var_piece> pieces, std::size_t n,
                              std::span<const std::byte> fill, std::span<const std::uint8_t> failed, unsigned threads,
-                             std::optional<var_tile_decoder> decode = std::nullopt) {
+                             std::optional<var_tile_decoder> decode = std::nullopt,
+                             std::uint64_t max_bytes = std::numeric_limits<std::uint64_t>::max()) {
   std::sort(pieces.begin(), pieces.end(), [](const var_piece& a, const var_piece& b) { return a.result < b.result; });
   // The gaps become pieces of the fill: a one-cell tile taken with stride 0.
   static constexpr std::uint64_t fill_offsets[1] = {0};
@@ -116,7 +121,13 @@ inline void store_var_pieces(result_field& r, std::vector<var_piece> pieces, std
       base[i + 1] = bytes;
     }
   });
-  for (std::size_t i = 0; i < all.size(); ++i) base[i + 1] += base[i];
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (base[i + 1] > max_bytes - base[i])
+      throw std::invalid_argument("tilefmt: query: the values of field " + r.name + " hold more than the " +
+                                  std::to_string(max_bytes) +
+                                  " bytes open_options::max_allocation allows one read (by the fragments' metadata)");
+    base[i + 1] += base[i];
+  }
 
   r.offsets.reserve(n + 1);  // room for the end offset Arrow's layout adds (arrow/columns.hpp)
   r.offsets.resize(n);
