@@ -168,4 +168,39 @@ TEST_CASE("subarray: clearing the sorted keys outside the ranges agrees with con
   }
 }
 
+TEST_CASE("subarray: clearing sorted string keys outside the ranges agrees with contains_text") {
+  // A 1-D string dimension's tile: keys in bytewise order, with repeats
+  // (duplicates), tested against points and ranges (overlapping, nested,
+  // adjacent), a range at a time.
+  std::mt19937 rng(14);
+  for (int round = 0; round < 40; ++round) {
+    std::vector<user_range> ks;
+    const int n = round < 10 ? 1 + round : 40 * round;
+    for (int r = 0; r < n; ++r) {
+      const int klo = static_cast<int>(rng() % 900);
+      const int width = r % 3 == 0 ? 0 : static_cast<int>(rng() % 30);  // a third are points
+      ks.push_back({std::int64_t{0}, std::int64_t{0}, true, key_text(klo), key_text(klo + width)});
+    }
+    if (round == 5) ks = {{std::int64_t{0}, std::int64_t{0}, true, "", "\xff"}};  // everything
+    if (round == 6) ks = {{std::int64_t{0}, std::int64_t{0}, true, "k1100", "k1100"},
+                          {std::int64_t{0}, std::int64_t{0}, true, "k1100", "k1100x"}};  // a point and a range from it
+    const subarray given(sparse_schema(), {{}, ks});
+    for (const subarray& sub : {given, given.merged()}) {
+      const auto& dk = sub.dim(1);
+      std::vector<std::string> keys;
+      for (int v = static_cast<int>(rng() % 400); v < 960 && keys.size() < 3000; v += static_cast<int>(rng() % 3))
+        keys.push_back(key_text(v));
+      if (round % 7 == 0) keys.resize(static_cast<std::size_t>(round % 2));  // no keys, one key
+      if (round == 6) keys = {"k1099", "k1100", "k1100", "k11000", "k1100x", "k1100y", "k1101"};
+      std::vector<std::uint8_t> in(keys.size()), want(keys.size());
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        in[i] = rng() % 10 != 0;  // another dimension's verdict, kept
+        want[i] = in[i] && dk.contains_text(keys[i]);
+      }
+      dk.clear_outside_sorted([&](std::size_t i) -> std::string_view { return keys[i]; }, keys.size(), in.data());
+      REQUIRE(in == want);
+    }
+  }
+}
+
 } // namespace test_subarray

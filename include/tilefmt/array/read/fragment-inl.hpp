@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -376,6 +377,11 @@ TILEFMT_FUNC void fragment::read_var_tile_into(const field_info& f, std::size_t 
 /// (one per cell).
 TILEFMT_FUNC void fragment::read_tile_offsets(const field_info& f, std::size_t i, std::span<std::uint64_t> out,
                                               const fetched_tiles* ahead) const {
+  if constexpr (std::endian::native == std::endian::little) {
+    // Stored as they are in memory: decoded in place, without a buffer.
+    source_->read_into(f, format::DataFile::fixed, i, std::as_writable_bytes(out), 8, ahead);
+    return;
+  }
   auto offs = source_->read(f, format::DataFile::fixed, i, out.size() * 8, 8, nullptr, ahead);
   codec::load_le_array(offs.data(), out.data(), out.size());
 }

@@ -127,34 +127,23 @@ struct dimension_ranges {
   }
 
   /// For `n` keys that never decrease (`key(i)`: a tile's first dimension
-  /// in row-major order, a SOMA matrix's rows): clears `in[i]` for each key
-  /// outside every range, with two binary searches a range of the union
-  /// that meets the keys rather than a test a key (a list of thousands of
-  /// joinids costs what its ranges do). Only once index() has run.
+  /// in row-major order, a SOMA matrix's rows, the cells of a 1-D string
+  /// dimension; an order key, or a string_view on a string dimension):
+  /// clears `in[i]` for each key outside every range, with two binary
+  /// searches a range of the union that meets the keys rather than a test a
+  /// key (a list of thousands of joinids, or of string points, costs what
+  /// its ranges do). Only once index() has run.
   template <class Key>
   void clear_outside_sorted(Key key, std::size_t n, std::uint8_t* in) const {
-    if (n == 0) return;
-    // The first position in [from, n) whose key is >= v.
-    auto first_at_least = [&](std::size_t from, std::uint64_t v) {
-      std::size_t lo = from, hi = n;
-      while (lo < hi) {
-        const std::size_t mid = lo + (hi - lo) / 2;
-        if (key(mid) < v) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
-    };
-    const std::uint64_t last = key(n - 1);
-    auto r = std::lower_bound(cover_.begin(), cover_.end(), key(0), [](const key_range& c, std::uint64_t v) { return c.hi < v; });
-    std::size_t done = 0;  // cells before `done` are decided
-    for (; r != cover_.end() && r->lo <= last && done < n; ++r) {
-      const std::size_t begin = first_at_least(done, r->lo);
-      std::fill(in + done, in + begin, std::uint8_t{0});
-      done = r->hi == std::numeric_limits<std::uint64_t>::max() ? n : first_at_least(begin, r->hi + 1);
+    if constexpr (std::is_convertible_v<std::invoke_result_t<Key&, std::size_t>, std::string_view>) {
+      if (!text_all_) clear_outside(text_cover_, key, n, in);
+    } else {
+      clear_outside(cover_, key, n, in);
     }
-    std::fill(in + done, in + n, std::uint8_t{0});
   }
   bool indexed() const noexcept { return indexed_; }
+  /// Whether a range of this string dimension holds every key.
+  bool covers_all_text() const noexcept { return indexed_ && text_all_; }
 
   /// contains() / contains_text() for keys that mostly come in increasing
   /// order (a tile's coordinates): the range of the last key is tried, and
@@ -255,6 +244,30 @@ struct dimension_ranges {
   }
 
 private:
+  template <class Cover, class Key>
+  static void clear_outside(const Cover& cover, Key& key, std::size_t n, std::uint8_t* in) {
+    if (n == 0) return;
+    // The first position in [from, n) whose key is not `below`.
+    auto first_not = [&](std::size_t from, auto below) {
+      std::size_t lo = from, hi = n;
+      while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (below(key(mid))) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    const auto last = key(n - 1);
+    auto r = std::lower_bound(cover.begin(), cover.end(), key(0), [](const auto& c, const auto& v) { return c.hi < v; });
+    std::size_t done = 0;  // cells before `done` are decided
+    for (; r != cover.end() && r->lo <= last && done < n; ++r) {
+      const std::size_t begin = first_not(done, [&](const auto& k) { return k < r->lo; });
+      std::fill(in + done, in + begin, std::uint8_t{0});
+      done = first_not(begin, [&](const auto& k) { return !(r->hi < k); });
+    }
+    std::fill(in + done, in + n, std::uint8_t{0});
+  }
+
   bool indexed_ = false;
   std::vector<key_range> cover_;         // the ranges' union: sorted, disjoint
   std::vector<std::size_t> by_lo_;       // range indices by lo

@@ -47,6 +47,7 @@
 #include "tilefmt/array/model/global_order.hpp"
 #include "tilefmt/array/read/read_plan.hpp"
 #include "tilefmt/array/read/sparse/gather.hpp"
+#include "tilefmt/array/read/sparse/keep_inside.hpp"
 #include "tilefmt/array/read/sparse/merge.hpp"
 #include "tilefmt/array/read/sparse/runs.hpp"
 #include "tilefmt/array/support/gather_cells.hpp"
@@ -123,6 +124,13 @@ public:
       coords[d].var = text(d);
       if (!text(d)) coords[d].values.resize(slots * size(d));  // unzeroed: only the pages written become resident
     }
+    const auto text_at = text_places(segs, several);
+    for (std::size_t d = 0; d < nd; ++d) {
+      if (text_at.empty() || !text(d)) continue;
+      coords[d].values.resize(static_cast<std::size_t>(text_at[d].back()));
+      coords[d].offsets.reserve(slots + 1);  // room for the end offset Arrow's layout adds (arrow/columns.hpp)
+      coords[d].offsets.resize(slots);
+    }
     std::vector<std::pair<std::uint32_t, std::uint64_t>> seg_tiles;
     for (const auto& s : segs) seg_tiles.emplace_back(s.frag, s.tile);
     std::vector<std::string> dim_names;
@@ -134,7 +142,8 @@ public:
     std::vector<std::uint8_t> ok(segs.size(), 1);
     place_in_order places(segs.size());
     parallel_for(segs.size(), threads(), [&](std::size_t j) {
-      ok[j] = read_segment(sub, segs[j], places.claim(j), coords, ahead, any_order, pass.empty() ? nullptr : pass.data());
+      ok[j] = read_segment(sub, segs[j], places.claim(j), coords, ahead, any_order, pass.empty() ? nullptr : pass.data(),
+                           text_at, j);
     });
     if (std::find(ok.begin(), ok.end(), 0) != ok.end() || !places.total()) return std::nullopt;
     // A fragment's tiles follow each other in the global order too.
@@ -149,7 +158,7 @@ public:
     }
     const std::size_t n = *places.total();
     if (several) return merged(segs, std::move(coords), n, pass);
-    return as_staged(segs, std::move(coords), n);
+    return as_staged(segs, std::move(coords), n, !text_at.empty());
   }
 
 private:
@@ -215,10 +224,11 @@ private:
   /// gives it; false when a check fails. `any_order`: the result takes the
   /// cells in any order, which is then not checked. With `pass`, the
   /// condition leaves its verdict there (at the cells' places) rather than
-  /// leave cells out.
+  /// leave cells out. `text_at` (when not empty): where segment `j`'s
+  /// string coordinates go in the result's bytes (text_places).
   bool read_segment(const subarray& sub, segment& s, place_in_order::claim_t place, std::vector<result_field>& coords,
                     const std::vector<std::map<std::uint32_t, fetched_tiles>>& ahead, bool any_order,
-                    std::uint8_t* pass) const {
+                    std::uint8_t* pass, const std::vector<std::vector<std::uint64_t>>& text_at, std::size_t j) const {
     const auto& f = plan_.arr.fragments()[s.frag];
     const std::size_t nd = dims_.size(), t = static_cast<std::size_t>(s.tile);
     const auto cells = static_cast<std::size_t>(f.tile_cells(t));
@@ -233,6 +243,14 @@ private:
       for (std::size_t d = 0; d < nd; ++d) {
         const field_info field = f.field(dims_[d].name.value);
         const fetched_tiles* fetched = sparse_gather::ahead_of(ahead[d], s.frag);
+        if (text(d) && !text_at.empty()) {
+          const auto at = static_cast<std::size_t>(text_at[d][j]);
+          const std::span values(coords[d].values.data() + at, static_cast<std::size_t>(text_at[d][j + 1]) - at);
+          const std::span offsets(coords[d].offsets.data() + s.out, cells);
+          f.read_var_tile_into(field, t, values, offsets, fetched);
+          cols[d] = {nullptr, values, offsets};  // within the tile's bytes until the checks below are done
+          continue;
+        }
         if (text(d)) {
           tile_data tile = f.read_tile(field, t, fetched);
           if (!check_cells(f, d, tile, cells)) return false;
@@ -246,7 +264,7 @@ private:
       }
       // The MBR said so; the coordinates must agree.
       std::vector<std::uint8_t> in(cells, 1);
-      for (std::size_t d = 0; d < nd; ++d) keep_inside(sub, d, cols[d], cells, in.data());
+      for (std::size_t d = 0; d < nd; ++d) keep_inside(sub.dim(d), dims_[d], cols[d], cells, in.data());
       if (std::find(in.begin(), in.end(), 0) != in.end()) return false;
     } else {
       std::vector<tile_data> tiles;
@@ -260,7 +278,7 @@ private:
       // whole tile is checked first, as the cells the result keeps are later.
       if (!any_order && plan_.where && !in_global_order(whole, cells, !dups())) return false;
       std::vector<std::uint8_t> in(cells, 1);
-      for (std::size_t d = 0; d < nd; ++d) keep_inside(sub, d, whole[d], cells, in.data());
+      for (std::size_t d = 0; d < nd; ++d) keep_inside(sub.dim(d), dims_[d], whole[d], cells, in.data());
       std::vector<std::uint8_t> verdict;
       if (plan_.where && pass) {
         verdict = in;
@@ -302,11 +320,43 @@ private:
         cols[d].values = to;
       }
     }
-    if (any_order || s.count == 0) return true;
-    if (!in_global_order(cols, s.count, !dups())) return false;
-    s.head = cell_bytes(cols, 0);
-    s.tail = cell_bytes(cols, s.count - 1);
+    if (!any_order && s.count != 0) {
+      if (!in_global_order(cols, s.count, !dups())) return false;
+      s.head = cell_bytes(cols, 0);
+      s.tail = cell_bytes(cols, s.count - 1);
+    }
+    for (std::size_t d = 0; d < nd && !text_at.empty(); ++d)
+      if (text(d))
+        for (std::size_t i = 0; i < cells; ++i) coords[d].offsets[s.out + i] += text_at[d][j];
     return true;
+  }
+
+  /// Where each segment's string coordinates start in the result's bytes
+  /// (per string dimension, a prefix sum over the segments, the total
+  /// last), when every segment lies inside the subarray (a whole read, a
+  /// large range) of one fragment or of fragments read as stored, and the
+  /// fragments' metadata gives each tile's bytes within the allocation
+  /// limit: the tiles then decode straight into the result, with no tile
+  /// buffer and no copy (a million keys: a fifth of the read). Else empty.
+  std::vector<std::vector<std::uint64_t>> text_places(const std::vector<segment>& segs, bool several) const {
+    if (several || segs.empty() || std::any_of(segs.begin(), segs.end(), [](const segment& s) { return !s.inside; }))
+      return {};
+    const auto& frags = plan_.arr.fragments();
+    const std::uint64_t limit = plan_.arr.options().max_allocation;
+    std::vector<std::vector<std::uint64_t>> at(dims_.size());
+    bool any = false;
+    for (std::size_t d = 0; d < dims_.size(); ++d) {
+      if (!text(d)) continue;
+      any = true;
+      at[d].assign(segs.size() + 1, 0);
+      for (std::size_t j = 0; j < segs.size(); ++j) {
+        const auto& f = frags[segs[j].frag];
+        const auto bytes = f.var_tile_bytes(f.field(dims_[d].name.value), static_cast<std::size_t>(segs[j].tile));
+        if (!bytes || *bytes > limit - at[d][j]) return {};
+        at[d][j + 1] = at[d][j] + *bytes;
+      }
+    }
+    return any ? at : std::vector<std::vector<std::uint64_t>>{};
   }
 
   /// The result of several fragments whose `n` cells `coords` holds
@@ -343,10 +393,12 @@ private:
 
   /// The result when the `n` staged cells `coords` holds (segment by
   /// segment) are the result's, in its order.
-  read_output as_staged(std::vector<segment>& segs, std::vector<result_field> coords, std::size_t n) const {
+  /// `text_placed`: the string coordinates are in place (text_places).
+  read_output as_staged(std::vector<segment>& segs, std::vector<result_field> coords, std::size_t n,
+                        bool text_placed = false) const {
     for (std::size_t d = 0; d < dims_.size(); ++d) {
       if (text(d)) {
-        join_text(coords[d], segs, d, n);
+        if (!text_placed) join_text(coords[d], segs, d, n);
         continue;
       }
       coords[d].values.resize(n * size(d));
@@ -371,64 +423,6 @@ private:
                              " coordinates for " + std::to_string(cells) + " cells",
                          0);
     return true;
-  }
-
-  /// Clears `in[i]` for each of the `n` cells whose coordinate of
-  /// dimension `d` is in no range.
-  void keep_inside(const subarray& sub, std::size_t d, const coord_column& c, std::size_t n, std::uint8_t* in) const {
-    dimension_ranges::cursor cursor(sub.dim(d));
-    if (text(d)) {
-      // Keys in order (the tiles of a 1-D string dimension, its first
-      // dimension's row-major) lie between the first and the last: one
-      // comparison a cell for the order spares the two of each test.
-      bool sorted = true;
-      for (std::size_t i = 1; i < n && sorted; ++i) sorted = c.at(i - 1) <= c.at(i);
-      if (n != 0 && sorted && sub.dim(d).covers_text(c.at(0), c.at(n - 1))) return;
-      for (std::size_t i = 0; i < n; ++i)
-        if (in[i]) in[i] = cursor.contains_text(c.at(i));
-      return;
-    }
-    format::visit_coordinate_type(dims_[d].type.value, [&]<class T>() {
-      auto key = [&](std::size_t i) { return order_key(codec::load_le<T>(c.values + i * sizeof(T))); };
-      // Most tiles lie inside one range (the MBR said so, or a large box):
-      // a pass for the least and greatest key, without a branch a cell,
-      // spares the test of each. Integers are compared as they are, four
-      // at a time (no key made a cell: a fifth of a whole matrix's read).
-      if (n == 0) return;
-      key_range seen{key(0), key(0)};
-      if constexpr (std::is_integral_v<T>) {
-        T lo[4], hi[4];
-        std::fill_n(lo, 4, codec::load_le<T>(c.values));
-        std::fill_n(hi, 4, lo[0]);
-        std::size_t i = 0;
-        for (; i + 4 <= n; i += 4)
-          for (std::size_t j = 0; j < 4; ++j) {
-            const T v = codec::load_le<T>(c.values + (i + j) * sizeof(T));
-            lo[j] = v < lo[j] ? v : lo[j];
-            hi[j] = v > hi[j] ? v : hi[j];
-          }
-        for (; i < n; ++i) {
-          const T v = codec::load_le<T>(c.values + i * sizeof(T));
-          lo[0] = v < lo[0] ? v : lo[0];
-          hi[0] = v > hi[0] ? v : hi[0];
-        }
-        seen = {order_key(*std::min_element(lo, lo + 4)), order_key(*std::max_element(hi, hi + 4))};
-      } else {
-        for (std::size_t i = 1; i < n; ++i) {
-          const auto k = key(i);
-          seen.lo = k < seen.lo ? k : seen.lo;
-          seen.hi = k > seen.hi ? k : seen.hi;
-        }
-      }
-      if (sub.dim(d).covers(seen)) return;
-      // Keys in order (the first dimension of a row-major tile): a binary
-      // search a range rather than a test a cell.
-      bool sorted = true;
-      for (std::size_t i = 1; i < n; ++i) sorted &= key(i) >= key(i - 1);
-      if (sorted && sub.dim(d).indexed()) return sub.dim(d).clear_outside_sorted(key, n, in);
-      for (std::size_t i = 0; i < n; ++i)
-        if (in[i]) in[i] = cursor.contains(key(i));
-    });
   }
 
   /// Leaves in `in` the cells that pass the query's condition.
