@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -198,6 +199,53 @@ TEST_CASE("subarray: clearing sorted string keys outside the ranges agrees with 
         want[i] = in[i] && dk.contains_text(keys[i]);
       }
       dk.clear_outside_sorted([&](std::size_t i) -> std::string_view { return keys[i]; }, keys.size(), in.data());
+      REQUIRE(in == want);
+    }
+  }
+}
+
+TEST_CASE("subarray: many ranges over a small span of keys are a bitmap, tested as contains answers") {
+  // A list of genes or joinids: keys out of order (a row-major tile's
+  // columns) against three ranges or more within 2^20 keys; wider lists
+  // keep the binary search.
+  const auto schema = format::make_array_schema(
+      {.type = format::ArrayType::SPARSE,
+       .dimensions = {format::make_dimension<std::int64_t>("x", -(std::int64_t{1} << 40), std::int64_t{1} << 40, 1000)},
+       .attributes = {format::make_attribute({.name = "a", .type = format::Datatype::INT32})}});
+  std::mt19937 rng(15);
+  for (int round = 0; round < 30; ++round) {
+    std::vector<user_range> xs;
+    const std::int64_t base = round % 2 ? -500 : 100'000, width = round % 5 == 4 ? std::int64_t{1} << 21 : 5000;
+    const int n = 1 + round % 7 + (round > 20 ? 400 : 0);
+    if (width > (std::int64_t{1} << 20)) xs = {{base, base}, {base + width - 1, base + width - 1}};  // the span's ends
+    for (int r = 0; r < n; ++r) {
+      const std::int64_t lo = base + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(width));
+      xs.push_back({lo, lo + static_cast<std::int64_t>(rng() % (r % 3 == 0 ? 1 : 70))});
+    }
+    const subarray sub(schema, {xs});
+    const auto& dx = sub.dim(0);
+    CAPTURE(round);
+    std::vector<std::int64_t> keys;
+    for (int i = 0; i < 5000; ++i) keys.push_back(base - 100 + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(width + 200)));
+    keys.push_back(std::numeric_limits<std::int64_t>::min() + 1);
+    std::vector<std::uint8_t> in(keys.size()), want(keys.size()), truth(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      in[i] = rng() % 10 != 0;  // another dimension's verdict, kept
+      truth[i] = std::any_of(dx.ranges.begin(), dx.ranges.end(), [&](const key_range& r) { return r.contains(order_key(keys[i])); });
+      want[i] = in[i] && truth[i];
+    }
+    if (width > (std::int64_t{1} << 20)) {
+      CHECK_FALSE(dx.has_bitmap());
+    } else if (n >= 8) {
+      CHECK(dx.has_bitmap());
+    }
+    array::detail::dimension_ranges::cursor cx(dx);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      REQUIRE(dx.contains(order_key(keys[i])) == (truth[i] != 0));
+      REQUIRE(cx.contains(order_key(keys[i])) == (truth[i] != 0));
+    }
+    if (dx.has_bitmap()) {
+      dx.clear_outside_bitmap([&](std::size_t i) { return order_key(keys[i]); }, keys.size(), in.data());
       REQUIRE(in == want);
     }
   }

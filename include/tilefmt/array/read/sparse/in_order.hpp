@@ -501,12 +501,16 @@ private:
       const std::size_t e = std::min(n, b + chunk);
       std::fill_n(cmp.begin(), e - b, std::int8_t{0});
       // Each key made once, each pair settled without a branch (strings
-      // by one comparison, not two).
-      auto settle = [&](auto key_of) {
+      // by one comparison, not two). What the loop reads is held in locals
+      // and keys are made from pointers taken by value: a store of a
+      // verdict (a char, which may alias anything) made the compiler load
+      // each again a cell, a third of the check.
+      auto settle = [&cmp, b, e](auto key_of) {
+        std::int8_t* const verdict = cmp.data();
         auto x = key_of(b - 1);
         for (std::size_t i = b; i < e; ++i) {
           const auto y = key_of(i);
-          auto& c = cmp[i - b];
+          auto& c = verdict[i - b];
           if constexpr (std::is_same_v<decltype(x), std::string_view>) {
             const int r = c != 0 ? 0 : x.compare(y);
             c = c != 0 ? c : static_cast<std::int8_t>((r > 0) - (r < 0));
@@ -520,7 +524,7 @@ private:
         const std::size_t d = tile_row ? k : nd - 1 - k;
         if (!order_.keys.tiled[d]) continue;
         format::visit_coordinate_type(dims_[d].type.value, [&]<class T>() {
-          auto at = [&](std::size_t i) { return codec::load_le<T>(cols[d].values + i * sizeof(T)); };
+          auto at = [v = cols[d].values](std::size_t i) { return codec::load_le<T>(v + i * sizeof(T)); };
           // Cells in one space tile of d (most tiles' are) settle nothing:
           // a pass for the least and greatest spares a division a cell
           // (integers: a NaN would pass unseen).
@@ -531,21 +535,25 @@ private:
             hi = v > hi ? v : hi;
           }
           if (!std::is_integral_v<T> || order_.space_tile(d, lo) != order_.space_tile(d, hi))
-            settle([&](std::size_t i) { return order_.space_tile(d, at(i)); });
+            settle([&order = order_, d, at](std::size_t i) { return order.space_tile(d, at(i)); });
         });
       }
       for (std::size_t k = 0; k < nd; ++k) {
         const std::size_t d = cell_row ? k : nd - 1 - k;
         if (text(d)) {
-          settle([&](std::size_t i) { return cols[d].at(i); });
+          settle([col = cols[d]](std::size_t i) { return col.at(i); });
           continue;
         }
         format::visit_coordinate_type(dims_[d].type.value, [&]<class T>() {
-          settle([&](std::size_t i) { return order_key(codec::load_le<T>(cols[d].values + i * sizeof(T))); });
+          settle([v = cols[d].values](std::size_t i) { return order_key(codec::load_le<T>(v + i * sizeof(T))); });
         });
       }
-      for (std::size_t i = 0; i < e - b; ++i)
-        if (cmp[i] > 0 || (strict && cmp[i] == 0)) return false;
+      // A pair out of order: +1, or 0 where equal cells are not allowed
+      // (the chunk at once, without a branch a pair).
+      const std::int8_t worst = strict ? 0 : 1;
+      std::uint8_t bad = 0;
+      for (std::size_t i = 0; i < e - b; ++i) bad |= static_cast<std::uint8_t>(cmp[i] >= worst);
+      if (bad) return false;
     }
     return true;
   }

@@ -1,7 +1,8 @@
 // tilefmt — which of a tile's cells lie in one dimension's ranges: the test
 // every sparse read makes of the tiles its subarray meets but does not
 // cover, made without a test a cell where the coordinates allow (a tile
-// inside one range, keys in order found by binary search).
+// inside one range, keys in order found by binary search, keys out of
+// order against a bitmap of many ranges).
 #pragma once
 
 #include <algorithm>
@@ -50,22 +51,24 @@ void keep_inside(const dimension_ranges& ranges, const format::Dimension& dim, c
     if (n == 0) return;
     key_range seen{key(0), key(0)};
     if constexpr (std::is_integral_v<T>) {
-      T lo[4], hi[4];
-      std::fill_n(lo, 4, codec::load_le<T>(c.values));
-      std::fill_n(hi, 4, lo[0]);
+      // Four named pairs (an array of four stayed in memory: a store and a
+      // load a cell, half of the test's time).
+      auto at = [&](std::size_t i) { return codec::load_le<T>(c.values + i * sizeof(T)); };
+      T lo0 = at(0), lo1 = lo0, lo2 = lo0, lo3 = lo0, hi0 = lo0, hi1 = lo0, hi2 = lo0, hi3 = lo0;
       std::size_t i = 0;
-      for (; i + 4 <= n; i += 4)
-        for (std::size_t j = 0; j < 4; ++j) {
-          const T v = codec::load_le<T>(c.values + (i + j) * sizeof(T));
-          lo[j] = v < lo[j] ? v : lo[j];
-          hi[j] = v > hi[j] ? v : hi[j];
-        }
-      for (; i < n; ++i) {
-        const T v = codec::load_le<T>(c.values + i * sizeof(T));
-        lo[0] = v < lo[0] ? v : lo[0];
-        hi[0] = v > hi[0] ? v : hi[0];
+      for (; i + 4 <= n; i += 4) {
+        const T a = at(i), b = at(i + 1), d = at(i + 2), e = at(i + 3);
+        lo0 = a < lo0 ? a : lo0, hi0 = a > hi0 ? a : hi0;
+        lo1 = b < lo1 ? b : lo1, hi1 = b > hi1 ? b : hi1;
+        lo2 = d < lo2 ? d : lo2, hi2 = d > hi2 ? d : hi2;
+        lo3 = e < lo3 ? e : lo3, hi3 = e > hi3 ? e : hi3;
       }
-      seen = {order_key(*std::min_element(lo, lo + 4)), order_key(*std::max_element(hi, hi + 4))};
+      for (; i < n; ++i) {
+        const T a = at(i);
+        lo0 = a < lo0 ? a : lo0, hi0 = a > hi0 ? a : hi0;
+      }
+      seen = {order_key(std::min(std::min(lo0, lo1), std::min(lo2, lo3))),
+              order_key(std::max(std::max(hi0, hi1), std::max(hi2, hi3)))};
     } else {
       for (std::size_t i = 1; i < n; ++i) {
         const auto k = key(i);
@@ -76,9 +79,13 @@ void keep_inside(const dimension_ranges& ranges, const format::Dimension& dim, c
     if (ranges.covers(seen)) return;
     // Keys in order (the first dimension of a row-major tile): a binary
     // search a range rather than a test a cell.
+    // (A chunk at a time: a dimension out of order, as a row-major tile's
+    // columns, is told in the first.)
     bool sorted = true;
-    for (std::size_t i = 1; i < n; ++i) sorted &= key(i) >= key(i - 1);
+    for (std::size_t b = 1; b < n && sorted; b += 256)
+      for (std::size_t i = b, e = std::min(n, b + 256); i < e; ++i) sorted &= key(i) >= key(i - 1);
     if (sorted && ranges.indexed()) return ranges.clear_outside_sorted(key, n, in);
+    if (ranges.has_bitmap()) return ranges.clear_outside_bitmap(key, n, in);
     for (std::size_t i = 0; i < n; ++i)
       if (in[i]) in[i] = cursor.contains(key(i));
   });
