@@ -40,7 +40,7 @@ TEST_CASE("column<T>: large buffers are huge-page aligned, small ones are ordina
   CHECK(big[9] == 4);
   // A small buffer sized for an upper bound and mostly unused is
   // reallocated to its size; one mostly used is left as it is.
-  array::column<std::int32_t> bound(100000);
+  array::column<std::int32_t> bound(50000);  // 200 KB: below mapped_threshold
   std::iota(bound.begin(), bound.end(), 0);
   bound.resize(1000);
   array::detail::release_unused(bound);
@@ -98,7 +98,7 @@ TEST_CASE("column<T>: a freed large buffer's mapping serves the next one of abou
   auto& cache = array::detail::mapping_cache::instance();
   // Empty the cache: every mapping it keeps is taken (and given back to the
   // system when the column goes).
-  for (std::size_t n = 2 * mib; n <= array::detail::mapping_cache::max_total; n += 2 * mib)
+  for (std::size_t n = array::detail::column_allocator<std::byte>::mapped_threshold; n <= array::detail::mapping_cache::max_total; n *= 2)
     while (void* p = cache.take(n)) ::munmap(p, n);
   const std::byte* first = nullptr;
   {
@@ -134,7 +134,7 @@ TEST_CASE("column<T>: a freed large buffer's mapping serves the next one of abou
   static_cast<std::byte*>(kept)[4 * mib - 1] = std::byte{7};
   cache.give(kept, 4 * mib);
   CHECK(cache.take(6 * mib) == nullptr);
-  void* other = cache.take(mib);  // the small column's (2 MiB), not the 4 MiB one: more than twice
+  void* other = cache.take(mib);  // the small column's (1 MiB), not the 4 MiB one: more than twice
   CHECK(other != nullptr);
   CHECK(other != kept);
   if (other) ::munmap(other, mib);

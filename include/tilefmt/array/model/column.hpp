@@ -53,6 +53,11 @@ inline constexpr bool under_address_sanitizer = false;
 inline void* map_aligned(std::size_t bytes, std::size_t align) {
 #if defined(__linux__)
   if constexpr (!under_address_sanitizer) {
+    if (align <= 4096) {  // mappings are page-aligned already
+      void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m == MAP_FAILED) throw std::bad_alloc();
+      return m;
+    }
     void* m = ::mmap(nullptr, bytes + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) throw std::bad_alloc();
     // Over-map by `align` and give back the unaligned head and the tail.
@@ -164,10 +169,14 @@ template <class T>
 struct column_allocator {
   using value_type = T;
 
-  /// Buffers from this size on are mappings of their own, aligned to huge
-  /// pages, and those that fill a huge page advised as such.
-  static constexpr std::size_t mapped_threshold = std::size_t{1} << 20;
+  /// Buffers from this size on are mappings of their own (kept for reuse
+  /// where they may be); from a huge page on, aligned to huge pages and
+  /// advised as such. A sparse tile's coordinates (100,000 cells: 800 KB)
+  /// came from malloc, which gave them back to the system when freed: a
+  /// read of two tiles spent half of its time faulting their pages in.
+  static constexpr std::size_t mapped_threshold = std::size_t{256} << 10;
   static constexpr std::size_t huge_page = std::size_t{2} << 20;
+  static constexpr std::size_t small_page = std::size_t{4} << 10;
   /// Large buffers are mappings kept for reuse (mapping_cache): on Linux,
   /// not under AddressSanitizer (whose allocator sees every buffer).
 #if defined(__linux__)
@@ -187,7 +196,7 @@ struct column_allocator {
     if (bytes < mapped_threshold) return std::allocator<T>{}.allocate(n);
     if constexpr (recycles)
       if (void* kept = mapping_cache::instance().take(rounded(bytes))) return static_cast<T*>(kept);
-    void* p = map_aligned(rounded(bytes), huge_page);
+    void* p = map_aligned(rounded(bytes), bytes < huge_page ? small_page : huge_page);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     // Advice only: where huge pages are off or unavailable this fails and the
     // buffer simply uses normal pages. The huge pages the buffer fills
@@ -207,7 +216,10 @@ struct column_allocator {
       unmap_aligned(p, rounded(n * sizeof(T)));
   }
 
-  static constexpr std::size_t rounded(std::size_t bytes) noexcept { return (bytes + huge_page - 1) / huge_page * huge_page; }
+  static constexpr std::size_t rounded(std::size_t bytes) noexcept {
+    const std::size_t unit = bytes < huge_page ? small_page : huge_page;
+    return (bytes + unit - 1) / unit * unit;
+  }
 
   /// Default-initialises (for arithmetic T: leaves the value unset) instead of
   /// value-initialising; construction with arguments is unchanged.
