@@ -158,8 +158,7 @@ public:
         std::byte* to = coords.values.data() + *out * size;
         f.read_values_as_stored_into(f.field(dims_[0].name.value), static_cast<std::size_t>(s.run.tile),
                                      std::span(to, cells * size), sparse_gather::ahead_of(coords_ahead, s.run.frag));
-        if (!ordered(to, cells) ||
-            (cells != 0 && (keys.at(to, 0) < range.lo || keys.at(to, cells - 1) > range.hi))) {
+        if (!ordered(to, cells) || (cells != 0 && !in_box(s.box, keys.at(to, 0), keys.at(to, cells - 1)))) {
           in_order[j] = 0;
           return;
         }
@@ -196,6 +195,10 @@ public:
               last = keys.at(v.data(), n - 1);
               const auto [lo, hi] = part_in_range(v.data(), n);
               if (lo == hi) return;
+              if (!in_box(s.box, keys.at(v.data(), lo), keys.at(v.data(), hi - 1))) {
+                in_order[j] = 0;
+                return;
+              }
               if (kept == 0) s.run.pos = at + lo;
               std::memcpy(to + kept * size, v.data() + lo * size, (hi - lo) * size);
               kept += hi - lo;
@@ -222,6 +225,11 @@ public:
       std::tie(s.run.pos, s.run.count) = part_in_range(tile.values.data(), cells);
       s.run.count -= s.run.pos;
       if (s.run.count == 0) return (void)place(0);
+      if (!in_box(s.box, keys.at(tile.values.data(), s.run.pos),
+                  keys.at(tile.values.data(), s.run.pos + s.run.count - 1))) {
+        in_order[j] = 0;
+        return;
+      }
       // The condition, over the run's cells, from the tiles it names.
       std::map<std::string, tile_data, std::less<>> read;
       auto tile_of = [&](const std::string& name) -> const tile_data* {
@@ -310,6 +318,15 @@ public:
   }
 
 private:
+  /// Whether a tile's cells in the range, ordered from `first` to `last`,
+  /// lie in its bounding rectangle's part of the range: the tiles are
+  /// placed by their rectangles, which the fragment's metadata gives, so
+  /// a cell outside its own would land out of order (the general reader
+  /// then decides).
+  static bool in_box(const key_range& box, std::uint64_t first, std::uint64_t last) noexcept {
+    return box.lo <= first && last <= box.hi;
+  }
+
   /// The few operations read() does on a tile's coordinates, chosen once by
   /// their type, so that the rest of it is compiled once rather than once
   /// per coordinate type (ten copies of the tile loop).
