@@ -213,25 +213,29 @@ TEST_CASE("sparse, fragments merged cell by cell in large tiles: every field's r
   }
 }
 
-TEST_CASE("sparse, one fragment stored out of order: unordered reads take it as stored, global order sorts it") {
-  // Coordinates stored unfiltered, then two cells of a tile swapped in
-  // the file (tile 0 of d0.tdb: its chunk count, one chunk header, then
-  // ten int32): the fragment breaks the global order the format promises.
-  auto st = std::make_shared<storage::memory>();
+/// Array "/o" in `st`: x 0..19 holding 10x, in tiles of ten, coordinates
+/// stored unfiltered; the path of its d0.tdb.
+std::string unfiltered_twenty(const std::shared_ptr<storage::memory>& st) {
   auto schema = format::make_array_schema({.type = format::ArrayType::SPARSE,
                                            .dimensions = {format::make_dimension<std::int32_t>("x", 0, 99, 100)},
                                            .attributes = {format::make_attribute({.name = "a"})},
                                            .capacity = 10});
   schema.coords_filters = {};
   array::create("/o", schema, {.storage = st});
-  {
-    std::vector<std::int32_t> xs, as;
-    for (std::int32_t x = 0; x < 20; ++x) xs.push_back(x), as.push_back(10 * x);
-    array::sparse_writer w("/o", st);
-    w.set_coords("x", xs).set("a", as);
-    w.commit({.timestamp = 1});
-  }
-  const std::string file = "/o/__fragments/" + array::open("/o", {.storage = st}).fragments().at(0).name().str() + "/d0.tdb";
+  std::vector<std::int32_t> xs, as;
+  for (std::int32_t x = 0; x < 20; ++x) xs.push_back(x), as.push_back(10 * x);
+  array::sparse_writer w("/o", st);
+  w.set_coords("x", xs).set("a", as);
+  w.commit({.timestamp = 1});
+  return "/o/__fragments/" + array::open("/o", {.storage = st}).fragments().at(0).name().str() + "/d0.tdb";
+}
+
+TEST_CASE("sparse, one fragment stored out of order: unordered reads take it as stored, global order sorts it") {
+  // Coordinates stored unfiltered, then two cells of a tile swapped in
+  // the file (tile 0 of d0.tdb: its chunk count, one chunk header, then
+  // ten int32): the fragment breaks the global order the format promises.
+  auto st = std::make_shared<storage::memory>();
+  const std::string file = unfiltered_twenty(st);
   auto bytes = st->read(file);
   REQUIRE(bytes.size() >= 20 + 40);
   std::swap_ranges(bytes.begin() + 20 + 2 * 4, bytes.begin() + 20 + 3 * 4, bytes.begin() + 20 + 3 * 4);
@@ -266,20 +270,7 @@ TEST_CASE("sparse, cells outside their tile's bounding rectangle: global order d
   // in d0.tdb: each tile is still in order, but holds a cell outside the
   // MBR its fragment metadata records ([0, 9] and [10, 19]).
   auto st = std::make_shared<storage::memory>();
-  auto schema = format::make_array_schema({.type = format::ArrayType::SPARSE,
-                                           .dimensions = {format::make_dimension<std::int32_t>("x", 0, 99, 100)},
-                                           .attributes = {format::make_attribute({.name = "a"})},
-                                           .capacity = 10});
-  schema.coords_filters = {};
-  array::create("/o", schema, {.storage = st});
-  {
-    std::vector<std::int32_t> xs, as;
-    for (std::int32_t x = 0; x < 20; ++x) xs.push_back(x), as.push_back(10 * x);
-    array::sparse_writer w("/o", st);
-    w.set_coords("x", xs).set("a", as);
-    w.commit({.timestamp = 1});
-  }
-  const std::string file = "/o/__fragments/" + array::open("/o", {.storage = st}).fragments().at(0).name().str() + "/d0.tdb";
+  const std::string file = unfiltered_twenty(st);
   auto bytes = st->read(file);
   REQUIRE(bytes.size() == 2 * (20 + 40));  // per tile: the chunk count, a chunk header, ten int32
   std::swap_ranges(bytes.begin() + 20 + 9 * 4, bytes.begin() + 20 + 10 * 4, bytes.begin() + 60 + 20);
