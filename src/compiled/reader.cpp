@@ -1,5 +1,5 @@
 // tilefmt-compiled: the reader's entry points (array::open, fragment reads,
-// query::read), compiled once. See include/tilefmt/array/support/compiled.hpp.
+// query::read), compiled once. See include/tilefmt/codec/compiled.hpp.
 #define TILEFMT_COMPILED_BUILD 1
 
 #include "tilefmt/array/read/array.hpp"

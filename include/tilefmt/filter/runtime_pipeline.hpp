@@ -5,6 +5,11 @@
 //
 //   filter::runtime_pipeline rp(attr.filters, attr.datatype, schema_version);
 //   std::vector<std::byte> cells = rp.decode(tile_bytes, {.cell_size = 4});
+//
+// The members that run the stages are defined in runtime_pipeline-inl.hpp,
+// which this header includes at its end unless TILEFMT_DECLARE_ONLY
+// (codec/compiled.hpp): programs built against the compiled component do
+// not instantiate every filter's kernels in each translation unit.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +22,7 @@
 #include <variant>
 #include <vector>
 
+#include "tilefmt/codec/compiled.hpp"
 #include "tilefmt/filter/bit_width_reduction.hpp"
 #include "tilefmt/filter/bitshuffle.hpp"
 #include "tilefmt/filter/byteshuffle.hpp"
@@ -82,17 +88,7 @@ public:
   /// UINT64 for offsets, UINT8 for validity, CHAR for generic tiles);
   /// `version` the format version of the object that stores the pipeline.
   runtime_pipeline(const format::FilterPipeline& p, format::Datatype type, std::uint32_t version)
-      : chunking_(p.max_chunk_size != 0), type_(type), version_(version) {
-    stages_.reserve(p.filters.size());
-    for (std::size_t i = 0; i < p.filters.size(); ++i) {
-      try {
-        stages_.push_back(detail::stage_from_filter<any_stage>(p.filters[i], version));
-      } catch (format_error& e) {
-        e.prepend_field("filters[" + std::to_string(i) + "]");
-        throw;
-      }
-    }
-  }
+      : stages_(make_stages(p, version)), chunking_(p.max_chunk_size != 0), type_(type), version_(version) {}
 
   /// Appends a stage that is not stored in the schema (TileDB appends the
   /// encryption filter to the pipeline of every tile of an encrypted array).
@@ -104,12 +100,7 @@ public:
   std::uint32_t version() const noexcept { return version_; }
 
   /// The pipeline as it would be stored.
-  format::FilterPipeline descriptor() const {
-    format::FilterPipeline p;
-    p.max_chunk_size = chunking_ ? static_cast<std::uint32_t>(max_tile_chunk_size) : 0;
-    for (const auto& s : stages_) std::visit([&](const auto& st) { p.filters.value.push_back(st.descriptor(version_)); }, s);
-    return p;
-  }
+  format::FilterPipeline descriptor() const;
 
   tile_context context(std::size_t cell_size) const {
     tile_context ctx;
@@ -119,12 +110,7 @@ public:
   }
 
   /// Decodes a parsed tile into `out`, which must be its unfiltered size.
-  void decode_into(const format::TileView& tile, std::span<std::byte> out, const tile_context& ctx) const {
-    detail::vector_stages seq{stages_};
-    detail::runner run(seq);
-    run.set_input_type(type_);
-    detail::decode_tile(run, ctx, tile, out);
-  }
+  void decode_into(const format::TileView& tile, std::span<std::byte> out, const tile_context& ctx) const;
 
   /// Decodes stored chunks one at a time as they come (a tile read a
   /// piece at a time), keeping the filters' scratch buffers from one chunk
@@ -138,13 +124,11 @@ public:
     chunk_decoder& operator=(const chunk_decoder&) = delete;
 
     /// One chunk's metadata and data into `dest`, exactly its original length.
-    void decode(bytes_view metadata, bytes_view data, std::span<std::byte> dest) { run_.reverse_chunk(ctx_, metadata, data, dest); }
+    void decode(bytes_view metadata, bytes_view data, std::span<std::byte> dest);
 
     /// Of one chunk of `size` unfiltered bytes, only the bytes `pieces`
     /// name, each to its destination (detail::runner::reverse_chunk_pieces).
-    void decode_pieces(bytes_view metadata, bytes_view data, std::size_t size, std::span<const chunk_piece> pieces) {
-      run_.reverse_chunk_pieces(ctx_, metadata, data, size, pieces);
-    }
+    void decode_pieces(bytes_view metadata, bytes_view data, std::size_t size, std::span<const chunk_piece> pieces);
 
   private:
     detail::vector_stages seq_;
@@ -153,26 +137,14 @@ public:
   };
 
   /// Decodes serialized tile bytes (chunk count and chunks).
-  std::vector<std::byte> decode(bytes_view tile_bytes, const tile_context& ctx) const {
-    auto tile = codec::decode<format::TileView>(tile_bytes);
-    std::vector<std::byte> out(detail::unfiltered_size(tile));
-    decode_into(tile, out, ctx);
-    return out;
-  }
+  std::vector<std::byte> decode(bytes_view tile_bytes, const tile_context& ctx) const;
 
   /// Filters one fixed-size tile (also offsets, validity, generic tiles).
   /// Chunked unless chunking is off or the pipeline has WEBP (one image per
   /// tile), as TileDB's writer decides.
-  std::vector<std::byte> encode(bytes_view data, const tile_context& ctx) const {
-    return encode_chunks(data, ctx, fixed_chunks(data.size(), ctx.cell_size, tile_chunking(false)));
-  }
+  std::vector<std::byte> encode(bytes_view data, const tile_context& ctx) const;
   /// The same into `out`, whose capacity is reused.
-  void encode_into(bytes_view data, const tile_context& ctx, std::vector<std::byte>& out) const {
-    detail::vector_stages seq{stages_};
-    detail::runner run(seq);
-    run.set_input_type(type_);
-    detail::encode_tile_into(run, ctx, data, fixed_chunks(data.size(), ctx.cell_size, tile_chunking(false)), out);
-  }
+  void encode_into(bytes_view data, const tile_context& ctx, std::vector<std::byte>& out) const;
 
   /// A tile of a pipeline without filters, as encode() stores it, given to
   /// `append(bytes_view)` in pieces: the chunk count and each chunk's
@@ -203,33 +175,16 @@ public:
   /// strings), and the tile is chunked as TileDB chunks var tiles: cells
   /// kept whole, and no chunking at all where RLE or DICTIONARY take the
   /// whole string tile (use_tile_chunking, with this pipeline's version).
-  std::vector<std::byte> encode_var(bytes_view data, std::span<const std::uint64_t> offsets, const tile_context& ctx) const {
-    tile_context with_offsets = ctx;
-    with_offsets.offsets = offsets;
-    return encode_chunks(data, with_offsets,
-                         var_chunks(data.size(), offsets, format::datatype_size(type_), tile_chunking(true)));
-  }
+  std::vector<std::byte> encode_var(bytes_view data, std::span<const std::uint64_t> offsets, const tile_context& ctx) const;
 
 private:
+  /// The stages `p` names, each made from its stored options.
+  static std::vector<any_stage> make_stages(const format::FilterPipeline& p, std::uint32_t version);
   /// TileDB's use_tile_chunking for this pipeline; it looks only at the
   /// filter types, so the options are not serialized to ask.
-  bool tile_chunking(bool is_var) const {
-    format::FilterPipeline kinds;
-    kinds.max_chunk_size = chunking_ ? static_cast<std::uint32_t>(max_tile_chunk_size) : 0;
-    kinds.filters.value.reserve(stages_.size());
-    for (const auto& s : stages_)
-      kinds.filters.value.push_back(
-          format::Filter{std::visit([](const auto& st) { return std::decay_t<decltype(st)>::filter_type; }, s), {}});
-    return use_tile_chunking(kinds, is_var, type_, version_);
-  }
-
+  bool tile_chunking(bool is_var) const;
   std::vector<std::byte> encode_chunks(bytes_view data, const tile_context& ctx,
-                                       const std::vector<chunk_range>& chunks) const {
-    detail::vector_stages seq{stages_};
-    detail::runner run(seq);
-    run.set_input_type(type_);
-    return detail::encode_tile(run, ctx, data, chunks);
-  }
+                                       const std::vector<chunk_range>& chunks) const;
 
   std::vector<any_stage> stages_;
   bool chunking_ = true;
@@ -238,3 +193,7 @@ private:
 };
 
 } // namespace tilefmt::filter
+
+#ifndef TILEFMT_DECLARE_ONLY
+#include "tilefmt/filter/runtime_pipeline-inl.hpp"
+#endif

@@ -1,5 +1,5 @@
 // tilefmt — the template specializations the compiled component
-// (support/compiled.hpp) instantiates once: the run-time filter pipeline's
+// (codec/compiled.hpp) instantiates once: the run-time filter pipeline's
 // tile loops and the decoders of the format's large structs, the
 // instantiations that cost most in a reader's or writer's translation unit
 // (clang -ftime-trace; docs/performance.md, "Compile time").
@@ -15,7 +15,7 @@
 // create-inl.hpp) include this file last, after the templates' definitions.
 #pragma once
 
-#include "tilefmt/array/support/compiled.hpp"
+#include "tilefmt/codec/compiled.hpp"
 
 // Header-only builds include nothing more.
 #if defined(TILEFMT_COMPILED_INSTANTIATE) || defined(TILEFMT_DECLARE_ONLY)

@@ -1,5 +1,5 @@
 // tilefmt — the definitions of listing an array folder (model/directory.hpp), left
-// out of programs built with TILEFMT_COMPILED (support/compiled.hpp).
+// out of programs built with TILEFMT_COMPILED (codec/compiled.hpp).
 #pragma once
 
 #include <algorithm>

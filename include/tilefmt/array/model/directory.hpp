@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "tilefmt/array/model/io.hpp"
-#include "tilefmt/array/support/compiled.hpp"
+#include "tilefmt/codec/compiled.hpp"
 #include "tilefmt/codec/wire.hpp"
 #include "tilefmt/format/commit_files.hpp"
 #include "tilefmt/format/names.hpp"

@@ -1,5 +1,5 @@
 // tilefmt — the definitions of the schema file reader (model/schema_file.hpp), left
-// out of programs built with TILEFMT_COMPILED (support/compiled.hpp).
+// out of programs built with TILEFMT_COMPILED (codec/compiled.hpp).
 #pragma once
 
 #include "tilefmt/array/model/schema_file.hpp"

@@ -8,7 +8,7 @@
 
 #include "tilefmt/array/model/io.hpp"
 #include "tilefmt/array/model/legacy.hpp"
-#include "tilefmt/array/support/compiled.hpp"
+#include "tilefmt/codec/compiled.hpp"
 #include "tilefmt/filter/generic_tile.hpp"
 #include "tilefmt/format/array_schema.hpp"
 

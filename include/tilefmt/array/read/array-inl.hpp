@@ -1,7 +1,7 @@
 // tilefmt — the definitions of array.hpp's members: opening an array reads
 // its schemas, fragment metadata and array metadata through the filter
 // pipeline, which programs built against the compiled component
-// (support/compiled.hpp) do not parse. Header-only programs get this file
+// (codec/compiled.hpp) do not parse. Header-only programs get this file
 // from array.hpp.
 #pragma once
 

@@ -32,7 +32,7 @@
 #include "tilefmt/array/model/metadata.hpp"
 #include "tilefmt/array/model/options.hpp"
 #include "tilefmt/array/read/fragment.hpp"
-#include "tilefmt/array/support/compiled.hpp"
+#include "tilefmt/codec/compiled.hpp"
 #include "tilefmt/format/array_schema.hpp"
 #include "tilefmt/format/fragment_metadata.hpp"
 #include "tilefmt/format/names.hpp"

@@ -1,6 +1,6 @@
 // tilefmt — the definitions of fragment.hpp's members: the tile source, the
 // filter pipeline and the legacy formats they need stay out of programs
-// built against the compiled component (support/compiled.hpp), which include
+// built against the compiled component (codec/compiled.hpp), which include
 // only fragment.hpp. Header-only programs get this file from fragment.hpp.
 #pragma once
 

@@ -28,7 +28,7 @@
 #include "tilefmt/array/model/limits.hpp"
 #include "tilefmt/array/model/options.hpp"
 #include "tilefmt/array/read/fetched_tiles.hpp"
-#include "tilefmt/array/support/compiled.hpp"
+#include "tilefmt/codec/compiled.hpp"
 #include "tilefmt/codec/wire.hpp"
 #include "tilefmt/format/array_schema.hpp"
 #include "tilefmt/format/fragment_metadata.hpp"

@@ -1,6 +1,6 @@
 // tilefmt — the definitions of query.hpp's members: the dense and sparse
 // readers and the aggregates, which programs built against the compiled
-// component (support/compiled.hpp) do not parse. Header-only programs get
+// component (codec/compiled.hpp) do not parse. Header-only programs get
 // this file from query.hpp.
 #pragma once
 

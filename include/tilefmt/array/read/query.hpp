@@ -54,7 +54,7 @@
 #include "tilefmt/array/read/batches.hpp"
 #include "tilefmt/array/read/query_result.hpp"
 #include "tilefmt/array/read/subarray.hpp"
-#include "tilefmt/array/support/compiled.hpp"
+#include "tilefmt/codec/compiled.hpp"
 
 namespace tilefmt::array {
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "tilefmt/array/support/compiled.hpp"
+#include "tilefmt/codec/compiled.hpp"
 #include "tilefmt/array/write/options.hpp"
 #include "tilefmt/format/array_schema.hpp"
 

@@ -43,7 +43,7 @@
 #include <utility>
 #include <vector>
 
-#include "tilefmt/array/support/compiled.hpp"
+#include "tilefmt/codec/compiled.hpp"
 #include "tilefmt/array/write/cells_api.hpp"
 #include "tilefmt/array/write/options.hpp"
 #include "tilefmt/format/array_schema.hpp"

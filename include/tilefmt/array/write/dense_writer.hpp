@@ -5,7 +5,7 @@
 // The class is a handle: what it writes with (the fragment builder, the
 // filter pipelines, the tile grid) is behind it, in dense_writer-inl.hpp,
 // which this header includes unless the program is built in compiled mode
-// (support/compiled.hpp).
+// (codec/compiled.hpp).
 #pragma once
 
 #include <cstddef>
@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "tilefmt/array/support/compiled.hpp"
+#include "tilefmt/codec/compiled.hpp"
 #include "tilefmt/array/write/cells_api.hpp"
 #include "tilefmt/array/write/options.hpp"
 #include "tilefmt/format/array_schema.hpp"

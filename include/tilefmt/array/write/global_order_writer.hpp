@@ -41,7 +41,7 @@
 #include <utility>
 #include <vector>
 
-#include "tilefmt/array/support/compiled.hpp"
+#include "tilefmt/codec/compiled.hpp"
 #include "tilefmt/array/write/coordinates_api.hpp"
 #include "tilefmt/array/write/options.hpp"
 #include "tilefmt/format/array_schema.hpp"

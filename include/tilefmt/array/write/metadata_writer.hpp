@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tilefmt/array/support/compiled.hpp"
+#include "tilefmt/codec/compiled.hpp"
 #include "tilefmt/array/write/options.hpp"
 #include "tilefmt/format/array_metadata.hpp"
 

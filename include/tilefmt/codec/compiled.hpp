@@ -49,6 +49,15 @@
 // implementation; array_reader and fragment are made by array::open,
 // inside the component.
 //
+// - filter::runtime_pipeline (filter/runtime_pipeline.hpp) declares the
+//   members that run a pipeline's stages and defines them in
+//   runtime_pipeline-inl.hpp: their bodies instantiate every filter's
+//   kernels, which an array header parsed alone paid for again (half of
+//   read/sparse/reader.hpp's 12 s at -O0).
+//
+// The switches live here, in the lowest layer, because the filter layer
+// reads them as well as the array layer.
+//
 // The compile-time filter::pipeline<...> and every other template stay in
 // the headers: set<P>() encodes with P in the including translation unit.
 #pragma once
