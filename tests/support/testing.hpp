@@ -19,6 +19,24 @@
 
 namespace tilefmt::testing {
 
+/// Whether this is a ThreadSanitizer build. Its job is races between
+/// threads, and each step there costs 10-40 times what it does elsewhere:
+/// the sweeps whose variants differ only in single-threaded logic (every
+/// order, every budget, one thread) run whole in the other builds (g++
+/// -O2, AddressSanitizer) and take the variants that run threads, or a
+/// sample, under it.
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool under_thread_sanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+inline constexpr bool under_thread_sanitizer = true;
+#else
+inline constexpr bool under_thread_sanitizer = false;
+#endif
+#else
+inline constexpr bool under_thread_sanitizer = false;
+#endif
+
 /// The whole of a test data file.
 inline std::vector<std::byte> file_bytes(const std::filesystem::path& p) {
   std::ifstream f(p, std::ios::binary);

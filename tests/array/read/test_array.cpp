@@ -58,6 +58,28 @@ TEST_CASE("sparse var and nullable columns") {
   CHECK(f.read_validity("s").size() == f.cell_num());
 }
 
+TEST_CASE("a fragment's fields: attributes then dimensions, made once and found by name") {
+  auto arr = array::open(data / "tiledb/sparse_2d_duplicates/array");
+  const auto& f = arr.fragments()[0];
+  const auto& fields = f.fields();
+  REQUIRE(fields.size() == arr.schema().attributes.size() + arr.schema().domain.dimensions.size());
+  CHECK(fields.front().is_attribute());
+  CHECK(fields.back().is_dimension());
+  // The readers ask per tile: the same objects each time, not copies.
+  CHECK(&f.fields() == &fields);
+  for (const auto& fi : fields) CHECK(&f.field(fi.name) == &fi);
+  CHECK(f.special_fields().empty());
+  CHECK_THROWS_AS(f.field("nope"), std::invalid_argument);
+  // A copy of the fragment has fields of its own, equal to these.
+  const array::fragment copy = f;
+  REQUIRE(copy.fields().size() == fields.size());
+  CHECK(&copy.fields() != &fields);
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    CHECK(copy.fields()[i].name == fields[i].name);
+    CHECK(copy.fields()[i].filters == fields[i].filters);  // the schema is shared
+  }
+}
+
 TEST_CASE("array metadata merged across files, with typed access") {
   auto arr = array::open(data / "tiledb/metadata_all_types/array");
   const auto& m = arr.metadata();

@@ -129,6 +129,9 @@ TEST_CASE("batches: space tiles larger than the budget are cut along the cell or
   for (const auto& orders : {std::pair{Layout::ROW_MAJOR, Layout::ROW_MAJOR}, {Layout::COL_MAJOR, Layout::COL_MAJOR},
                              {Layout::ROW_MAJOR, Layout::COL_MAJOR}, {Layout::COL_MAJOR, Layout::ROW_MAJOR}}) {
     const Layout tile_order = orders.first, cell_order = orders.second;
+    // Under ThreadSanitizer (testing.hpp): row-major tiles, with and
+    // without a cut along the slab dimension.
+    if (testing::under_thread_sanitizer && tile_order != Layout::ROW_MAJOR) continue;
     CAPTURE(static_cast<int>(tile_order));
     CAPTURE(static_cast<int>(cell_order));
     // Tiles of one cell: no tile crosses a cut along the slab dimension

@@ -63,6 +63,8 @@ TILEFMT_FUNC fragment::fragment(std::shared_ptr<const storage::backend> st, time
     }
   }
   source_ = std::move(source);
+  fields_ = fragment_fields(this->schema(), format_version(), dense());
+  special_fields_ = array::special_fields(this->schema(), footer_context());
   if (dense() && !footer().null_non_empty_domain)
     grid_.emplace(naming_file(meta_path, [&] { return dense_grid::of_region(this->schema(), footer().non_empty_domain); }));
 }
@@ -73,7 +75,7 @@ TILEFMT_FUNC const format::FragmentContext& fragment::footer_context() const noe
 TILEFMT_FUNC const format::ArraySchema& fragment::schema() const noexcept { return source_->schema(); }
 
 TILEFMT_FUNC std::size_t fragment::tile_num() const {
-  return source_->section(detail::tile_source::section_kind::offsets, fields().front()).size();
+  return source_->section(detail::tile_source::section_kind::offsets, fields_.front()).size();
 }
 
 TILEFMT_FUNC std::uint64_t fragment::cell_num() const {
@@ -82,10 +84,10 @@ TILEFMT_FUNC std::uint64_t fragment::cell_num() const {
   return guard_.sum(guard_.product(n - 1, full_tile_cells(), "cells"), tile_cells(n - 1), "cells");
 }
 
-TILEFMT_FUNC field_info fragment::field(std::string_view name) const {
-  for (auto& f : fields())
+TILEFMT_FUNC const field_info& fragment::field(std::string_view name) const {
+  for (const auto& f : fields_)
     if (f.name == name) return f;
-  for (auto& f : special_fields())
+  for (const auto& f : special_fields_)
     if (f.name == name) return f;
   throw std::invalid_argument("tilefmt: fragment " + where_.name.str() + " has no field \"" + std::string(name) + "\"");
 }

@@ -93,7 +93,7 @@ public:
   std::uint64_t cell_num() const;
 
   /// The fields this fragment stores: attributes, then (sparse) dimensions.
-  std::vector<field_info> fields() const { return fragment_fields(schema(), format_version(), dense()); }
+  const std::vector<field_info>& fields() const noexcept { return fields_; }
 
   /// Whether the fragment stores a timestamp per cell (`__timestamps`, from
   /// format 14: fragments consolidated with timestamps).
@@ -104,9 +104,10 @@ public:
   bool has_delete_meta() const noexcept { return footer_context().has_delete_meta; }
 
   /// The fields TileDB adds to a fragment, if it has them.
-  std::vector<field_info> special_fields() const { return array::special_fields(schema(), footer_context()); }
+  const std::vector<field_info>& special_fields() const noexcept { return special_fields_; }
 
-  field_info field(std::string_view name) const;
+  /// The field named `name`, of fields() or special_fields().
+  const field_info& field(std::string_view name) const;
 
   /// The time (ms since the epoch) each cell was written, in storage order.
   /// A fragment consolidated with timestamps spans several writes: a read
@@ -324,6 +325,10 @@ private:
   // source's definition (fragment-inl.hpp), and the source is immutable.
   std::shared_ptr<const detail::tile_source> source_;
   std::optional<dense_grid> grid_;  // dense fragments with a non-empty domain
+  // Made once at open: the readers ask for a field, or the tile count, per
+  // tile (a vector of names and pipelines made each time was most of a
+  // read of many small tiles).
+  std::vector<field_info> fields_, special_fields_;
 };
 
 } // namespace tilefmt::array
