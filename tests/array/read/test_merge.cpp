@@ -148,6 +148,38 @@ TEST_CASE("sparse, several fragments: the same merge on 1, 2 and 4 threads") {
   }
 }
 
+TEST_CASE("sparse, fragments whose domains meet no other's: unordered reads still come in the global order") {
+  // Each fragment a band of columns: apart, but their cells interleave in
+  // the global order (space tiles of rows first), which the merge gives.
+  for (const auto tile_order : {format::Layout::ROW_MAJOR, format::Layout::COL_MAJOR}) {
+    const bool tile_row = tile_order == format::Layout::ROW_MAJOR;
+    CAPTURE(tile_row);
+    auto st = make_array(tile_order, format::Layout::ROW_MAJOR);
+    std::vector<cell> all;
+    for (int k = 0; k < 4; ++k) {
+      std::vector<cell> band;
+      for (int r = 1; r <= side; r += 3)
+        for (int c = 1 + 10 * k; c <= 10 * (k + 1); c += 2) band.push_back({r, c, 100 * r + c});
+      write(st, band, static_cast<std::uint64_t>(40 - 10 * k));  // newest first: the list is not the time order
+      all.insert(all.end(), band.begin(), band.end());
+    }
+    auto in_order = [&](std::vector<cell> v) {
+      std::sort(v.begin(), v.end(), [&](const cell& a, const cell& b) {
+        return global_key(a, tile_row, true) < global_key(b, tile_row, true);
+      });
+      return v;
+    };
+    for (const unsigned threads : {1u, 2u}) {
+      auto arr = array::open("/m", {.threads = threads, .storage = st});
+      CHECK(cells_of(arr.query().layout(L::unordered).read()) == in_order(all));
+      std::vector<cell> box;
+      for (const auto& x : all)
+        if (x.r >= 4 && x.r <= 30 && x.c >= 7 && x.c <= 33) box.push_back(x);
+      CHECK(cells_of(arr.query().subarray({{4, 30}, {7, 33}}).layout(L::unordered).read()) == in_order(box));
+    }
+  }
+}
+
 TEST_CASE("sparse, fragments merged cell by cell in large tiles: every field's runs, a bounded number at a time") {
   // Two fragments, one of the even coordinates and one of the odd, in
   // tiles of 30,000 cells: each tile gives the result a run a cell, more

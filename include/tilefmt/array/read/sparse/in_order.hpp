@@ -76,6 +76,7 @@ public:
     const auto& frags = plan_.arr.fragments();
     std::optional<std::uint32_t> last_fragment;
     bool several = false;  // fragments without duplicates: a merge
+    std::vector<const format::MBR*> met;  // the non-empty domains of the fragments met
     for (std::size_t k = 0; k < frags.size(); ++k) {
       const auto& f = frags[k];
       plan_.check_fragment(f);
@@ -84,6 +85,7 @@ public:
       if (f.has_delete_meta() || f.has_timestamps()) return std::nullopt;
       several = several || (!as_stored && last_fragment);
       last_fragment = static_cast<std::uint32_t>(k);
+      met.push_back(&f.non_empty_domain());
       const auto mbrs = f.mbrs();
       if (!mbrs.empty() && mbrs.size() != f.tile_num()) return std::nullopt;
       for (std::size_t t = 0; t < f.tile_num(); ++t) {
@@ -98,8 +100,11 @@ public:
     if (several && std::any_of(dims_.begin(), dims_.end(), [](const auto& d) { return d.is_var(); })) return std::nullopt;
     // An unordered read of one fragment returns its cells as stored, as
     // TileDB does: no merge or global order relies on their order, so it
-    // is not checked (a tenth of a read of a million string keys).
-    const bool any_order = as_stored || (plan_.layout == query_layout::unordered && !several);
+    // is not checked (a tenth of a read of a million string keys). Nor of
+    // fragments whose non-empty domains meet no other's (a matrix written
+    // a block of rows at a time): they hold no two equal cells, so the
+    // merge, which still gives TileDB's order, drops none.
+    const bool any_order = as_stored || (plan_.layout == query_layout::unordered && (!several || apart(dims_, met)));
     std::uint64_t cap = 0;  // the result's cells at most (saturating: check_size bounds it)
     for (const auto& s : segs) {
       const std::uint64_t cells = frags[s.frag].tile_cells(static_cast<std::size_t>(s.tile));

@@ -298,4 +298,36 @@ inline bool meets_subarray(const subarray& sub, const std::vector<format::Dimens
   return true;
 }
 
+/// Whether rectangles `a` and `b` (non-empty domains or MBRs) meet; true
+/// where either is not one of ours to judge.
+inline bool rectangles_meet(const std::vector<format::Dimension>& dims, const format::MBR& a, const format::MBR& b) {
+  if (a.ranges.size() != dims.size() || b.ranges.size() != dims.size()) return true;
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    bool meets = true;
+    if (dims[d].is_var()) {
+      const auto [alo, ahi] = a.ranges[d].as_strings();
+      const auto [blo, bhi] = b.ranges[d].as_strings();
+      meets = alo <= bhi && blo <= ahi;
+    } else {
+      format::visit_coordinate_type(dims[d].type.value, [&]<class T>() {
+        const auto [alo, ahi] = a.ranges[d].as<T>();
+        const auto [blo, bhi] = b.ranges[d].as<T>();
+        meets = order_key(alo) <= order_key(bhi) && order_key(blo) <= order_key(ahi);
+      });
+    }
+    if (!meets) return false;
+  }
+  return true;
+}
+
+/// Whether no two of the rectangles meet (each pair compared: past a few
+/// hundred, false, and a merge decides).
+inline bool apart(const std::vector<format::Dimension>& dims, const std::vector<const format::MBR*>& rects) {
+  if (rects.size() > 256) return false;
+  for (std::size_t a = 0; a < rects.size(); ++a)
+    for (std::size_t b = a + 1; b < rects.size(); ++b)
+      if (rectangles_meet(dims, *rects[a], *rects[b])) return false;
+  return true;
+}
+
 } // namespace tilefmt::array::detail
