@@ -21,15 +21,15 @@
 //
 // What the format promises is checked, not trusted, where the result
 // relies on it: cells in the global order (strictly, without duplicates
-// allowed) where the result is in that order or fragments are merged;
-// coordinates inside the bounding rectangle that let them in unchecked. Where a check fails, or
+// allowed; order_check.hpp) where the result is in that order or equal
+// cells of two fragments may meet in a merge; coordinates inside the
+// bounding rectangle that let them in unchecked. Where a check fails, or
 // the read has another shape (the Hilbert order, deletes, per-cell
 // timestamps, several fragments of an array with a string dimension),
 // read() answers nullopt and the general reader (reader.hpp) sorts.
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -49,6 +49,7 @@
 #include "tilefmt/array/read/sparse/gather.hpp"
 #include "tilefmt/array/read/sparse/keep_inside.hpp"
 #include "tilefmt/array/read/sparse/merge.hpp"
+#include "tilefmt/array/read/sparse/order_check.hpp"
 #include "tilefmt/array/read/sparse/runs.hpp"
 #include "tilefmt/array/support/gather_cells.hpp"
 #include "tilefmt/array/support/parallel.hpp"
@@ -62,7 +63,7 @@ class sparse_in_order {
 public:
   sparse_in_order(const read_plan& plan, const sparse_gather& gather)
       : plan_(plan), dims_(plan.schema().domain.dimensions.value), gather_(gather),
-        order_(global_order::for_reading(plan.schema())) {}
+        check_(plan.schema()) {}
 
   /// The result, or nullopt where the read is not of this shape or a check
   /// fails (the general reader answers). The caller checks that no delete
@@ -76,7 +77,8 @@ public:
     const auto& frags = plan_.arr.fragments();
     std::optional<std::uint32_t> last_fragment;
     bool several = false;  // fragments without duplicates: a merge
-    std::vector<const format::MBR*> met;  // the non-empty domains of the fragments met
+    std::vector<std::uint32_t> met;                    // the fragments met
+    std::vector<std::vector<format::MBR>> rects(frags.size());  // their tiles' MBRs
     for (std::size_t k = 0; k < frags.size(); ++k) {
       const auto& f = frags[k];
       plan_.check_fragment(f);
@@ -85,8 +87,8 @@ public:
       if (f.has_delete_meta() || f.has_timestamps()) return std::nullopt;
       several = several || (!as_stored && last_fragment);
       last_fragment = static_cast<std::uint32_t>(k);
-      met.push_back(&f.non_empty_domain());
-      const auto mbrs = f.mbrs();
+      met.push_back(static_cast<std::uint32_t>(k));
+      const auto& mbrs = rects[k] = f.mbrs();
       if (!mbrs.empty() && mbrs.size() != f.tile_num()) return std::nullopt;
       for (std::size_t t = 0; t < f.tile_num(); ++t) {
         if (!mbrs.empty() && !meets_subarray(sub, dims_, mbrs[t])) continue;
@@ -100,11 +102,9 @@ public:
     if (several && std::any_of(dims_.begin(), dims_.end(), [](const auto& d) { return d.is_var(); })) return std::nullopt;
     // An unordered read of one fragment returns its cells as stored, as
     // TileDB does: no merge or global order relies on their order, so it
-    // is not checked (a tenth of a read of a million string keys). Nor of
-    // fragments whose non-empty domains meet no other's (a matrix written
-    // a block of rows at a time): they hold no two equal cells, so the
-    // merge, which still gives TileDB's order, drops none.
-    const bool any_order = as_stored || (plan_.layout == query_layout::unordered && (!several || apart(dims_, met)));
+    // is not checked (a tenth of a read of a million string keys).
+    const bool any_order = as_stored || (plan_.layout == query_layout::unordered && !several);
+    if (several && plan_.layout == query_layout::unordered) mark_alone(segs, met, rects);
     std::uint64_t cap = 0;  // the result's cells at most (saturating: check_size bounds it)
     for (const auto& s : segs) {
       const std::uint64_t cells = frags[s.frag].tile_cells(static_cast<std::size_t>(s.tile));
@@ -156,7 +156,11 @@ public:
       const segment* last = nullptr;
       for (const auto& s : segs) {
         if (s.count == 0) continue;
-        if (last && last->frag == s.frag && !in_global_order(edge_columns(last->tail, s.head).cols, 2, !dups()))
+        if (s.alone) {
+          last = nullptr;
+          continue;
+        }
+        if (last && last->frag == s.frag && !check_.follows(last->tail, s.head, !dups()))
           return std::nullopt;
         last = &s;
       }
@@ -167,18 +171,12 @@ public:
   }
 
 private:
-  /// A string dimension's cells: their bytes back to back and where each
-  /// starts (a tile's, or a segment's own).
-  struct var_part {
-    column<std::byte> bytes;
-    std::vector<std::uint64_t> starts;
-  };
-
   /// A tile the subarray meets, and what it gives the result.
   struct segment {
     std::uint32_t frag = 0;
     std::uint64_t tile = 0;
     bool inside = false;             // its MBR lies inside the subarray, no condition: every cell is in
+    bool alone = false;              // its MBR meets no other fragment's non-empty domain (mark_alone)
     std::size_t out = 0, count = 0;  // its cells are the result's [out, out + count)
     std::size_t first = 0;           // the first of them in the tile
     std::vector<std::uint8_t> select;  // which of the tile's cells from `first` on (empty: `count` in a row)
@@ -186,25 +184,32 @@ private:
     std::vector<std::vector<std::byte>> head, tail;  // per dimension, its first and last cell (order checks)
   };
 
-  /// One dimension's coordinates of consecutive cells: fixed-size values,
-  /// or a string dimension's bytes and starts.
-  struct coord_column {
-    const std::byte* values = nullptr;
-    std::span<const std::byte> bytes{};
-    std::span<const std::uint64_t> starts{};
-
-    static coord_column of(const var_part& p) { return {nullptr, p.bytes, p.starts}; }
-    static coord_column of(const tile_data& t) { return {t.values.data(), t.values, t.offsets}; }
-    std::string_view at(std::size_t i) const {
-      const auto s = var_cell(bytes, starts, i);
-      return {reinterpret_cast<const char*>(s.data()), s.size()};
-    }
-  };
-
   bool text(std::size_t d) const { return dims_[d].is_var(); }
   std::size_t size(std::size_t d) const { return format::datatype_size(dims_[d].type.value); }
   bool dups() const { return plan_.schema().allows_dups.value; }
   unsigned threads() const { return plan_.arr.options().threads; }
+
+  /// An unordered read merges fragments for one reason: two may hold
+  /// cells of equal coordinates, of which the newest is kept, and only
+  /// there does the merge rely on each fragment's order. A tile whose MBR
+  /// meets no other fragment's non-empty domain holds no such cell: it is
+  /// taken as stored, its order unchecked, as one fragment's are (a matrix
+  /// written a block of rows at a time: all its tiles but the bands'
+  /// edges; a fifth of its read). Past a few hundred fragments the pairs
+  /// cost more than they save.
+  void mark_alone(std::vector<segment>& segs, const std::vector<std::uint32_t>& met,
+                  const std::vector<std::vector<format::MBR>>& rects) const {
+    if (met.size() > 256) return;
+    const auto& frags = plan_.arr.fragments();
+    for (auto& s : segs) {
+      const auto& mbrs = rects[s.frag];
+      if (mbrs.empty()) continue;
+      const auto& mbr = mbrs[static_cast<std::size_t>(s.tile)];
+      s.alone = std::none_of(met.begin(), met.end(), [&](std::uint32_t k) {
+        return k != s.frag && rectangles_meet(dims_, mbr, frags[k].non_empty_domain());
+      });
+    }
+  }
 
   /// Whether MBR `m` lies inside the subarray.
   bool covers(const subarray& sub, const format::MBR& m) const {
@@ -281,7 +286,7 @@ private:
       for (std::size_t d = 0; d < nd; ++d) whole[d] = coord_column::of(tiles[d]);
       // A condition may leave out one of two equal cells: the order of the
       // whole tile is checked first, as the cells the result keeps are later.
-      if (!any_order && plan_.where && !in_global_order(whole, cells, !dups())) return false;
+      if (!any_order && !s.alone && plan_.where && !check_.in_global_order(whole, cells, !dups())) return false;
       std::vector<std::uint8_t> in(cells, 1);
       for (std::size_t d = 0; d < nd; ++d) keep_inside(sub.dim(d), dims_[d], whole[d], cells, in.data());
       std::vector<std::uint8_t> verdict;
@@ -325,10 +330,10 @@ private:
         cols[d].values = to;
       }
     }
-    if (!any_order && s.count != 0) {
-      if (!in_global_order(cols, s.count, !dups())) return false;
-      s.head = cell_bytes(cols, 0);
-      s.tail = cell_bytes(cols, s.count - 1);
+    if (!any_order && !s.alone && s.count != 0) {
+      if (!check_.in_global_order(cols, s.count, !dups())) return false;
+      s.head = check_.cell_bytes(cols, 0);
+      s.tail = check_.cell_bytes(cols, s.count - 1);
     }
     for (std::size_t d = 0; d < nd && !text_at.empty(); ++d)
       if (text(d))
@@ -381,7 +386,7 @@ private:
     }
     std::vector<const std::byte*> cols;
     for (const auto& c : coords) cols.push_back(c.values.data());
-    auto m = fragment_merge(plan_.schema(), order_).place(cols, n, sources, pass.empty() ? nullptr : pass.data());
+    auto m = fragment_merge(plan_.schema(), check_.order()).place(cols, n, sources, pass.empty() ? nullptr : pass.data());
     // Fragments that follow each other in the global order (appended in
     // space, as a matrix written a block of rows at a time) are merged
     // already: the staged cells are the result.
@@ -451,118 +456,6 @@ private:
       if (!pass[x]) in[static_cast<std::size_t>(cells[x])] = 0;
   }
 
-  /// Cell `i`'s coordinates, per dimension, as bytes.
-  std::vector<std::vector<std::byte>> cell_bytes(const std::vector<coord_column>& cols, std::size_t i) const {
-    std::vector<std::vector<std::byte>> out(dims_.size());
-    for (std::size_t d = 0; d < dims_.size(); ++d) {
-      if (text(d)) {
-        const auto s = cols[d].at(i);
-        const auto* p = reinterpret_cast<const std::byte*>(s.data());
-        out[d].assign(p, p + s.size());
-      } else {
-        out[d].assign(cols[d].values + i * size(d), cols[d].values + (i + 1) * size(d));
-      }
-    }
-    return out;
-  }
-
-  /// Two cells side by side (`a`, then `b`: cell_bytes of each), for
-  /// in_global_order.
-  struct cell_pair {
-    std::vector<std::vector<std::byte>> values;
-    std::vector<var_part> parts;
-    std::vector<coord_column> cols;
-  };
-  cell_pair edge_columns(const std::vector<std::vector<std::byte>>& a, const std::vector<std::vector<std::byte>>& b) const {
-    const std::size_t nd = dims_.size();
-    cell_pair out{std::vector<std::vector<std::byte>>(nd), std::vector<var_part>(nd), std::vector<coord_column>(nd)};
-    for (std::size_t d = 0; d < nd; ++d) {
-      if (text(d)) {
-        auto& part = out.parts[d];
-        part.bytes.assign(a[d].begin(), a[d].end());
-        part.bytes.insert(part.bytes.end(), b[d].begin(), b[d].end());
-        part.starts = {0, a[d].size()};
-        out.cols[d] = coord_column::of(part);
-        continue;
-      }
-      out.values[d] = a[d];
-      out.values[d].insert(out.values[d].end(), b[d].begin(), b[d].end());
-      out.cols[d].values = out.values[d].data();
-    }
-    return out;
-  }
-
-  /// Whether the `n` cells of `cols` are in the global order (`strict`: no
-  /// two equal). Pairs of neighbours a chunk at a time: each pair's
-  /// comparison (-1, 0, 1) is settled dimension by dimension, space tiles
-  /// in the tile order first, then coordinates in the cell order.
-  bool in_global_order(const std::vector<coord_column>& cols, std::size_t n, bool strict) const {
-    const std::size_t nd = dims_.size();
-    const bool tile_row = plan_.schema().tile_order != format::Layout::COL_MAJOR;
-    const bool cell_row = plan_.schema().cell_order != format::Layout::COL_MAJOR;
-    constexpr std::size_t chunk = 4096;
-    std::array<std::int8_t, chunk> cmp;
-    for (std::size_t b = 1; b < n; b += chunk) {
-      const std::size_t e = std::min(n, b + chunk);
-      std::fill_n(cmp.begin(), e - b, std::int8_t{0});
-      // Each key made once, each pair settled without a branch (strings
-      // by one comparison, not two). What the loop reads is held in locals
-      // and keys are made from pointers taken by value: a store of a
-      // verdict (a char, which may alias anything) made the compiler load
-      // each again a cell, a third of the check.
-      auto settle = [&cmp, b, e](auto key_of) {
-        std::int8_t* const verdict = cmp.data();
-        auto x = key_of(b - 1);
-        for (std::size_t i = b; i < e; ++i) {
-          const auto y = key_of(i);
-          auto& c = verdict[i - b];
-          if constexpr (std::is_same_v<decltype(x), std::string_view>) {
-            const int r = c != 0 ? 0 : x.compare(y);
-            c = c != 0 ? c : static_cast<std::int8_t>((r > 0) - (r < 0));
-          } else {
-            c = c != 0 ? c : static_cast<std::int8_t>((x > y) - (x < y));
-          }
-          x = y;
-        }
-      };
-      for (std::size_t k = 0; k < nd; ++k) {
-        const std::size_t d = tile_row ? k : nd - 1 - k;
-        if (!order_.keys.tiled[d]) continue;
-        format::visit_coordinate_type(dims_[d].type.value, [&]<class T>() {
-          auto at = [v = cols[d].values](std::size_t i) { return codec::load_le<T>(v + i * sizeof(T)); };
-          // Cells in one space tile of d (most tiles' are) settle nothing:
-          // a pass for the least and greatest spares a division a cell
-          // (integers: a NaN would pass unseen).
-          T lo = at(b - 1), hi = lo;
-          for (std::size_t i = b; i < e; ++i) {
-            const T v = at(i);
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-          }
-          if (!std::is_integral_v<T> || order_.space_tile(d, lo) != order_.space_tile(d, hi))
-            settle([&order = order_, d, at](std::size_t i) { return order.space_tile(d, at(i)); });
-        });
-      }
-      for (std::size_t k = 0; k < nd; ++k) {
-        const std::size_t d = cell_row ? k : nd - 1 - k;
-        if (text(d)) {
-          settle([col = cols[d]](std::size_t i) { return col.at(i); });
-          continue;
-        }
-        format::visit_coordinate_type(dims_[d].type.value, [&]<class T>() {
-          settle([v = cols[d].values](std::size_t i) { return order_key(codec::load_le<T>(v + i * sizeof(T))); });
-        });
-      }
-      // A pair out of order: +1, or 0 where equal cells are not allowed
-      // (the chunk at once, without a branch a pair).
-      const std::int8_t worst = strict ? 0 : 1;
-      std::uint8_t bad = 0;
-      for (std::size_t i = 0; i < e - b; ++i) bad |= static_cast<std::uint8_t>(cmp[i] >= worst);
-      if (bad) return false;
-    }
-    return true;
-  }
-
   /// A string dimension's result field from the segments' parts.
   static void join_text(result_field& r, std::vector<segment>& segs, std::size_t d, std::size_t n) {
     std::size_t bytes = 0;
@@ -585,7 +478,7 @@ private:
   const read_plan& plan_;
   const std::vector<format::Dimension>& dims_;
   const sparse_gather& gather_;
-  global_order order_;  // space tiles of the coordinates
+  order_check check_;
 };
 
 } // namespace tilefmt::array::detail

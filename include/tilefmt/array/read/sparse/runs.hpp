@@ -320,14 +320,4 @@ inline bool rectangles_meet(const std::vector<format::Dimension>& dims, const fo
   return true;
 }
 
-/// Whether no two of the rectangles meet (each pair compared: past a few
-/// hundred, false, and a merge decides).
-inline bool apart(const std::vector<format::Dimension>& dims, const std::vector<const format::MBR*>& rects) {
-  if (rects.size() > 256) return false;
-  for (std::size_t a = 0; a < rects.size(); ++a)
-    for (std::size_t b = a + 1; b < rects.size(); ++b)
-      if (rectangles_meet(dims, *rects[a], *rects[b])) return false;
-  return true;
-}
-
 } // namespace tilefmt::array::detail
