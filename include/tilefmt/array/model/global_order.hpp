@@ -26,6 +26,7 @@
 #include <numeric>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -73,6 +74,26 @@ public:
   template <class T>
   std::uint64_t space_tile(std::size_t d, T v) const {
     return keys.tiled[d] ? tile_index(v, from_order_key<T>(lo_[d]), from_order_key<T>(extent_[d])) : 0;
+  }
+
+  /// The space tile of integral coordinate `v` along dimension `d` as an
+  /// interval of tile_index's arithmetic (a coordinate x as a 64-bit
+  /// unsigned u(x) lies in it when u(x) - start <= span, wrapping): one
+  /// subtraction and one comparison a cell instead of a division. An
+  /// untiled dimension's is everything; none where the tile reaches past
+  /// 2^64 (the comparison would wrap into the domain's start).
+  struct tile_interval {
+    std::uint64_t start = 0, span = ~std::uint64_t{0};
+  };
+  template <class T>
+  std::optional<tile_interval> interval_of(std::size_t d, T v) const {
+    static_assert(std::is_integral_v<T>);
+    if (!keys.tiled[d]) return tile_interval{};
+    const auto u = [](T x) { return static_cast<std::uint64_t>(static_cast<std::int64_t>(x)); };
+    const std::uint64_t ext = u(from_order_key<T>(extent_[d]));
+    const std::uint64_t offset = space_tile(d, v) * ext;
+    if (ext == 0 || offset > ~std::uint64_t{0} - (ext - 1)) return std::nullopt;
+    return tile_interval{u(from_order_key<T>(lo_[d])) + offset, ext - 1};
   }
 
   /// Adds dimension `d`'s coordinates of `n` cells: for a fixed-size
