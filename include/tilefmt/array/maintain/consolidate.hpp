@@ -201,7 +201,7 @@ inline consolidation_result consolidate_fragments(const fs::path& root, const co
     o.timestamp_end = opt.timestamp_end;
     o.storage = st;
     o.encryption_key = opt.encryption_key;
-    const array_reader all(root, o);
+    const array_reader all = array::open(root, o);
     const bool dense = !all.schema().is_sparse();
     std::vector<const fragment*> frags;
     detail::nd_ranges anterior;  // dense fragments before the time range
@@ -231,7 +231,7 @@ inline consolidation_result consolidate_fragments(const fs::path& root, const co
       // those of the time range.
       open_options r = o;
       r.timestamp_start = opt.timestamp_start;
-      const array_reader arr(root, r);
+      const array_reader arr = array::open(root, r);
       std::vector<const fragment*> these;
       for (const auto* c : chosen)
         for (const auto& f : arr.fragments())
@@ -243,7 +243,7 @@ inline consolidation_result consolidate_fragments(const fs::path& root, const co
       open_options r = o;
       r.timestamp_start = chosen.front()->timestamp_start();
       r.timestamp_end = chosen.back()->timestamp_end();
-      const array_reader arr(root, r);
+      const array_reader arr = array::open(root, r);
       std::vector<const fragment*> these;
       for (const auto& f : arr.fragments())
         if (detail::fully_within(f.name(), r.timestamp_start, r.timestamp_end)) these.push_back(&f);
@@ -367,7 +367,7 @@ inline consolidation_result consolidate_fragment_metadata(const fs::path& root, 
   o.storage = st;
   o.encryption_key = opt.encryption_key;
   detail::check_encryption_key(opt.encryption_key);
-  const array_reader arr(root, o);
+  const array_reader arr = array::open(root, o);
   std::vector<const fragment*> frags;
   for (const auto& f : arr.fragments())
     if (f.format_version() > 2) frags.push_back(&f);  // from 3, fragments have footers
