@@ -137,7 +137,7 @@ wait_python() {
 # build's compile time and 190 s of its tests. -Dcompiled=true: the array
 # tests and the programs link the compiled component, itself built under
 # the sanitizers, rather than compiling the reader and writer in each unit
-# (an array-tests unit 34 s instead of 19, the S3 test 26 instead of 5);
+# (an array-tests unit 19 s instead of 34, the S3 test 5 instead of 26);
 # the header-only reader runs under the sanitizers in the fuzz targets,
 # the header-only reader and writer in the ThreadSanitizer build below.
 export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
