@@ -173,7 +173,14 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
   const std::size_t stride = tile_stride(g, order.run_dim()), size = fill.size();
   std::vector<std::optional<tile_data>> var_tiles(r.var ? batch.size() : 0);
   std::vector<std::vector<var_piece>> var_runs(r.var ? batch.size() : 0);
-  std::vector<std::optional<dense_field::deferred_tile>> later(f.defer_whole ? batch.size() : 0);
+  // A whole tile left for later decodes in store_var_pieces, after this
+  // pass has read the tiles the result takes in part. Where the batch has
+  // no more tiles than threads, the two passes would each keep one thread
+  // busy (a read of two tiles, one of them whole, decoded them one after
+  // the other): every tile is read here then, side by side, and copied.
+  const unsigned threads = thread_count(plan.arr.options().threads);
+  const bool defer = f.defer_whole && (threads == 1 || batch.size() > threads);
+  std::vector<std::optional<dense_field::deferred_tile>> later(defer ? batch.size() : 0);
   // Each result cell has one winner, in one of its tiles: no two threads write one cell.
   parallel_for(batch.size(), plan.arr.options().threads, [&](std::size_t w) {
     std::vector<won_run> runs;
@@ -220,7 +227,7 @@ inline void copy_won_cells(const read_plan& plan, const fragment& frag, std::siz
         }
         continue;
       }
-      if (plain || f.defer_whole) {
+      if (plain || defer) {
         plain_runs.insert(plain_runs.end(), runs.begin(), runs.end());
         continue;
       }
