@@ -5,7 +5,9 @@
 // (read/dense/var_pieces.hpp). Checked cell by cell against what was
 // written, for reads that take whole tiles, parts of tiles and tiles that
 // newer fragments cover in part, with RLE strings (whose tiles only
-// decoding sizes), nullable strings, a condition, one and three threads;
+// decoding sizes), nullable strings, a condition, one and three threads
+// (at three, reads of at most three tiles leave no tile for later: every
+// tile is read first and copied, reader.hpp's copy_won_cells);
 // a damaged offsets file reported by name; values past max_allocation
 // refused before the tiles are read.
 #include "tilefmt/array/read/query.hpp"
