@@ -6,7 +6,8 @@
 // A record per cell (a view of 16 bytes) cost as much fresh memory as the
 // values and offsets themselves, and a serial pass over it. A whole tile
 // whose size the fragment's metadata gives is not even read beforehand: it
-// is decoded straight into its place once every piece's size is known.
+// is decoded straight into its place once every piece's size is known
+// (where a batch has more tiles than threads: reader.hpp's copy_won_cells).
 #pragma once
 
 #include <algorithm>
