@@ -40,11 +40,13 @@ unreachable() {
 
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 export DEBIAN_FRONTEND=noninteractive
+# shellcheck source=reference_env.sh
+source "$REPO/scripts/reference_env.sh"
 
 # libtiledb has been seen to abort now and then ("corrupted size vs.
-# prev_size", once in many runs, never again on the same input). A generator
-# killed by a signal runs once more (each replaces its output); any other
-# failure is final.  again_on_signal PREFIX COMMAND...: output lines prefixed.
+# prev_size", once in many runs, never again on the same input; the known
+# cause is turned off in reference_env.sh). A generator killed by a signal
+# runs once more (each replaces its output); any other failure is final.  again_on_signal PREFIX COMMAND...: output lines prefixed.
 again_on_signal() {
     local prefix="$1" rc attempt what arg
     shift

@@ -37,6 +37,8 @@ START=$(date +%s)
 say() { echo "python_test: $*"; }
 
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_CACHE_DIR="$OUT/pip-cache"
+# shellcheck source=reference_env.sh
+source "$REPO/scripts/reference_env.sh"
 
 unreachable() {
     if [ "${CI:-}" = "true" ]; then

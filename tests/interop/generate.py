@@ -328,8 +328,9 @@ def run_all(cases, root, jobs):
                 sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
                 if sig and case.name not in retried:
                     # libtiledb has been seen to crash now and then (SIGSEGV,
-                    # heap corruption aborts), not again on the same case: the
-                    # case is run once more from scratch, and the log says so.
+                    # heap corruption aborts), not again on the same case; the
+                    # known cause is turned off by scripts/reference_env.sh.
+                    # The case is run once more from scratch, and the log says so.
                     retried.add(case.name)
                     print("  retry   %-34s (process died by signal %d inside TileDB-Py; running it again)"
                           % (case.name, sig), flush=True)
