@@ -252,8 +252,15 @@ if interop_status not in (0, 77):
         lines = open(interop_log, errors="replace").read().splitlines()
     except OSError:
         lines = []
-    first = next((i for i, l in enumerate(lines) if "ERROR" in l or "Traceback" in l), len(lines) - 8)
-    for l in lines[max(first - 6, 0):first + 8]:
+    # A crash inside TileDB-Py prints its Python stack ("Fatal Python
+    # error") before the error line: shown from there, with the release.
+    err = next((i for i, l in enumerate(lines) if "ERROR" in l or "Traceback" in l), max(len(lines) - 8, 0))
+    fatal = next((i for i in range(err, max(err - 40, -1), -1) if "Fatal Python error" in lines[i]), None)
+    start = fatal if fatal is not None else max(err - 6, 0)
+    release = next((l for l in reversed(lines[:err]) if "generate: TileDB-Py" in l), None)
+    if release:
+        print("  | " + release.strip()[:200])
+    for l in lines[start:err + 8]:
         print("  | " + l[:200])
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 sys.exit(1 if failed else 0)
