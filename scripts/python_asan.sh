@@ -26,6 +26,8 @@ shift || true
 OUT="$(cd "$BUILD" && pwd)/python-asan"
 PY="$(cd "$BUILD" && pwd)/python/venv/bin/python"
 say() { echo "python_asan: $*"; }
+# shellcheck source=reference_env.sh
+source "$REPO/scripts/reference_env.sh"
 
 [ -x "$PY" ] || { say "no venv at $PY: run scripts/python_test.sh first"; exit 1; }
 mkdir -p "$OUT"

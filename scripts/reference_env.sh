@@ -1,5 +1,5 @@
 # Sourced by the scripts that run TileDB-Py as the reference (interop.sh,
-# python_test.sh): the environment its libtiledb runs in there.
+# python_test.sh, python_asan.sh): the environment its libtiledb runs in.
 #
 # libtiledb 2.28-2.30 (TileDB-Py 0.34-0.36) starts a parallel merge of the
 # fragments' tile lists for every sparse global-order read (consolidation
