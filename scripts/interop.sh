@@ -46,7 +46,8 @@ source "$REPO/scripts/reference_env.sh"
 # libtiledb has been seen to abort now and then ("corrupted size vs.
 # prev_size", once in many runs, never again on the same input; the known
 # cause is turned off in reference_env.sh). A generator killed by a signal
-# runs once more (each replaces its output); any other failure is final.  again_on_signal PREFIX COMMAND...: output lines prefixed.
+# runs once more (each replaces its output); any other failure is final.
+# again_on_signal PREFIX COMMAND...: output lines prefixed.
 again_on_signal() {
     local prefix="$1" rc attempt what arg
     shift
